@@ -1,0 +1,195 @@
+"""Row -> case conversion (spec 1.2): chat messages, clean tool schemas, rejections.
+
+A row becomes a :class:`~bench.schema.Case` with LangChain messages, or a
+:class:`~bench.schema.Rejected` with a reason. Nothing is silently repaired except the
+two documented trailing cases (a final ``finish`` call without reply, and a trailing
+assistant message whose calls lack results).
+
+    from bench.cases import row_to_case
+    case_or_rejected = row_to_case(row, source_row=0)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from bench.schema import Case, Rejected
+from bench.text import content_text
+
+__all__ = ["row_to_case", "strip_nulls", "find_repo_root", "RejectedRow"]
+
+
+class RejectedRow(ValueError):
+    """A row that cannot become a valid case; the message is the reason."""
+
+
+def strip_nulls(value: Any) -> Any:
+    """Recursively drop keys whose value is null (parquet's padding of tool schemas)."""
+    if isinstance(value, dict):
+        return {k: strip_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [strip_nulls(v) for v in value]
+    if hasattr(value, "tolist"):  # numpy arrays from pandas-read parquet
+        return strip_nulls(value.tolist())
+    return value
+
+
+_UPLOADED = re.compile(r"<uploaded_files>\s*(\S+?)\s*</uploaded_files>", re.S)
+
+
+def find_repo_root(first_user_text: str) -> str | None:
+    """The repository root OpenHands names in ``<uploaded_files>`` of the first user message."""
+    match = _UPLOADED.search(first_user_text or "")
+    return match.group(1).rstrip("/") if match else None
+
+
+def _parse_calls(raw_calls: Any, position: int) -> list[dict[str, Any]]:
+    calls = []
+    for raw in strip_nulls(raw_calls) or []:
+        function = raw.get("function") or {}
+        name = function.get("name")
+        call_id = raw.get("id")
+        if not name or not call_id:
+            raise RejectedRow(f"message {position}: tool call without name or id")
+        arguments = function.get("arguments")
+        if isinstance(arguments, dict):
+            args = arguments
+        else:
+            try:
+                args = json.loads(arguments or "{}")
+            except json.JSONDecodeError as err:
+                raise RejectedRow(
+                    f"message {position}: arguments of {name} call {call_id} are not valid "
+                    f"JSON ({err.msg} at char {err.pos})"
+                ) from None
+            if not isinstance(args, dict):
+                raise RejectedRow(
+                    f"message {position}: arguments of {name} call {call_id} are not a JSON object"
+                )
+        calls.append({"name": name, "args": args, "id": call_id, "type": "tool_call"})
+    return calls
+
+
+def _to_messages(trajectory: list[dict[str, Any]]) -> tuple[str, list[BaseMessage]]:
+    system_prompt = ""
+    messages: list[BaseMessage] = []
+    for position, raw in enumerate(trajectory):
+        role = raw.get("role")
+        text = content_text(raw.get("content"))
+        if role == "system":
+            if messages or system_prompt:
+                raise RejectedRow(f"message {position}: system message inside the history")
+            system_prompt = text
+        elif role == "user":
+            messages.append(HumanMessage(content=text))
+        elif role == "assistant":
+            messages.append(AIMessage(content=text, tool_calls=_parse_calls(raw.get("tool_calls"), position)))
+        elif role == "tool":
+            call_id = raw.get("tool_call_id")
+            if not call_id:
+                raise RejectedRow(f"message {position}: tool result without tool_call_id")
+            messages.append(ToolMessage(content=text, tool_call_id=call_id, name=raw.get("name")))
+        else:
+            raise RejectedRow(f"message {position}: unknown role {role!r}")
+    return system_prompt, messages
+
+
+def _drop_trailing(messages: list[BaseMessage]) -> list[BaseMessage]:
+    """Drop a final finish call without reply, and a trailing call group missing results."""
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    # The last assistant message that carries calls, and the tool results after it.
+    last_ai = next(
+        (i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], AIMessage)), None
+    )
+    if last_ai is None or not messages[last_ai].tool_calls:
+        return messages
+    ai = messages[last_ai]
+    trailing_only_results = all(isinstance(m, ToolMessage) for m in messages[last_ai + 1 :])
+    if not trailing_only_results:
+        return messages
+    missing = [c for c in ai.tool_calls if c["id"] not in answered]
+    if not missing:
+        return messages
+    if len(ai.tool_calls) == 1 and ai.tool_calls[0]["name"] == "finish":
+        # Final finish without reply: drop the call; the message's own text stays.
+        kept = messages[:last_ai]
+        if ai.content:
+            kept.append(AIMessage(content=ai.content))
+        return kept
+    # Trailing assistant message with unanswered calls: drop it with its other results.
+    return messages[:last_ai]
+
+
+def _check_pairing(messages: list[BaseMessage]) -> None:
+    pending: dict[str, int] = {}
+    for position, message in enumerate(messages):
+        if isinstance(message, AIMessage):
+            if pending:
+                call_id, where = next(iter(pending.items()))
+                raise RejectedRow(f"tool call {call_id} (message {where}) has no result")
+            pending = {c["id"]: position for c in message.tool_calls}
+        elif isinstance(message, ToolMessage):
+            if message.tool_call_id not in pending:
+                raise RejectedRow(
+                    f"tool result for {message.tool_call_id} (message {position}) has no call"
+                )
+            del pending[message.tool_call_id]
+        elif pending:
+            call_id, where = next(iter(pending.items()))
+            raise RejectedRow(f"tool call {call_id} (message {where}) has no result")
+    if pending:
+        call_id, where = next(iter(pending.items()))
+        raise RejectedRow(f"tool call {call_id} (message {where}) has no result")
+
+
+def _case_id(instance_id: str, source_row: int) -> str:
+    return f"{instance_id}@{source_row}"
+
+
+def row_to_case(row: dict[str, Any], source_row: int) -> Case | Rejected:
+    """Convert one source row; never raises for bad content, returns :class:`Rejected`."""
+    instance_id = str(row.get("instance_id") or f"row{source_row}")
+    trajectory_id = str(row.get("trajectory_id") or "")
+    try:
+        trajectory = strip_nulls(row.get("trajectory"))
+        if isinstance(trajectory, str):
+            try:
+                trajectory = json.loads(trajectory)
+            except json.JSONDecodeError:
+                raise RejectedRow("trajectory is a string that is not valid JSON") from None
+        if not trajectory:
+            raise RejectedRow("empty trajectory")
+        if not all(isinstance(m, dict) for m in trajectory):
+            raise RejectedRow("trajectory holds something other than message objects")
+        system_prompt, messages = _to_messages(trajectory)
+        messages = _drop_trailing(messages)
+        _check_pairing(messages)
+        if not any(isinstance(m, HumanMessage) for m in messages):
+            raise RejectedRow("no user message")
+        tools = strip_nulls(row.get("tools"))
+        if isinstance(tools, str):
+            tools = json.loads(tools)
+        first_user = next(m for m in messages if isinstance(m, HumanMessage))
+        resolved = row.get("resolved")
+        return Case(
+            case_id=_case_id(instance_id, source_row),
+            instance_id=instance_id,
+            repo=str(row.get("repo") or ""),
+            source_row=source_row,
+            trajectory_id=trajectory_id,
+            system_prompt=system_prompt,
+            messages=messages,
+            tools=tools or [],
+            model_patch=str(row.get("model_patch") or ""),
+            repo_root=find_repo_root(content_text(first_user.content)),
+            resolved=None if resolved is None or resolved != resolved else bool(resolved),
+            exit_status=row.get("exit_status"),
+        )
+    except RejectedRow as err:
+        return Rejected(source_row, instance_id, str(err), trajectory_id)
+    except (TypeError, AttributeError, KeyError, json.JSONDecodeError) as err:
+        return Rejected(source_row, instance_id, f"malformed row: {type(err).__name__}: {err}", trajectory_id)

@@ -1,0 +1,187 @@
+"""Dataset loading (spec 1.1): the pinned Hugging Face source or a local file, streamed.
+
+Rows are read page by page through ``datasets`` (streaming), converted to cases, and the
+first rows that pass the configured filters are taken; each case keeps its 0-based
+source row index. Rows that cannot become a valid case are rejected with a reason.
+
+    from bench.data import load_cases
+    selection = load_cases(cfg.dataset, TokenCounter())
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterator
+
+from bench.cases import row_to_case
+from bench.questions import add_questions
+from bench.schema import Case, Rejected
+from bench.tokens import TokenCounter
+
+__all__ = ["DatasetError", "Selection", "load_cases", "iter_rows", "sample_path", "REQUIRED_COLUMNS"]
+
+log = logging.getLogger(__name__)
+
+REQUIRED_COLUMNS = ("instance_id", "trajectory")
+KNOWN_COLUMNS = ("trajectory_id", "instance_id", "repo", "resolved", "exit_status",
+                 "model_patch", "tools", "trajectory")
+
+
+class DatasetError(RuntimeError):
+    """The source cannot be read at all (file, format, columns or hub); nothing was lost."""
+
+
+@dataclass
+class Selection:
+    """The cases a job runs on, the rejected rows, and where they came from."""
+
+    cases: list[Case]
+    rejected: list[Rejected]
+    source: dict[str, Any]
+    rows_read: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)  # filter name -> rows skipped
+
+    @property
+    def case_set_hash(self) -> str:
+        digest = hashlib.sha256()
+        for case in self.cases:
+            digest.update(json.dumps(case.to_dict(), sort_keys=True, default=str).encode())
+        return digest.hexdigest()[:16]
+
+
+def sample_path() -> Path:
+    """The shipped synthetic sample (written for this project, not real agent runs)."""
+    return Path(str(resources.files("bench") / "samples" / "sample.jsonl"))
+
+
+def _format_of(path: str, fmt: str) -> str:
+    if fmt and fmt != "auto":
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if suffix == ".parquet":
+        return "parquet"
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return "json"
+    raise DatasetError(f"cannot tell the format of {path}: use .parquet or .jsonl, or set dataset.format")
+
+
+def _check_columns(columns: list[str] | None, where: str) -> None:
+    if columns is None:
+        return
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise DatasetError(
+            f"{where} lacks required column(s) {missing}; expected the nebius schema "
+            f"({', '.join(KNOWN_COLUMNS)}), found {sorted(columns)}"
+        )
+
+
+def iter_rows(cfg: Any) -> Iterator[dict[str, Any]]:
+    """Stream the source's rows in order (``datasets`` streaming, page by page)."""
+    import datasets
+
+    datasets.disable_progress_bars()
+    source = cfg.source
+    if source in ("sample", "local"):
+        path = str(sample_path()) if source == "sample" else cfg.path
+        if not path or path == "???":
+            raise DatasetError("dataset=local needs dataset.path=FILE (a .parquet or .jsonl file)")
+        if not os.path.isfile(path):
+            raise DatasetError(f"dataset file not found: {path}")
+        fmt = _format_of(path, cfg.get("format", "auto"))
+        where = f"{path} ({fmt})"
+        try:
+            stream = datasets.load_dataset(fmt, data_files=path, split="train", streaming=True)
+        except Exception as err:  # noqa: BLE001 - datasets raises many types; report one message
+            raise DatasetError(f"cannot read {where}: {type(err).__name__}: {err}") from err
+    elif source == "hf":
+        where = f"hf://{cfg.hf_name}@{cfg.revision}"
+        try:
+            stream = datasets.load_dataset(
+                cfg.hf_name, revision=cfg.revision, split=cfg.get("split", "train"), streaming=True
+            )
+        except Exception as err:  # noqa: BLE001
+            raise DatasetError(
+                f"cannot open {where}: {type(err).__name__}: {err}. The Hugging Face hub may be "
+                "unreachable from this machine: download the parquet files elsewhere and run "
+                "with dataset=local dataset.path=FILE"
+            ) from err
+    else:
+        raise DatasetError(f"unknown dataset.source {source!r} (sample | local | hf)")
+    _check_columns(list(stream.column_names) if stream.column_names else None, where)
+    try:
+        for row in stream:
+            _check_columns(list(row), where)
+            yield row
+    except DatasetError:
+        raise
+    except Exception as err:  # noqa: BLE001
+        raise DatasetError(f"cannot read {where}: {type(err).__name__}: {err}") from err
+
+
+def _passes(case: Case, filters: Any, tokens: int, repos: set[str]) -> str | None:
+    """Name of the first filter the case fails, or None."""
+    if filters.get("resolved") is not None and case.resolved != bool(filters.resolved):
+        return "resolved"
+    statuses = filters.get("exit_status")
+    if statuses and case.exit_status not in list(statuses):
+        return "exit_status"
+    n = len(case.messages)
+    if n < (filters.get("min_messages") or 0) or (filters.get("max_messages") and n > filters.max_messages):
+        return "messages"
+    if tokens < (filters.get("min_tokens") or 0) or (filters.get("max_tokens") and tokens > filters.max_tokens):
+        return "tokens"
+    if filters.get("min_questions") and len(case.questions) < filters.min_questions:
+        return "questions"
+    if filters.get("one_per_repo") and case.repo in repos:
+        return "one_per_repo"
+    return None
+
+
+def load_cases(cfg: Any, counter: TokenCounter | None = None) -> Selection:
+    """Read rows until ``cfg.limit`` cases pass the filters (all rows when no limit)."""
+    counter = counter or TokenCounter()
+    limit = cfg.get("limit")
+    filters = cfg.get("filters") or {}
+    cases: list[Case] = []
+    rejected: list[Rejected] = []
+    skipped: dict[str, int] = {}
+    repos: set[str] = set()
+    rows_read = 0
+    for source_row, row in enumerate(iter_rows(cfg)):
+        rows_read += 1
+        result = row_to_case(row, source_row)
+        if isinstance(result, Rejected):
+            log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
+            rejected.append(result)
+            continue
+        add_questions(result)
+        failed = _passes(result, filters, counter.count_messages(result.messages), repos)
+        if failed:
+            skipped[failed] = skipped.get(failed, 0) + 1
+            continue
+        repos.add(result.repo)
+        cases.append(result)
+        if limit and len(cases) >= limit:
+            break
+    dropped: dict[str, int] = {}
+    for case in cases:
+        for drop in case.dropped_questions:
+            key = f"{drop.type}: {drop.reason.split(' (')[0].split(':')[0]}"
+            dropped[key] = dropped.get(key, 0) + 1
+    log.info("selected %d cases from %d rows (%d rejected, skipped by filter: %s); dropped questions: %s",
+             len(cases), rows_read, len(rejected), skipped or "none", dropped or "none")
+    source = {
+        "source": cfg.source,
+        "path": str(sample_path()) if cfg.source == "sample" else cfg.get("path"),
+        "hf_name": cfg.get("hf_name") if cfg.source == "hf" else None,
+        "revision": cfg.get("revision") if cfg.source == "hf" else None,
+        "source_rows": [c.source_row for c in cases],
+    }
+    return Selection(cases, rejected, source, rows_read, skipped)

@@ -1,0 +1,86 @@
+"""Entry point: ``python -m bench.main [group=option ...] [key=value ...]``.
+
+Composes the Hydra config (``conf/``), logs what it will instantiate, delegates to
+:func:`bench.runner.run` and prints a short summary. Examples::
+
+    uv run python -m bench.main                                   # offline, shipped sample
+    uv run python -m bench.main dataset=local dataset.path=FILE arm=full
+    uv run python -m bench.main -m arm=nlatest arm.n=10,20,40     # one job per N
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from typing import Any
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from bench.data import DatasetError
+
+log = logging.getLogger("bench")
+
+
+def _job_name(override_dirname: str, seed: Any) -> str:
+    """Readable sweep subdirectory: the overrides, seed last, no path separators."""
+    parts = [p for p in override_dirname.split(",") if p] if override_dirname else []
+    name = ",".join([*parts, f"seed={seed}"])
+    return re.sub(r"[/\\\s]+", "_", name)
+
+
+def _run_dir(resume: str | None, default: str) -> str:
+    """A resumed job writes into its own directory; a new one into Hydra's default."""
+    return resume or default
+
+
+for _name, _resolver in (("bench.job_name", _job_name), ("bench.run_dir", _run_dir)):
+    if not OmegaConf.has_resolver(_name):
+        OmegaConf.register_new_resolver(_name, _resolver)
+
+
+class UserError(RuntimeError):
+    """A problem with the user's input or environment: reported in one line, no traceback."""
+
+
+def format_summary(metrics: dict[str, Any]) -> str:
+    lines = [
+        f"job: {metrics.get('job_dir')}",
+        f"cases: {metrics['n_cases']}  questions: {metrics['n_questions']}  "
+        f"accuracy: {_pct(metrics['accuracy'])}"
+        + (f"  relative to full: {_pct(metrics['accuracy_relative_to_full'])}"
+           if metrics.get("accuracy_relative_to_full") is not None else ""),
+    ]
+    if "mean_kept_tokens" in metrics:
+        lines.append(f"tokens kept: {metrics['mean_kept_tokens']:.0f} of {metrics['mean_full_tokens']:.0f} "
+                     f"per case ({_pct(metrics['tokens_kept_ratio'])})")
+    lines.append(f"{'type':<15}{'n':>4}{'correct':>9}{'wrong':>7}{'abstain':>9}{'unscored':>10}{'accuracy':>10}")
+    for qtype, row in metrics["by_type"].items():
+        lines.append(f"{qtype:<15}{row['n']:>4}{row['correct']:>9}{row['wrong']:>7}{row['abstained']:>9}"
+                     f"{row['unscored']:>10}{_pct(row['accuracy']):>10}")
+    return "\n".join(lines)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+@hydra.main(version_base="1.3", config_path="../../conf", config_name="config")
+def main(cfg: DictConfig) -> float | None:
+    from bench.runner import run
+
+    log.info("arm=%s model=%s judge=%s dataset=%s seed=%s", cfg.arm.get("name"), cfg.model.get("_target_"),
+             cfg.judge.get("_target_"), cfg.dataset.get("source"), cfg.get("seed"))
+    try:
+        metrics = run(cfg)
+    except (DatasetError, UserError) as err:
+        log.error("%s", err)
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
+    print(format_summary(metrics))
+    return metrics.get("accuracy")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""The history-policy interface: ``view = policy(case)``, plus view validity checks.
+
+A policy is a pure function of the case (and its own settings): it returns a
+:class:`~bench.schema.View` with the messages the answering model will see before the
+question, and the accounting of what it kept. Every view must be valid for the chat API.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from bench.schema import Case, View
+from bench.tokens import TokenCounter
+
+__all__ = ["Policy", "view_problems", "make_view"]
+
+
+class Policy(Protocol):
+    name: str
+
+    def __call__(self, case: Case) -> View: ...
+
+
+def view_problems(messages: list[BaseMessage]) -> list[str]:
+    """Why a message list is not valid for the chat API (empty list when it is)."""
+    problems: list[str] = []
+    pending: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolMessage):
+            if message.tool_call_id not in pending:
+                problems.append(f"message {index}: tool result {message.tool_call_id} without its call")
+            else:
+                del pending[message.tool_call_id]
+            continue
+        if pending:
+            problems.append(f"message {index}: calls {sorted(pending)} lack results")
+            pending = {}
+        if isinstance(message, AIMessage):
+            pending = {c["id"]: index for c in message.tool_calls}
+    if pending:
+        problems.append(f"end: calls {sorted(pending)} lack results")
+    return problems
+
+
+def make_view(case: Case, arm: str, messages: list[BaseMessage], counter: TokenCounter, **extra) -> View:
+    """A view with token accounting; raises if the messages are not a valid chat history."""
+    problems = view_problems(messages)
+    if problems:
+        raise ValueError(f"{arm} built an invalid view for {case.case_id}: {problems[:3]}")
+    return View(
+        case_id=case.case_id,
+        arm=arm,
+        messages=messages,
+        kept_tokens=counter.count_messages(messages),
+        full_messages=len(case.messages),
+        full_tokens=counter.count_messages(case.messages),
+        **extra,
+    )

