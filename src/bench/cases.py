@@ -74,9 +74,11 @@ def _parse_calls(raw_calls: Any, position: int) -> list[dict[str, Any]]:
     return calls
 
 
-def _to_messages(trajectory: list[dict[str, Any]]) -> tuple[str, list[BaseMessage]]:
+def _to_messages(trajectory: list[dict[str, Any]]) -> tuple[str, list[BaseMessage], list[int]]:
+    """System prompt, history messages, and each message's position in the trajectory."""
     system_prompt = ""
     messages: list[BaseMessage] = []
+    positions: list[int] = []
     for position, raw in enumerate(trajectory):
         role = raw.get("role")
         text = content_text(raw.get("content"))
@@ -84,7 +86,9 @@ def _to_messages(trajectory: list[dict[str, Any]]) -> tuple[str, list[BaseMessag
             if messages or system_prompt:
                 raise RejectedRow(f"message {position}: system message inside the history")
             system_prompt = text
-        elif role == "user":
+            continue
+        positions.append(position)
+        if role == "user":
             messages.append(HumanMessage(content=text))
         elif role == "assistant":
             messages.append(AIMessage(content=text, tool_calls=_parse_calls(raw.get("tool_calls"), position)))
@@ -95,7 +99,7 @@ def _to_messages(trajectory: list[dict[str, Any]]) -> tuple[str, list[BaseMessag
             messages.append(ToolMessage(content=text, tool_call_id=call_id, name=raw.get("name")))
         else:
             raise RejectedRow(f"message {position}: unknown role {role!r}")
-    return system_prompt, messages
+    return system_prompt, messages, positions
 
 
 def _drop_trailing(messages: list[BaseMessage]) -> list[BaseMessage]:
@@ -124,9 +128,10 @@ def _drop_trailing(messages: list[BaseMessage]) -> list[BaseMessage]:
     return messages[:last_ai]
 
 
-def _check_pairing(messages: list[BaseMessage]) -> None:
+def _check_pairing(messages: list[BaseMessage], positions: list[int]) -> None:
+    """Reject unpaired calls and results; positions name trajectory messages."""
     pending: dict[str, int] = {}
-    for position, message in enumerate(messages):
+    for position, message in zip(positions, messages):
         if isinstance(message, AIMessage):
             if pending:
                 call_id, where = next(iter(pending.items()))
@@ -165,9 +170,9 @@ def row_to_case(row: dict[str, Any], source_row: int) -> Case | Rejected:
             raise RejectedRow("empty trajectory")
         if not all(isinstance(m, dict) for m in trajectory):
             raise RejectedRow("trajectory holds something other than message objects")
-        system_prompt, messages = _to_messages(trajectory)
+        system_prompt, messages, positions = _to_messages(trajectory)
         messages = _drop_trailing(messages)
-        _check_pairing(messages)
+        _check_pairing(messages, positions)
         if not any(isinstance(m, HumanMessage) for m in messages):
             raise RejectedRow("no user message")
         tools = strip_nulls(row.get("tools"))

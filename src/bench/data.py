@@ -82,6 +82,27 @@ def _check_columns(columns: list[str] | None, where: str) -> None:
         )
 
 
+def _check_hub_reachable(where: str, timeout: float = 5.0) -> None:
+    """Fail in seconds, not after the hub client's retries, when the hub cannot be reached."""
+    import urllib.error
+    import urllib.request
+
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        return  # offline mode reads the local datasets cache
+    try:
+        urllib.request.urlopen(constants.ENDPOINT, timeout=timeout).close()
+    except urllib.error.HTTPError:
+        return  # the server answered: reachable
+    except (urllib.error.URLError, OSError) as err:
+        raise DatasetError(
+            f"cannot reach the Hugging Face hub at {constants.ENDPOINT} for {where} ({err}). "
+            "Download the parquet files where the hub is reachable and run with "
+            "dataset=local dataset.path=FILE"
+        ) from None
+
+
 def iter_rows(cfg: Any) -> Iterator[dict[str, Any]]:
     """Stream the source's rows in order (``datasets`` streaming, page by page)."""
     import datasets
@@ -102,6 +123,7 @@ def iter_rows(cfg: Any) -> Iterator[dict[str, Any]]:
             raise DatasetError(f"cannot read {where}: {type(err).__name__}: {err}") from err
     elif source == "hf":
         where = f"hf://{cfg.hf_name}@{cfg.revision}"
+        _check_hub_reachable(where)
         try:
             stream = datasets.load_dataset(
                 cfg.hf_name, revision=cfg.revision, split=cfg.get("split", "train"), streaming=True

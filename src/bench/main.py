@@ -45,6 +45,9 @@ class UserError(RuntimeError):
 
 
 def format_summary(metrics: dict[str, Any]) -> str:
+    if not metrics["n_cases"]:
+        return (f"job: {metrics.get('job_dir')}\nno case to run: every row was rejected or filtered out "
+                f"(reasons in {metrics.get('job_dir')}/rejected.jsonl)")
     lines = [
         f"job: {metrics.get('job_dir')}",
         f"cases: {metrics['n_cases']}  questions: {metrics['n_questions']}  "
@@ -62,6 +65,14 @@ def format_summary(metrics: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _fail(err: BaseException) -> None:
+    """One clear line for the user (the log keeps it too), exit code 2, no traceback."""
+    message = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    log.error("%s: %s", type(err).__name__, err)
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
@@ -70,14 +81,19 @@ def _pct(value: float | None) -> str:
 def main(cfg: DictConfig) -> float | None:
     from bench.runner import run
 
+    from hydra.errors import InstantiationException
+    from omegaconf.errors import OmegaConfBaseException
+
     log.info("arm=%s model=%s judge=%s dataset=%s seed=%s", cfg.arm.get("name"), cfg.model.get("_target_"),
              cfg.judge.get("_target_"), cfg.dataset.get("source"), cfg.get("seed"))
     try:
+        missing = sorted(OmegaConf.missing_keys(cfg))
+        if missing:
+            raise UserError(f"missing required config value(s): {', '.join(missing)} "
+                            f"(set them on the command line, e.g. {missing[0]}=...)")
         metrics = run(cfg)
-    except (DatasetError, UserError) as err:
-        log.error("%s", err)
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(2)
+    except (DatasetError, UserError, OmegaConfBaseException, InstantiationException) as err:
+        _fail(err)
     print(format_summary(metrics))
     return metrics.get("accuracy")
 

@@ -1,0 +1,65 @@
+"""Tiny builders for nebius-schema rows, so each rule gets a case built for it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+ROOT = "/workspace/acme__widgets__1.0"
+
+
+def system(text: str = "You are a coding agent.") -> dict[str, Any]:
+    return {"role": "system", "content": text, "tool_calls": None, "tool_call_id": None, "name": None}
+
+
+def user(text: str | None = None) -> dict[str, Any]:
+    text = text or f"<uploaded_files>\n{ROOT}\n</uploaded_files>\nFix the widget bug."
+    return {"role": "user", "content": text, "tool_calls": None, "tool_call_id": None, "name": None}
+
+
+def call(call_id: str, name: str, args: dict[str, Any] | str) -> dict[str, Any]:
+    arguments = args if isinstance(args, str) else json.dumps(args)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def assistant(*calls: dict[str, Any], text: str = "") -> dict[str, Any]:
+    return {"role": "assistant", "content": text, "tool_calls": list(calls) or None,
+            "tool_call_id": None, "name": None}
+
+
+def result(call_id: str, name: str, content: str) -> dict[str, Any]:
+    return {"role": "tool", "content": content, "tool_calls": None, "tool_call_id": call_id, "name": name}
+
+
+def bash(call_id: str, command: str, output: str, exit_code: int = 0, **extra) -> list[dict[str, Any]]:
+    """An execute_bash call and its OpenHands-style reply."""
+    return [
+        assistant(call("c" + call_id, "execute_bash", {"command": command, **extra})),
+        result("c" + call_id, "execute_bash",
+               f"{output}\n[Current working directory: {ROOT}]\n[Command finished with exit code {exit_code}]"),
+    ]
+
+
+def edit(call_id: str, command: str, path: str, reply: str | None = None, **args) -> list[dict[str, Any]]:
+    """A str_replace_editor call and its reply (success by default)."""
+    if reply is None:
+        reply = (f"File created successfully at: {path}" if command == "create"
+                 else f"The file {path} has been edited. Here's the result of running `cat -n`.")
+    return [
+        assistant(call("c" + call_id, "str_replace_editor", {"command": command, "path": path, **args})),
+        result("c" + call_id, "str_replace_editor", reply),
+    ]
+
+
+def row(*messages: dict[str, Any] | list[dict[str, Any]], patch_files: tuple[str, ...] = (),
+        instance_id: str = "acme__widgets-1", **extra) -> dict[str, Any]:
+    flat: list[dict[str, Any]] = [system(), user()]
+    for message in messages:
+        flat.extend(message if isinstance(message, list) else [message])
+    patch = "".join(f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-a\n+b\n" for p in patch_files)
+    return {"trajectory_id": f"t-{instance_id}", "instance_id": instance_id, "repo": "acme/widgets",
+            "resolved": True, "exit_status": "submit", "model_patch": patch,
+            "tools": [{"type": "function", "function": {"name": "execute_bash", "description": "Run",
+                                                         "parameters": {"type": "object", "properties": {
+                                                             "command": {"type": "string"}}}}}],
+            "trajectory": flat, **extra}

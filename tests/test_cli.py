@@ -1,0 +1,46 @@
+"""The command line as a user runs it: default job, a --multirun smoke sweep, clear errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def bench(cwd: Path, *args: str, timeout: int = 120) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}
+    return subprocess.run([sys.executable, "-m", "bench.main", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_default_command_prints_a_summary(tmp_path):
+    done = bench(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "accuracy: 100.0%" in done.stdout and "files_changed" in done.stdout
+    (job,) = list((tmp_path / "outputs").glob("*/*_full"))
+    assert json.loads((job / "run.json").read_text())["status"] == "complete"
+    assert (job / ".hydra" / "config.yaml").exists()
+
+
+def test_multirun_smoke_writes_one_readable_directory_per_job(tmp_path):
+    done = bench(tmp_path, "-m", "dataset.limit=2,3", "seed=0")
+    assert done.returncode == 0, done.stderr
+    jobs = sorted(p.name for p in (tmp_path / "multirun").glob("*/*/*") if (p / "metrics.json").exists())
+    assert jobs == ["dataset.limit=2,seed=0", "dataset.limit=3,seed=0"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["arm=nope"], "Could not find 'arm/nope'"),
+    (["dataset=local"], "dataset.path"),
+    (["dataset=local", "dataset.path=/nonexistent/rows.parquet"], "dataset file not found"),
+    (["nosuchkey=1"], "nosuchkey"),
+])
+def test_bad_input_gives_a_clear_message_and_no_traceback(tmp_path, args, message):
+    done = bench(tmp_path, *args)
+    assert done.returncode != 0
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
