@@ -38,6 +38,9 @@ def test_multirun_smoke_writes_one_readable_directory_per_job(tmp_path):
     (["dataset=local"], "dataset.path"),
     (["dataset=local", "dataset.path=/nonexistent/rows.parquet"], "dataset file not found"),
     (["nosuchkey=1"], "nosuchkey"),
+    (["seed=abc"], "seed: Value 'abc'"),
+    (["dataset.limit=ten"], "dataset.limit"),
+    (["dataset.source=s3"], "dataset.source"),
 ])
 def test_bad_input_gives_a_clear_message_and_no_traceback(tmp_path, args, message):
     done = bench(tmp_path, *args)

@@ -18,6 +18,7 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from bench.config import ConfigError, validate
 from bench.data import DatasetError
 
 log = logging.getLogger("bench")
@@ -91,8 +92,9 @@ def main(cfg: DictConfig) -> float | None:
         if missing:
             raise UserError(f"missing required config value(s): {', '.join(missing)} "
                             f"(set them on the command line, e.g. {missing[0]}=...)")
+        validate(cfg)
         metrics = run(cfg)
-    except (DatasetError, UserError, OmegaConfBaseException, InstantiationException) as err:
+    except (DatasetError, UserError, ConfigError, OmegaConfBaseException, InstantiationException) as err:
         _fail(err)
     print(format_summary(metrics))
     return metrics.get("accuracy")

@@ -1,0 +1,114 @@
+"""Config validation before any work: wrong types and unknown values fail with one clear line.
+
+Hydra already rejects unknown groups, options and keys at compose time. This module
+checks value types of the composed config against typed schemas (OmegaConf structured
+configs) and the typed fields of the instantiated dataclasses (policies, models).
+
+    validate(cfg)              # raises ConfigError("dataset.limit: Value 'abc' ...")
+    check_types(policy, "arm")
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from omegaconf import OmegaConf
+from omegaconf.errors import ValidationError
+
+__all__ = ["ConfigError", "validate", "check_types"]
+
+
+class ConfigError(ValueError):
+    """A config value of the wrong type or out of range."""
+
+
+@dataclass
+class FiltersSchema:
+    resolved: Optional[bool] = None
+    exit_status: Optional[list[str]] = None
+    one_per_repo: bool = False
+    min_messages: int = 0
+    max_messages: Optional[int] = None
+    min_tokens: int = 0
+    max_tokens: Optional[int] = None
+    min_questions: int = 0
+
+
+@dataclass
+class DatasetSchema:
+    source: str = "sample"
+    path: Optional[str] = None
+    format: str = "auto"
+    limit: Optional[int] = None
+    hf_name: Optional[str] = None
+    revision: Optional[str] = None
+    split: str = "train"
+    filters: FiltersSchema = field(default_factory=FiltersSchema)
+
+
+@dataclass
+class TopSchema:
+    seed: int = 0
+    resume: Optional[str] = None
+    output_dir: Optional[str] = None
+
+
+_SOURCES = ("sample", "local", "hf")
+_FORMATS = ("auto", "parquet", "json")
+
+
+def _merge(schema: type, section: Any, name: str) -> Any:
+    try:
+        return OmegaConf.merge(OmegaConf.structured(schema), section)
+    except ValidationError as err:
+        key = f"{name}.{err.full_key}" if name and err.full_key else (err.full_key or name)
+        raise ConfigError(f"{key}: {str(err).splitlines()[0]}") from None
+
+
+def validate(cfg: Any) -> None:
+    """Check the composed job config's types and enumerations; raise ConfigError."""
+    top = {k: cfg.get(k) for k in ("seed", "resume", "output_dir")}
+    _merge(TopSchema, top, "")
+    dataset = OmegaConf.masked_copy(cfg.dataset, [k for k in cfg.dataset if k in DatasetSchema.__annotations__])
+    merged = _merge(DatasetSchema, dataset, "dataset")
+    if merged.source not in _SOURCES:
+        raise ConfigError(f"dataset.source: {merged.source!r} is not one of {_SOURCES}")
+    if merged.format not in _FORMATS:
+        raise ConfigError(f"dataset.format: {merged.format!r} is not one of {_FORMATS}")
+    if merged.limit is not None and merged.limit < 1:
+        raise ConfigError(f"dataset.limit: must be at least 1 (or null for all rows), got {merged.limit}")
+
+
+_SIMPLE = {int: "int", float: "float", bool: "bool", str: "str"}
+
+
+def check_types(obj: Any, prefix: str) -> None:
+    """Raise ConfigError when a dataclass field holds a value of the wrong simple type."""
+    if not dataclasses.is_dataclass(obj):
+        return
+    hints = typing.get_type_hints(type(obj))
+    for item in dataclasses.fields(obj):
+        expected = hints.get(item.name)
+        value = getattr(obj, item.name)
+        allowed = _allowed(expected)
+        if allowed is None or (value is None and type(None) in allowed):
+            continue
+        ok = any(isinstance(value, t) and not (t is int and isinstance(value, bool)) for t in allowed)
+        if float in allowed and isinstance(value, int) and not isinstance(value, bool):
+            ok = True
+        if not ok:
+            names = " or ".join(_SIMPLE.get(t, "null") for t in allowed)
+            raise ConfigError(f"{prefix}.{item.name}: expected {names}, got {value!r}")
+
+
+def _allowed(annotation: Any) -> tuple[type, ...] | None:
+    if annotation in _SIMPLE:
+        return (annotation,)
+    if typing.get_origin(annotation) in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        args = typing.get_args(annotation)
+        if all(a in _SIMPLE or a is type(None) for a in args):
+            return args
+    return None
