@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from builders import ROOT, assistant, bash, call, edit, result, row, system, user
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from bench.cases import row_to_case, strip_nulls
 from bench.schema import Case, Rejected
+
+from builders import ROOT, assistant, bash, call, edit, result, row, system, user
 
 
 def test_roles_become_langchain_messages_with_parsed_arguments():

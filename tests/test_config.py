@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from conftest import CONF_DIR
 from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
 
 from bench.policies import build_policy
 from bench.tokens import TokenCounter
+
+from conftest import CONF_DIR
 
 GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("hydra", "experiment"))
 OPTIONS = [(group, option.stem) for group in GROUPS for option in sorted((CONF_DIR / group).glob("*.yaml"))]

@@ -6,10 +6,11 @@ import json
 
 import pandas as pd
 import pytest
-from builders import ROOT, bash, edit, row
 from omegaconf import OmegaConf
 
 from bench.data import DatasetError, load_cases
+
+from builders import ROOT, bash, edit, row
 
 ROOT_EDIT = edit("9", "create", f"{ROOT}/a.py", file_text="print('a')\n")
 

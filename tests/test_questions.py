@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from builders import ROOT, assistant, bash, call, edit, result, row
 
 from bench.cases import row_to_case
 from bench.extract import parse_first_exception, parse_test_counts
 from bench.questions import add_questions, question_text
 from bench.text import clean_output
+
+from builders import ROOT, bash, edit, row
 
 
 def questions_of(*messages, patch_files=()):

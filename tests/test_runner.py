@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import CONF_DIR
 from hydra import compose, initialize_config_dir
 
 from bench.runner import run
 from bench.store import read_jsonl
+
+from conftest import CONF_DIR
 
 
 def job_cfg(out: Path, *overrides: str):

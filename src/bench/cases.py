@@ -131,7 +131,7 @@ def _drop_trailing(messages: list[BaseMessage]) -> list[BaseMessage]:
 def _check_pairing(messages: list[BaseMessage], positions: list[int]) -> None:
     """Reject unpaired calls and results; positions name trajectory messages."""
     pending: dict[str, int] = {}
-    for position, message in zip(positions, messages):
+    for position, message in zip(positions, messages, strict=False):  # trailing drops shorten messages
         if isinstance(message, AIMessage):
             if pending:
                 call_id, where = next(iter(pending.items()))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from omegaconf import OmegaConf
 from omegaconf.errors import ValidationError
@@ -27,24 +27,24 @@ class ConfigError(ValueError):
 
 @dataclass
 class FiltersSchema:
-    resolved: Optional[bool] = None
-    exit_status: Optional[list[str]] = None
+    resolved: bool | None = None
+    exit_status: list[str] | None = None
     one_per_repo: bool = False
     min_messages: int = 0
-    max_messages: Optional[int] = None
+    max_messages: int | None = None
     min_tokens: int = 0
-    max_tokens: Optional[int] = None
+    max_tokens: int | None = None
     min_questions: int = 0
 
 
 @dataclass
 class DatasetSchema:
     source: str = "sample"
-    path: Optional[str] = None
+    path: str | None = None
     format: str = "auto"
-    limit: Optional[int] = None
-    hf_name: Optional[str] = None
-    revision: Optional[str] = None
+    limit: int | None = None
+    hf_name: str | None = None
+    revision: str | None = None
     split: str = "train"
     filters: FiltersSchema = field(default_factory=FiltersSchema)
 
@@ -52,8 +52,8 @@ class DatasetSchema:
 @dataclass
 class TopSchema:
     seed: int = 0
-    resume: Optional[str] = None
-    output_dir: Optional[str] = None
+    resume: str | None = None
+    output_dir: str | None = None
 
 
 _SOURCES = ("sample", "local", "hf")

@@ -14,10 +14,11 @@ import hashlib
 import json
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from bench.cases import row_to_case
 from bench.questions import add_questions

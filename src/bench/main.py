@@ -80,10 +80,10 @@ def _pct(value: float | None) -> str:
 
 @hydra.main(version_base="1.3", config_path="../../conf", config_name="config")
 def main(cfg: DictConfig) -> float | None:
-    from bench.runner import run
-
     from hydra.errors import InstantiationException
     from omegaconf.errors import OmegaConfBaseException
+
+    from bench.runner import run
 
     log.info("arm=%s model=%s judge=%s dataset=%s seed=%s", cfg.arm.get("name"), cfg.model.get("_target_"),
              cfg.judge.get("_target_"), cfg.dataset.get("source"), cfg.get("seed"))

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 __all__ = ["JobStore", "read_jsonl", "write_json"]
 
