@@ -47,3 +47,27 @@ def test_bad_input_gives_a_clear_message_and_no_traceback(tmp_path, args, messag
     assert done.returncode != 0
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_unreadable_files_fail_with_a_clear_message(tmp_path):
+    corrupt = tmp_path / "corrupt.parquet"
+    corrupt.write_bytes(b"PAR1 not really parquet")
+    columns = tmp_path / "columns.jsonl"
+    columns.write_text(json.dumps({"instance_id": "a", "messages": []}) + "\n")
+    for path, message in ((corrupt, "cannot read"), (columns, "lacks required column(s) ['trajectory']")):
+        done = bench(tmp_path, "dataset=local", f"dataset.path={path}")
+        assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_rows_that_cannot_become_cases_are_reported_and_the_job_completes(tmp_path):
+    from builders import assistant, bash, call, result, row
+
+    bad_json = row([assistant(call("b", "execute_bash", '{"command": ')), result("b", "execute_bash", "x")])
+    unpaired = row(result("ghost", "execute_bash", "x"), bash("1", "ls", "x"))
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (bad_json, unpaired)))
+    done = bench(tmp_path, "dataset=local", f"dataset.path={path}", "output_dir=job")
+    assert done.returncode == 0, done.stderr
+    assert "no case to run" in done.stdout and "Traceback" not in done.stderr
+    reasons = [json.loads(line)["reason"] for line in (tmp_path / "job" / "rejected.jsonl").read_text().splitlines()]
+    assert "not valid JSON" in reasons[0] and "has no call" in reasons[1]
