@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from bench.schema import Case, View
 from bench.tokens import TokenCounter
 
-__all__ = ["Policy", "view_problems", "make_view"]
+__all__ = ["Policy", "view_problems", "make_view", "steps", "clean_start"]
 
 
 class Policy(Protocol):
@@ -58,3 +58,36 @@ def make_view(case: Case, arm: str, messages: list[BaseMessage], counter: TokenC
         full_tokens=counter.count_messages(case.messages),
         **extra,
     )
+
+
+def steps(messages: list[BaseMessage], start: int = 0) -> list[tuple[int, int]]:
+    """Whole steps of ``messages[start:]`` as ``(begin, end)`` spans, oldest first.
+
+    A step is an assistant message with the results of its calls, or any other single
+    message (a user message, an assistant reply without calls). Cutting a valid history
+    between steps never splits a tool exchange or a turn. ``start`` must not point at a
+    tool result.
+    """
+    spans: list[tuple[int, int]] = []
+    index = start
+    while index < len(messages):
+        end = index + 1
+        if isinstance(messages[index], AIMessage) and messages[index].tool_calls:
+            while end < len(messages) and isinstance(messages[end], ToolMessage):
+                end += 1
+        spans.append((index, end))
+        index = end
+    return spans
+
+
+def clean_start(messages: list[BaseMessage], start: int) -> int:
+    """The first index >= ``start`` where a suffix of a valid history is valid itself.
+
+    A suffix of a valid history is invalid only when it opens with tool results whose call
+    was cut off (a call keeps all its results, which follow it), so the boundary moves
+    toward newer messages past those results.
+    """
+    start = max(0, start)
+    while start < len(messages) and isinstance(messages[start], ToolMessage):
+        start += 1
+    return start

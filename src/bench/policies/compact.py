@@ -1,0 +1,562 @@
+"""The ``compact`` arm (spec 2.3): the sre-agent's compaction, replayed, with its variants.
+
+Shipped behaviour, replayed over the recorded trajectory:
+
+- **micro_compact** runs before every recorded model call (each assistant message is one
+  call) on the stored history, so what it clears stays cleared: a tool result from an
+  earlier turn that is longer than ``min_chars`` and lies outside the newest
+  ``max(keep_recent, results of the current turn)`` results becomes the fixed placeholder.
+  It runs once more when the question opens a new turn.
+- **auto_compact**: when the history exceeds ``threshold x context_window`` tokens (or
+  always at the question when ``force``), everything before the last user message is
+  replaced by one summary; the last user message stays verbatim. At the question the
+  question is that message, so the whole recorded history is summarized.
+
+Mechanisms (``cfg.mechanism``; each a switch, presets cumulative):
+``tail`` keeps the newest ``tail_fraction`` of the history's tokens verbatim after the
+summary, cut at a message boundary, leading orphan results removed (lost: they are
+neither summarized nor kept); ``stepcut`` cuts that tail between whole steps only (and
+implies a tail); ``offload`` stores large outputs and everything removed, placeholders
+carry handles (``read_tool_output(handle=...)``), the summary prompt asks to cite them;
+``collapse`` folds settled retry chains inside a turn into the final attempt plus a note;
+``verify`` adds guidance to open stored outputs before stating exact details.
+
+Run::
+
+    uv run python -m bench.main arm=compact prompt=hybrid mechanism=stepcut
+    uv run python -m bench.main -m arm=compact mechanism=shipped,tail,stepcut,offload,collapse,verify
+    uv run python -m bench.main arm=compact mechanism=shipped mechanism.offload=true
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+import re
+import shlex
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from bench.config import check_types
+from bench.extract import is_process_input
+from bench.policies.base import make_view, steps
+from bench.policies.summarize import (
+    ExtractiveSummarizer,
+    Summarizer,
+    load_prompt,
+    stored_handles,
+    stored_note,
+)
+from bench.schema import Case, View
+from bench.text import clean_output, content_text, is_placeholder, message_text, placeholder
+from bench.tokens import TokenCounter
+
+__all__ = [
+    "CompactPolicy",
+    "MicroCompact",
+    "AutoCompact",
+    "Mechanisms",
+    "SUMMARY_HEADER",
+    "command_key",
+    "result_failed",
+    "micro_compact_targets",
+]
+
+SUMMARY_HEADER = (
+    "This session continues an earlier conversation that ran out of context. "
+    "The history before this point was replaced by the summary below."
+)
+TAIL_NOTE = "The most recent messages follow verbatim."
+
+DEFAULT_GUIDANCE = (
+    "Some earlier tool outputs of this conversation were stored and replaced by references "
+    'of the form read_tool_output(handle="..."). Before you state exact code, numbers, paths '
+    "or other identifiers that came from such an output, open it with the read_tool_output "
+    "tool and copy the detail from it; do not rely on a summary or on memory for exact details."
+)
+DEFAULT_OFFLOAD_NOTE = (
+    "Some tool outputs in this conversation are stored outside it and referenced as "
+    'read_tool_output(handle="..."); they can be reopened later. Keep the references that point '
+    "to outputs that may matter, exactly as written, each with a short description of what the "
+    "output holds, so that the summary also serves as a guide to the stored details."
+)
+
+
+@dataclass
+class MicroCompact:
+    enabled: bool = True
+    min_chars: int = 500  # a result longer than this (characters) may be cleared
+    keep_recent: int = 5  # newest results kept: max(keep_recent, results of the current turn)
+
+
+@dataclass
+class AutoCompact:
+    enabled: bool = True
+    force: bool = True  # compact at the question even below the threshold (the benchmark's case)
+    threshold: float = 0.8  # fraction of the context window that triggers a compaction
+    context_window: int = 131_072  # tokens of the agent model's window
+
+    @property
+    def threshold_tokens(self) -> int:
+        return int(self.threshold * self.context_window)
+
+
+@dataclass
+class Mechanisms:
+    """The ``mechanism`` config group: switches on top of the shipped behaviour."""
+
+    name: str = "shipped"
+    tail: bool = False
+    tail_fraction: float = 0.2
+    stepcut: bool = False
+    offload: bool = False
+    offload_min_chars: int = 500
+    offload_note: str = DEFAULT_OFFLOAD_NOTE
+    collapse: bool = False
+    verify: bool = False
+    guidance: str = DEFAULT_GUIDANCE
+
+    @property
+    def keeps_tail(self) -> bool:
+        return self.tail or self.stepcut  # stepcut is a way of cutting the tail
+
+    def switches(self) -> dict[str, bool]:
+        return {k: getattr(self, k) for k in ("tail", "stepcut", "offload", "collapse", "verify")}
+
+
+def _typed(kind: type, value: Any) -> Any:
+    """A sub-config given as a dict (from YAML) or None, as its dataclass; unknown keys fail."""
+    if value is None:
+        return kind()
+    if isinstance(value, kind):
+        return value
+    data = dict(value)
+    unknown = sorted(set(data) - {f.name for f in fields(kind)})
+    if unknown:
+        raise ValueError(f"unknown {kind.__name__} key(s) {unknown}")
+    return kind(**data)
+
+
+# --- retry chains ----------------------------------------------------------------------
+
+_EDITOR_FAILURES = (
+    "no replacement was performed", "did not appear verbatim", "multiple occurrences",
+    "invalid `path` parameter", "is not an absolute path", "cannot overwrite", "unknown command",
+    "invalid `insert_line` parameter",
+)
+_EXIT = re.compile(r"(?:Command finished with|Command exited with) (?:exit )?code (-?\d+)")
+_CD = re.compile(r"^\s*cd\s+\S+\s*(?:&&|;)\s*")
+_ENV = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
+
+
+def result_failed(name: str, raw: str | None) -> bool | None:
+    """Whether a tool result reports a failure (None: result unknown or cleared)."""
+    if raw is None or is_placeholder(raw):
+        return None
+    codes = _EXIT.findall(raw)
+    if codes:
+        return int(codes[-1]) != 0
+    head = clean_output(raw).lstrip()[:400].lower()
+    if "command timed out" in head or "no new output after" in head:
+        return True
+    return head.startswith("error") or any(marker in head for marker in _EDITOR_FAILURES)
+
+
+def command_key(command: str) -> tuple[str, str]:
+    """What a shell command acts on: its program and first operand, after ``cd``/env prefixes.
+
+    Two runs with the same key are attempts at the same thing (``pytest tests/a.py -x``
+    and ``pytest tests/a.py -vv``); a different program or target is a different action.
+    """
+    text = command.strip()
+    while True:
+        stripped = _ENV.sub("", _CD.sub("", text, count=1), count=1)
+        if stripped == text:
+            break
+        text = stripped
+    first_line = text.splitlines()[0] if text else ""
+    try:
+        tokens = shlex.split(first_line)
+    except ValueError:  # unbalanced quotes
+        tokens = first_line.split()
+    if not tokens:
+        return ("", "")
+    program = posixpath.basename(tokens[0])
+    operand = next((t for t in tokens[1:] if not t.startswith("-") and t not in ("&&", "|", ";")), "")
+    return (program, operand)
+
+
+def _call_key(call: dict[str, Any]) -> tuple | None:
+    args = call.get("args") or {}
+    if call["name"] == "execute_bash":
+        if is_process_input(args):
+            return None  # input to a running process is not an attempt of its own
+        return ("execute_bash", *command_key(str(args.get("command", ""))))
+    return (call["name"], str(args.get("command", "")), str(args.get("path", "")))
+
+
+# --- micro_compact ---------------------------------------------------------------------
+
+
+def micro_compact_targets(
+    messages: list[BaseMessage], *, new_turn: bool, min_chars: int = 500, keep_recent: int = 5
+) -> list[int]:
+    """Indices of the tool results micro_compact clears before the next model call.
+
+    A result is cleared when it is from an earlier turn (before the last user message;
+    with ``new_turn`` every result is), longer than ``min_chars`` characters, not already
+    a placeholder, and outside the newest ``max(keep_recent, results of the current
+    turn)`` results.
+    """
+    results = [i for i, m in enumerate(messages) if isinstance(m, ToolMessage)]
+    if new_turn:
+        turn_start, current = len(messages), 0
+    else:
+        humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+        turn_start = humans[-1] if humans else -1
+        current = sum(1 for i in results if i > turn_start)
+    keep = max(keep_recent, current)
+    protected = set(results[-keep:]) if keep > 0 else set()
+    return [
+        i for i in results
+        if i < turn_start and i not in protected
+        and not is_placeholder(_text(messages[i])) and len(_text(messages[i])) > min_chars
+    ]
+
+
+# --- the replay ----------------------------------------------------------------------
+
+
+@dataclass
+class _Entry:
+    """A message of the stored history, with its index in the recorded one (-1: summary)."""
+
+    orig: int
+    message: BaseMessage
+
+
+def _text(message: BaseMessage) -> str:
+    return content_text(message.content)
+
+
+@dataclass
+class CompactPolicy:
+    """``arm=compact``: micro_compact + auto_compact replayed, plus the chosen mechanisms."""
+
+    name: str = "compact"
+    micro_compact: MicroCompact | dict | None = None
+    auto_compact: AutoCompact | dict | None = None
+    mechanism: Mechanisms | dict | None = None  # cfg.mechanism, passed by build_policy
+    prompt: str | None = None  # summary prompt text (cfg.prompt.text); None: the sre prompt
+    prompt_name: str = "sre"
+    summarizer: Summarizer | None = field(default=None, repr=False)  # None: extractive
+    counter: TokenCounter = field(default_factory=TokenCounter, repr=False)
+
+    def __post_init__(self) -> None:
+        self.micro_compact = _typed(MicroCompact, self.micro_compact)
+        self.auto_compact = _typed(AutoCompact, self.auto_compact)
+        self.mechanism = _typed(Mechanisms, self.mechanism)
+        # Wrong value types (mechanism.tail=yes) fail here, before any model call.
+        check_types(self, "arm")
+        check_types(self.micro_compact, "arm.micro_compact")
+        check_types(self.auto_compact, "arm.auto_compact")
+        check_types(self.mechanism, "mechanism")
+        if self.prompt is None:
+            self.prompt = load_prompt(self.prompt_name)
+        if self.summarizer is None:
+            self.summarizer = ExtractiveSummarizer()
+        if not 0 <= self.mechanism.tail_fraction <= 1:
+            raise ValueError(f"mechanism.tail_fraction must be in [0, 1], got {self.mechanism.tail_fraction}")
+        config = {
+            "name": self.name,
+            "micro_compact": asdict(self.micro_compact),
+            "auto_compact": asdict(self.auto_compact),
+            "mechanism": asdict(self.mechanism),
+            "prompt": hashlib.sha256(self.prompt.encode()).hexdigest(),
+            "summarizer": getattr(self.summarizer, "name", type(self.summarizer).__name__),
+        }
+        # Handles depend on the whole arm config, so two configs never share one.
+        self.fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+
+    def preflight(self, seen: set | None = None) -> None:
+        """Fail fast when the summarizer's endpoint is unusable (the runner calls this)."""
+        check = getattr(self.summarizer, "preflight", None)
+        if callable(check):
+            check(seen)
+
+    def __call__(self, case: Case) -> View:
+        return _Replay(self, case).run()
+
+
+class _Replay:
+    """One case through the compaction: replay call by call, then the question."""
+
+    def __init__(self, policy: CompactPolicy, case: Case) -> None:
+        self.p = policy
+        self.mech: Mechanisms = policy.mechanism  # type: ignore[assignment]
+        self.micro: MicroCompact = policy.micro_compact  # type: ignore[assignment]
+        self.auto: AutoCompact = policy.auto_compact  # type: ignore[assignment]
+        self.case = case
+        self.state: list[_Entry] = []
+        self.store: dict[str, str] = {}  # handle -> stored output (offload)
+        self.handle_of: dict[int, str] = {}  # recorded index of a result -> its handle
+        self.failed: dict[int, bool | None] = {}  # recorded index of a result -> reports a failure
+        self.summary: str | None = None
+        self.usage: list[dict[str, Any]] = []
+        self.stats: dict[str, Any] = {
+            "micro_compact": {"replaced_during_replay": 0, "replaced_at_question": 0},
+            "auto_compact": {"fired_during_replay": 0, "fired_at_question": False},
+            "collapse": {"chains": 0, "attempts_removed": 0, "messages_removed": 0},
+            "tail": None,
+        }
+
+    # --- driver ----------------------------------------------------------------------
+
+    def run(self) -> View:
+        calls = 0
+        for orig, message in enumerate(self.case.messages):
+            if isinstance(message, AIMessage):
+                calls += 1
+                self._before_call(at_question=False)
+            self.state.append(_Entry(orig, message))
+            if (self.mech.offload and isinstance(message, ToolMessage)
+                    and len(_text(message)) > self.mech.offload_min_chars):
+                self._stash(orig)  # large outputs are stored as they arrive
+        tokens_before = self._tokens()
+        self._before_call(at_question=True)  # the question opens a new turn
+        return self._view(calls, tokens_before)
+
+    def _before_call(self, at_question: bool) -> None:
+        if self.mech.collapse:
+            self._collapse()
+        if self.micro.enabled:
+            self._micro_compact(at_question)
+        if self.auto.enabled:
+            self._auto_compact(at_question)
+
+    def _tokens(self, entries: list[_Entry] | None = None) -> int:
+        return self.p.counter.count_messages([e.message for e in (self.state if entries is None else entries)])
+
+    # --- offload ---------------------------------------------------------------------
+
+    def _stash(self, orig: int) -> str:
+        """Store the recorded output of result ``orig``; its opaque handle."""
+        if orig in self.handle_of:
+            return self.handle_of[orig]
+        message = self.case.messages[orig]
+        seed = f"{self.p.fingerprint}\0{self.case.case_id}\0{orig}\0{getattr(message, 'tool_call_id', '')}"
+        handle = "out_" + hashlib.sha256(seed.encode()).hexdigest()[:20]
+        self.store[handle] = _text(message)
+        self.handle_of[orig] = handle
+        return handle
+
+    # --- micro_compact ---------------------------------------------------------------
+
+    def _micro_compact(self, at_question: bool) -> None:
+        targets = micro_compact_targets(
+            [e.message for e in self.state], new_turn=at_question,
+            min_chars=self.micro.min_chars, keep_recent=self.micro.keep_recent,
+        )
+        for i in targets:
+            entry = self.state[i]
+            handle = self._stash(entry.orig) if self.mech.offload else None
+            entry.message = entry.message.model_copy(update={"content": placeholder(handle)})
+        key = "replaced_at_question" if at_question else "replaced_during_replay"
+        self.stats["micro_compact"][key] += len(targets)
+
+    # --- collapse --------------------------------------------------------------------
+
+    def _step_key(self, begin: int) -> tuple | None:
+        keys = [_call_key(c) for c in self.state[begin].message.tool_calls]
+        return None if any(k is None for k in keys) else tuple(keys)
+
+    def _step_failed(self, begin: int, end: int) -> bool | None:
+        calls = {c["id"]: c["name"] for c in self.state[begin].message.tool_calls}
+        verdicts = []
+        for entry in self.state[begin + 1 : end]:
+            if entry.orig not in self.failed:  # judged by the recorded output, even if cleared since
+                recorded = self.case.messages[entry.orig]
+                self.failed[entry.orig] = result_failed(calls.get(recorded.tool_call_id, ""), _text(recorded))
+            verdicts.append(self.failed[entry.orig])
+        if any(v is None for v in verdicts) or not verdicts:
+            return None
+        return any(verdicts)
+
+    def _collapse(self) -> None:
+        """Fold settled retry chains: consecutive failed attempts at the same action inside a
+        turn, followed by a successful attempt. A chain without its success stays intact."""
+        settled: list[tuple[list[tuple[int, int]], tuple[int, int]]] = []
+        chain: list[tuple[int, int]] = []
+        chain_key: tuple | None = None
+        for begin, end in steps([e.message for e in self.state]):
+            message = self.state[begin].message
+            key = self._step_key(begin) if isinstance(message, AIMessage) and message.tool_calls else None
+            failed = self._step_failed(begin, end) if key is not None else None
+            if key is None or failed is None:  # a user message, a reply, or an unknown outcome
+                chain, chain_key = [], None
+            elif failed:
+                if chain and key == chain_key:
+                    chain.append((begin, end))
+                else:
+                    chain, chain_key = [(begin, end)], key
+            else:
+                if chain and key == chain_key:
+                    settled.append((chain, (begin, end)))
+                chain, chain_key = [], None
+        for attempts, (final, _) in reversed(settled):  # from the end, so indices stay valid
+            notes = [self._attempt_note(b, e) for b, e in attempts]
+            head = self.state[final].message
+            note = (f"[Retries collapsed: {len(attempts)} earlier failed attempt(s) of this action were "
+                    f"removed from the history: {'; '.join(notes)}]")
+            body = _text(head)
+            self.state[final].message = head.model_copy(update={"content": f"{note}\n\n{body}" if body else note})
+            for begin, end in reversed(attempts):
+                self.stats["collapse"]["messages_removed"] += end - begin
+                del self.state[begin:end]
+            self.stats["collapse"]["chains"] += 1
+            self.stats["collapse"]["attempts_removed"] += len(attempts)
+
+    def _attempt_note(self, begin: int, end: int) -> str:
+        parts = []
+        for call in self.state[begin].message.tool_calls:
+            args = call.get("args") or {}
+            what = (str(args.get("command", "")) if call["name"] == "execute_bash"
+                    else f"{call['name']} {args.get('command', '')} {args.get('path', '')}".strip())
+            parts.append(re.sub(r"\s+", " ", what)[:120])
+        detail = []
+        for entry in self.state[begin + 1 : end]:
+            lines = [ln for ln in clean_output(_text(self.case.messages[entry.orig])).splitlines() if ln.strip()]
+            last = re.sub(r"\s+", " ", lines[-1]).strip()[:160] if lines else "(no output)"
+            stored = ""
+            if self.mech.offload:
+                stored = f' (stored: read_tool_output(handle="{self._stash(entry.orig)}"))'
+            detail.append(f"{last}{stored}")
+        return f"`{' | '.join(parts)}` -> {' / '.join(detail)}"
+
+    # --- auto_compact ----------------------------------------------------------------
+
+    def _auto_compact(self, at_question: bool) -> None:
+        tokens = self._tokens()
+        over = tokens > self.auto.threshold_tokens
+        if at_question:
+            if not (over or self.auto.force):
+                return
+            boundary = len(self.state)  # the question is the last user message
+        else:
+            if not over:
+                return
+            humans = [i for i, e in enumerate(self.state) if isinstance(e.message, HumanMessage)]
+            boundary = humans[-1] if humans else 0
+            if boundary == 0 or (boundary == 1 and self.state[0].orig == -1):
+                return  # nothing before the last user message but a summary: nothing to gain
+        before, after = self.state[:boundary], self.state[boundary:]
+        head, tail, tail_stats = self._split_tail(before, tokens)
+        if not head:
+            self.stats["tail"] = tail_stats
+            return
+        text, usage = self.p.summarizer.summarize(self._summary_input(head), self._summary_prompt())
+        self.usage.append(usage)
+        header = f"{SUMMARY_HEADER} {TAIL_NOTE}" if tail else SUMMARY_HEADER
+        self.state = [_Entry(-1, HumanMessage(content=f"{header}\n\n{text}")), *tail, *after]
+        self.summary = text
+        if at_question:
+            self.stats["auto_compact"]["fired_at_question"] = True
+            self.stats["tail"] = tail_stats
+        else:
+            self.stats["auto_compact"]["fired_during_replay"] += 1
+
+    def _split_tail(self, before: list[_Entry], history_tokens: int):
+        """(head to summarize, tail kept verbatim, accounting) of the part before the last user message."""
+        if not self.mech.keeps_tail:
+            return before, [], None
+        budget = int(self.mech.tail_fraction * history_tokens)
+        sizes = [self.p.counter.count_message(e.message) for e in before]
+        used, cut = 0, len(before)
+        if self.mech.stepcut:  # whole steps only: never splits a tool exchange or a turn
+            for begin, end in reversed(steps([e.message for e in before])):
+                size = sum(sizes[begin:end])
+                if used + size > budget:
+                    break
+                used, cut = used + size, begin
+            start = cut
+        else:  # a message boundary; results cut off from their call are removed
+            while cut > 0 and used + sizes[cut - 1] <= budget:
+                cut -= 1
+                used += sizes[cut]
+            start = cut
+            while start < len(before) and isinstance(before[start].message, ToolMessage):
+                start += 1
+        tail = before[start:]
+        stats = {
+            "cut": "step" if self.mech.stepcut else "message",
+            "budget_tokens": budget,
+            "tokens": sum(sizes[start:]),
+            "messages": len(tail),
+            "orphans_removed": start - cut,  # neither summarized nor kept
+        }
+        return before[:cut], tail, stats
+
+    def _summary_input(self, head: list[_Entry]) -> list[BaseMessage]:
+        """The head as a valid chat history; stored outputs carry their handle (offload)."""
+        answered = {e.message.tool_call_id for e in head if isinstance(e.message, ToolMessage)}
+        messages: list[BaseMessage] = []
+        for entry in head:
+            message = entry.message
+            if isinstance(message, AIMessage) and any(c["id"] not in answered for c in message.tool_calls):
+                # A message cut keeps a call whose results went to the tail: summarize it without them.
+                message = message.model_copy(
+                    update={"tool_calls": [c for c in message.tool_calls if c["id"] in answered]})
+            elif isinstance(message, ToolMessage) and entry.orig in self.handle_of and not is_placeholder(
+                    _text(message)):
+                note = stored_note(self.handle_of[entry.orig])
+                message = message.model_copy(update={"content": f"{_text(message)}\n{note}"})
+            messages.append(message)
+        return messages
+
+    def _summary_prompt(self) -> str:
+        prompt = self.p.prompt or ""
+        return f"{prompt.rstrip()}\n\n{self.mech.offload_note}" if self.mech.offload else prompt
+
+    # --- the view --------------------------------------------------------------------
+
+    def _view(self, calls: int, tokens_before: int) -> View:
+        messages = [e.message for e in self.state]
+        text = "\n".join(message_text(m) for m in messages)
+        if self.summary:
+            text += "\n" + self.summary
+        exposed = {h: self.store[h] for h in stored_handles(text) if h in self.store}
+        evidence_handles = {}
+        for question in self.case.questions:
+            outputs = [i for i in question.evidence_messages
+                       if isinstance(self.case.messages[i], ToolMessage)]
+            evidence_handles[question.qid] = {
+                "stored": bool(outputs) and all(i in self.handle_of for i in outputs),
+                "exposed": bool(outputs) and all(self.handle_of.get(i) in exposed for i in outputs),
+            }
+        info = {
+            "prompt": self.p.prompt_name,
+            "mechanism": {"name": self.mech.name, **self.mech.switches()},
+            "model_calls_replayed": calls,
+            "history_tokens_at_question": tokens_before,
+            "threshold_tokens": self.auto.threshold_tokens,
+            "forced": self.auto.force,
+            **self.stats,
+            "placeholders_in_view": sum(1 for m in messages if isinstance(m, ToolMessage)
+                                        and is_placeholder(_text(m))),
+            "offload": {"stored": len(self.store), "exposed": len(exposed)},
+            "evidence_handles": evidence_handles,
+            "summary_tokens": self.p.counter.count_text(self.summary) if self.summary else 0,
+            "summarizer": getattr(self.p.summarizer, "name", None),
+            "summarizer_usage": self.usage,
+        }
+        return make_view(
+            self.case, self.p.name, messages, self.p.counter,
+            summary=self.summary,
+            store=exposed,
+            summarizer_calls=len(self.usage),
+            guidance=self.mech.guidance if self.mech.verify else None,
+            info=info,
+        )

@@ -1,0 +1,106 @@
+"""The ``nlatest`` arm (spec 2.2): keep the N latest history messages, nothing else.
+
+No summary, no retrieval. The cut moves toward newer messages until no tool exchange is
+split, so a view can hold fewer than N messages. Two optional token bounds drop the
+oldest whole steps (an assistant call with all its results, or a single message):
+
+- ``max_tokens``: a fixed guard;
+- ``match=<arm>``: per case, the tokens that other arm kept for the same case, so two
+  arms are compared at equal input size (``build_policy`` builds that arm in-process).
+
+Run::
+
+    uv run python -m bench.main -m arm=nlatest arm.n=10,20,40
+    uv run python -m bench.main arm=nlatest arm.match=compact mechanism=tail
+
+``view.info`` records the first kept index, how far the boundary moved, the steps the
+token bounds dropped, and per question whether its evidence messages are all in the
+kept suffix (``in_kept_suffix``), which explains failures caused by position alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.config import check_types
+from bench.policies.base import Policy, clean_start, make_view, steps
+from bench.schema import Case, View
+from bench.tokens import TokenCounter
+
+__all__ = ["NLatest", "latest_suffix"]
+
+
+def latest_suffix(
+    case: Case, counter: TokenCounter, n: int | None, budget: int | None
+) -> tuple[int, dict[str, Any]]:
+    """Index of the first kept message, and the accounting of how it was chosen.
+
+    ``n`` bounds the message count (None: no bound); ``budget`` bounds the kept tokens
+    (None: no bound) by dropping the oldest whole steps.
+    """
+    messages = case.messages
+    wanted = 0 if n is None else max(0, len(messages) - n)
+    start = clean_start(messages, wanted)
+    spans = steps(messages, start)
+    sizes = [counter.count_messages(messages[b:e]) for b, e in spans]
+    tokens = sum(sizes)
+    dropped = 0
+    if budget is not None:
+        while dropped < len(spans) and tokens > budget:
+            tokens -= sizes[dropped]
+            dropped += 1
+    first = spans[dropped][0] if dropped < len(spans) else len(messages)
+    return first, {
+        "wanted_start": wanted,
+        "boundary_moved": start - wanted,  # messages skipped to avoid splitting an exchange
+        "steps_dropped_by_tokens": dropped,  # oldest whole steps dropped by the token bound
+        "budget_tokens": budget,
+    }
+
+
+@dataclass
+class NLatest:
+    """``arm=nlatest``: the latest N messages, cut cleanly, optionally token-bounded."""
+
+    name: str = "nlatest"
+    n: int | None = None  # messages to keep (None only together with match)
+    max_tokens: int | None = None  # token guard on the kept suffix (None: no guard)
+    match: str | None = None  # arm whose per-case kept tokens bound this arm (e.g. compact)
+    budget_policy: Policy | None = field(default=None, repr=False)  # that arm, built by build_policy
+    counter: TokenCounter = field(default_factory=TokenCounter, repr=False)
+
+    def __post_init__(self) -> None:
+        check_types(self, "arm")  # arm.n=abc fails here, before any model call
+        if self.n is None and self.match is None and self.max_tokens is None:
+            raise ValueError("arm=nlatest needs arm.n=N (or arm.match=ARM / arm.max_tokens=T)")
+        if self.n is not None and self.n < 0:
+            raise ValueError(f"arm.n must be >= 0, got {self.n}")
+        if self.match is not None and self.budget_policy is None:
+            raise ValueError(f"arm.match={self.match!r} needs the matched arm's policy (use build_policy)")
+
+    def preflight(self, seen: set | None = None) -> None:
+        """Fail fast when the matched arm's summarizer is unusable (the runner calls this)."""
+        check = getattr(self.budget_policy, "preflight", None)
+        if callable(check):
+            check(seen)
+
+    def __call__(self, case: Case) -> View:
+        budget = self.max_tokens
+        info: dict[str, Any] = {"n": self.n, "max_tokens": self.max_tokens}
+        if self.budget_policy is not None:
+            matched = self.budget_policy(case)
+            budget = matched.kept_tokens if budget is None else min(budget, matched.kept_tokens)
+            info["match"] = {
+                "arm": self.match,
+                "kept_tokens": matched.kept_tokens,
+                "kept_messages": matched.kept_messages,
+                "summarizer_calls": matched.summarizer_calls,  # spent to learn the budget
+            }
+        first, accounting = latest_suffix(case, self.counter, self.n, budget)
+        info.update(accounting)
+        info["first_kept"] = first
+        info["in_kept_suffix"] = {
+            q.qid: all(i >= first for i in q.evidence_messages) for q in case.questions
+        }
+        return make_view(case, self.name, list(case.messages[first:]), self.counter, info=info)

@@ -1,0 +1,313 @@
+"""Summarizers for ``arm=compact`` and the summary prompts they follow.
+
+A summarizer turns a history into one summary text under a prompt::
+
+    text, usage = summarizer.summarize(messages, prompt)
+
+``ExtractiveSummarizer`` (``summarizer=offline``) needs no LLM: it fills the prompt's
+own numbered sections with excerpts copied from the history by fixed, general rules
+(user requests, files touched, commands with short output excerpts, errors, current
+work) and labels its output as extractive. An LLM summarizer (``summarizer=openai``)
+has the same interface.
+
+The prompts live in ``src/bench/prompts/<name>.txt``; ``load_prompt("sre")`` reads one,
+and the config resolver ``${bench.prompt:sre.txt}`` puts its text into ``cfg.prompt.text``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from bench.text import clean_output, content_text, is_placeholder
+
+__all__ = [
+    "Summarizer",
+    "ExtractiveSummarizer",
+    "EXTRACTIVE_LABEL",
+    "PROMPT_NAMES",
+    "load_prompt",
+    "prompt_sections",
+    "stored_handles",
+    "stored_note",
+]
+
+PROMPT_NAMES = ("sre", "generic", "hybrid", "hybrid_v2")
+
+
+class Summarizer(Protocol):
+    """Turns a history into one summary text following ``prompt``.
+
+    ``messages`` is a valid chat history (every call has its results) in order; it may
+    hold placeholders of cleared outputs and ``read_tool_output(handle="...")`` references
+    to stored ones. Returns the summary text and a usage dict (model, tokens, cost...).
+    """
+
+    name: str
+
+    def summarize(self, messages: list[BaseMessage], prompt: str) -> tuple[str, dict[str, Any]]: ...
+
+
+def load_prompt(name_or_path: str) -> str:
+    """A prompt's text: a name from ``PROMPT_NAMES`` (or ``name.txt``) or a file path."""
+    if "/" in name_or_path:  # a path: prompts of one's own, outside the package
+        path = Path(name_or_path)
+        if not path.is_file():
+            raise ValueError(f"summary prompt file not found: {name_or_path}")
+        return path.read_text(encoding="utf-8")
+    file_name = name_or_path if name_or_path.endswith(".txt") else f"{name_or_path}.txt"
+    resource = resources.files("bench") / "prompts" / file_name
+    if not resource.is_file():
+        raise ValueError(f"unknown summary prompt {name_or_path!r}: choose one of {', '.join(PROMPT_NAMES)} "
+                         "or give a file path")
+    return resource.read_text(encoding="utf-8")
+
+
+# "1. Primary Request and Intent: ..." — the numbered section headings of a prompt.
+_SECTION = re.compile(r"^\s*\d{1,2}[.)]\s+([A-Z][^:\n]{1,80}?)\s*:", re.M)
+_DEFAULT_SECTIONS = ["User requests", "Files touched", "Commands run", "Errors", "Current work"]
+
+
+def prompt_sections(prompt: str) -> list[str]:
+    """Section titles a prompt asks for, in order (a default set when it names none)."""
+    titles = _SECTION.findall(prompt or "")
+    return titles or list(_DEFAULT_SECTIONS)
+
+
+_HANDLE_REF = re.compile(r"read_tool_output\(handle=\"([A-Za-z0-9_-]+)\"\)")
+
+
+def stored_handles(text: str) -> list[str]:
+    """Handles referenced as ``read_tool_output(handle="...")`` in a text, in order."""
+    return _HANDLE_REF.findall(text or "")
+
+
+def stored_note(handle: str) -> str:
+    """The line appended to an output the summarizer sees in full although it is stored."""
+    return f'[Stored output: read_tool_output(handle="{handle}")]'
+
+
+_STORED_NOTE = re.compile(r"\n?\[Stored output: read_tool_output\(handle=\"[A-Za-z0-9_-]+\"\)\]\s*$")
+
+
+EXTRACTIVE_LABEL = (
+    "[EXTRACTIVE SUMMARY: produced offline by rules, not written by a language model. "
+    "Each section holds excerpts copied from the earlier history.]"
+)
+
+# A line that reports a problem: exception names, tracebacks, failure words.
+_ERROR_LINE = re.compile(
+    r"\b(?:[A-Z]\w*(?:Error|Exception)\b|Traceback\b|FAILED\b|FAILURE\b|ERROR\b|[Ee]rror:|fatal:|"
+    r"No replacement was performed)"
+)
+_EXIT_CODE = re.compile(r"\[Command finished with exit code (-?\d+)\]|exit code (-?\d+)\]")
+
+
+@dataclass
+class _Call:
+    """One tool call of the history as the summarizer reads it."""
+
+    index: int
+    name: str
+    args: dict[str, Any]
+    raw: str | None  # result as recorded in the history (None: no result)
+
+    @property
+    def output(self) -> str:
+        if self.raw is None or is_placeholder(self.raw):
+            return ""
+        return clean_output(_STORED_NOTE.sub("", self.raw))
+
+    @property
+    def handle(self) -> str | None:
+        found = stored_handles(self.raw or "")
+        return found[-1] if found else None
+
+    @property
+    def exit_code(self) -> int | None:
+        found = _EXIT_CODE.findall(self.raw or "")
+        if not found:
+            return None
+        return int(found[-1][0] or found[-1][1])
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = re.sub(r"\s+", " ", text or "").strip()
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+@dataclass
+class ExtractiveSummarizer:
+    """Offline, deterministic summarizer that copies excerpts into the prompt's sections."""
+
+    name: str = "extractive"
+    max_items: int = 40  # items per section; the newest are kept when there are more
+    excerpt_chars: int = 200  # length of one excerpt (output line, command, message)
+    request_chars: int = 1500  # length kept of the first user request
+
+    def summarize(self, messages: list[BaseMessage], prompt: str) -> tuple[str, dict[str, Any]]:
+        calls = self._calls(messages)
+        parts = [EXTRACTIVE_LABEL]
+        for number, title in enumerate(prompt_sections(prompt), start=1):
+            items = self._section(title, messages, calls)
+            body = "\n".join(f"- {item}" for item in items) if items else "- (nothing found by the rules)"
+            parts.append(f"{number}. {title}:\n{body}")
+        text = "\n\n".join(parts)
+        return text, {"model": self.name, "calls": 1, "input_tokens": 0, "output_tokens": 0}
+
+    # --- reading the history ---------------------------------------------------------------
+
+    @staticmethod
+    def _calls(messages: list[BaseMessage]) -> list[_Call]:
+        results = {m.tool_call_id: content_text(m.content) for m in messages if isinstance(m, ToolMessage)}
+        return [
+            _Call(index, call["name"], call.get("args") or {}, results.get(call["id"]))
+            for index, message in enumerate(messages) if isinstance(message, AIMessage)
+            for call in message.tool_calls
+        ]
+
+    def _cap(self, items: list[str]) -> list[str]:
+        if len(items) <= self.max_items:
+            return items
+        return [f"({len(items) - self.max_items} earlier items omitted)", *items[-self.max_items :]]
+
+    def _section(self, title: str, messages: list[BaseMessage], calls: list[_Call]) -> list[str]:
+        key = title.lower()
+        # Order matters: "All user messages" is not "requests", "Current work and next
+        # step" is current work, "Errors and fixes" is errors.
+        if "user message" in key:
+            return self._user_messages(messages)
+        if any(w in key for w in ("current", "state", "recent")):
+            return self._current(messages, calls)
+        if any(w in key for w in ("pending", "open", "next", "remaining", "todo")):
+            return self._pending(messages)
+        if any(w in key for w in ("error", "fail", "incident", "fix", "issue")):
+            return self._errors(calls)
+        if any(w in key for w in ("request", "intent", "goal", "task", "objective")):
+            return self._requests(messages)
+        if any(w in key for w in ("file", "code", "artefact", "artifact", "change")):
+            return self._files(calls)
+        if any(w in key for w in ("command", "action", "timeline", "log", "observation", "tool", "step")):
+            return self._commands(calls)
+        if any(w in key for w in ("evidence", "index", "stored", "reference", "where to find")):
+            return self._stored(calls)
+        if any(w in key for w in ("concept", "technical", "environment", "context", "system", "setup")):
+            return self._environment(calls)
+        if any(w in key for w in ("solv", "decision", "finding", "approach", "progress", "reasoning")):
+            return self._notes(messages)
+        if any(w in key for w in ("detail", "fact", "important")):
+            return self._environment(calls) + self._files(calls)
+        return []
+
+    def _user_texts(self, messages: list[BaseMessage]) -> list[str]:
+        return [content_text(m.content) for m in messages if isinstance(m, HumanMessage)]
+
+    def _requests(self, messages: list[BaseMessage]) -> list[str]:
+        texts = self._user_texts(messages)
+        if not texts:
+            return []
+        items = [f"Initial request: {_one_line(texts[0], self.request_chars)}"]
+        items += [f"Later request: {_one_line(t, self.excerpt_chars)}" for t in texts[1:]]
+        return self._cap(items)
+
+    def _user_messages(self, messages: list[BaseMessage]) -> list[str]:
+        return self._cap([_one_line(t, self.excerpt_chars) for t in self._user_texts(messages)])
+
+    def _files(self, calls: list[_Call]) -> list[str]:
+        ops: dict[str, list[str]] = {}
+        for call in calls:
+            path = call.args.get("path")
+            if isinstance(path, str) and path:
+                ops.setdefault(path, []).append(str(call.args.get("command") or call.name))
+        items = []
+        for path, used in ops.items():
+            counted = {op: used.count(op) for op in dict.fromkeys(used)}
+            items.append(f"{path} ({', '.join(op if n == 1 else f'{op} x{n}' for op, n in counted.items())})")
+        return self._cap(items)
+
+    def _describe(self, call: _Call) -> str:
+        if call.name == "execute_bash":
+            what = f"`{_one_line(str(call.args.get('command', '')), self.excerpt_chars)}`"
+        elif "path" in call.args:
+            what = f"{call.name} {call.args.get('command', '')} {call.args.get('path')}".replace("  ", " ")
+        else:
+            what = f"{call.name} {_one_line(str(call.args), self.excerpt_chars // 2)}"
+        if call.raw is None:
+            return f"{what} -> no result"
+        if is_placeholder(call.raw):
+            result = "output cleared"
+        else:
+            lines = [line for line in call.output.splitlines() if line.strip()]
+            result = _one_line(lines[-1], self.excerpt_chars) if lines else "(no output)"
+        code = call.exit_code
+        status = f" [exit code {code}]" if code not in (None, 0) else ""
+        stored = f' (stored: read_tool_output(handle="{call.handle}"))' if call.handle else ""
+        return f"{what} -> {result}{status}{stored}"
+
+    def _commands(self, calls: list[_Call]) -> list[str]:
+        return self._cap([self._describe(c) for c in calls if c.name not in ("think", "finish")])
+
+    def _errors(self, calls: list[_Call]) -> list[str]:
+        items = []
+        for call in calls:
+            line = next((ln for ln in call.output.splitlines() if _ERROR_LINE.search(ln)), None)
+            code = call.exit_code
+            if line is None and code in (None, 0):
+                continue
+            what = (_one_line(str(call.args.get("command", "")), self.excerpt_chars // 2)
+                    if call.name == "execute_bash" else f"{call.name} {call.args.get('path', '')}".strip())
+            detail = _one_line(line, self.excerpt_chars) if line else f"exit code {code}"
+            stored = f' (stored: read_tool_output(handle="{call.handle}"))' if call.handle else ""
+            items.append(f"{what}: {detail}{stored}")
+        return self._cap(items)
+
+    def _stored(self, calls: list[_Call]) -> list[str]:
+        items = []
+        for call in calls:
+            if call.handle:
+                label = call.args.get("command") if call.name == "execute_bash" else call.args.get("path")
+                items.append(f'read_tool_output(handle="{call.handle}"): {call.name} '
+                             f"{_one_line(str(label or ''), self.excerpt_chars // 2)}")
+        return self._cap(items)
+
+    def _environment(self, calls: list[_Call]) -> list[str]:
+        tools = sorted({c.name for c in calls})
+        dirs = list(dict.fromkeys(
+            d.strip() for c in calls for d in re.findall(r"\[Current working directory: ([^\]\n]+)\]", c.raw or "")
+        ))
+        suffixes = sorted({Path(str(c.args["path"])).suffix for c in calls
+                           if isinstance(c.args.get("path"), str)
+                           and re.fullmatch(r"\.[A-Za-z][A-Za-z0-9]{0,7}", Path(str(c.args["path"])).suffix)})
+        items = [f"Tools used: {', '.join(tools)}"] if tools else []
+        if dirs:
+            items.append(f"Working directories: {', '.join(dirs[-5:])}")
+        if suffixes:
+            items.append(f"File types touched: {', '.join(suffixes)}")
+        return items
+
+    def _assistant_texts(self, messages: list[BaseMessage]) -> list[str]:
+        return [content_text(m.content) for m in messages
+                if isinstance(m, AIMessage) and content_text(m.content).strip()]
+
+    def _notes(self, messages: list[BaseMessage]) -> list[str]:
+        return self._cap([_one_line(t, self.excerpt_chars) for t in self._assistant_texts(messages)])
+
+    def _current(self, messages: list[BaseMessage], calls: list[_Call]) -> list[str]:
+        items = []
+        texts = self._assistant_texts(messages)
+        if texts:
+            items.append(f"Last assistant message: {_one_line(texts[-1], self.excerpt_chars * 2)}")
+        items += [f"Recent action: {self._describe(c)}" for c in calls[-3:]]
+        return items
+
+    def _pending(self, messages: list[BaseMessage]) -> list[str]:
+        texts = self._user_texts(messages)
+        if not texts:
+            return []
+        return [f"Most recent user request: {_one_line(texts[-1], self.excerpt_chars * 2)}",
+                "Pending work is not inferred by the extractive rules."]
