@@ -1,0 +1,175 @@
+"""A config and metric diff of two jobs, in markdown (for a PR comment).
+
+    uv run python -m bench.compare DIR_A DIR_B [--output FILE] [--questions N]
+
+1. the config keys that differ (flattened dotted keys of the resolved config in
+   ``run.json``, else ``.hydra/config.yaml``), long values shortened with a hash;
+2. provenance that differs (git commit, dirty tree, case set, prompt hash, packages);
+3. the metrics side by side with the delta B - A (recomputed from the records, as the
+   report does; an incomplete job is flagged);
+4. the questions whose verdict changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench.report import (
+    PCT_METRICS,
+    Job,
+    flatten,
+    job_row,
+    load_job,
+    markdown_table,
+)
+
+__all__ = ["config_diff", "metric_rows", "compare_markdown", "main"]
+
+# compared in this order (others found in both rows follow: per-type accuracy, evidence)
+METRICS = (
+    "n_cases", "n_questions", "n_scored", "accuracy", "accuracy_relative_to_full", "confidently_wrong_rate",
+    "abstain_rate", "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens",
+    "tokens_kept_ratio", "mean_kept_messages", "summarizer_calls", "retrievals", "context_overflow", "errors",
+    "latency_s", "tokens_spent", "model_calls", "cache_hits", "wall_time_s", "missing_traces",
+)
+_PROVENANCE = ("status", "case_set_hash", "prompt_hash", "git.commit", "git.dirty", "dataset.source",
+               "dataset.path", "dataset.revision")
+
+
+def _show(value: Any, width: int = 60) -> str:
+    if value is None:
+        return "`null`"
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = text.replace("\n", "⏎")
+    if len(text) > width:
+        digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+        text = f"{text[: width - 14]}… (sha {digest})"
+    return f"`{text}`"
+
+
+def config_diff(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(key, value in A, value in B) for every flattened key that differs; missing = '(absent)'."""
+    fa, fb = flatten(a), flatten(b)
+    absent = "(absent)"
+    keys = sorted(set(fa) | set(fb))
+    return [(k, fa.get(k, absent), fb.get(k, absent)) for k in keys
+            if json.dumps(fa.get(k, absent), sort_keys=True, default=str)
+            != json.dumps(fb.get(k, absent), sort_keys=True, default=str)]
+
+
+def _provenance(job: Job) -> dict[str, Any]:
+    flat = flatten({k: v for k, v in job.run.items() if k != "config"})
+    return {k: v for k, v in flat.items() if k in _PROVENANCE or k.startswith("packages.")}
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if number != number else number  # NaN
+
+
+def _cell(metric: str, value: Any) -> str:
+    number = _number(value)
+    if number is None:
+        return "–" if value is None else str(value)
+    if metric in PCT_METRICS or metric.startswith(("acc.", "visible.", "recoverable.")):
+        return f"{100 * number:.1f}%"
+    return f"{number:,.0f}" if number == int(number) else f"{number:,.2f}"
+
+
+def _delta(metric: str, a: Any, b: Any) -> str:
+    x, y = _number(a), _number(b)
+    if x is None or y is None:
+        return ""
+    diff = y - x
+    if diff == 0:
+        return "="
+    if metric in PCT_METRICS or metric.startswith(("acc.", "visible.", "recoverable.")):
+        return f"{100 * diff:+.1f} pp"
+    text = f"{diff:+,.0f}" if diff == int(diff) else f"{diff:+,.2f}"
+    return text + (f" ({100 * diff / x:+.0f}%)" if x else "")
+
+
+def metric_rows(row_a: dict[str, Any], row_b: dict[str, Any]) -> list[list[str]]:
+    order = {"acc": 0, "visible": 1, "recoverable": 2}
+    extra = sorted((k for k in set(row_a) | set(row_b) if k.split(".")[0] in order),
+                   key=lambda k: (order[k.split(".")[0]], k))
+    rows = []
+    for metric in (*METRICS, *extra):
+        if metric not in row_a and metric not in row_b:
+            continue
+        a, b = row_a.get(metric), row_b.get(metric)
+        rows.append([metric, _cell(metric, a), _cell(metric, b), _delta(metric, a, b)])
+    return rows
+
+
+def _verdicts(job: Job) -> dict[str, str]:
+    return {s["qid"]: s["verdict"] for s in job.scores}
+
+
+def compare_markdown(dir_a: Path | str, dir_b: Path | str, max_questions: int = 30) -> str:
+    a, b = load_job(dir_a), load_job(dir_b)
+    for job in (a, b):
+        job.label = " ".join(job.label_overrides()) or f"arm={job.arm}"
+    row_a, row_b = job_row(a), job_row(b)
+    lines = ["## bench.compare", "",
+             f"- **A** `{a.path}`: arm={a.arm} seed={a.seed} {a.status}"
+             + (f" ({'; '.join(a.problems)})" if a.problems else ""),
+             f"- **B** `{b.path}`: arm={b.arm} seed={b.seed} {b.status}"
+             + (f" ({'; '.join(b.problems)})" if b.problems else "")]
+    if a.run.get("case_set_hash") != b.run.get("case_set_hash"):
+        lines.append(f"- ⚠ different case sets ({a.run.get('case_set_hash')} vs {b.run.get('case_set_hash')}): "
+                     "the metrics are not over the same questions")
+    diff = config_diff(a.config, b.config)
+    lines += ["", f"### Config: {len(diff)} key(s) differ", ""]
+    if diff:
+        lines.append(markdown_table(["key", "A", "B"], [[f"`{k}`", _show(x), _show(y)] for k, x, y in diff]))
+    else:
+        lines.append("Same resolved config.")
+    prov = config_diff(_provenance(a), _provenance(b))
+    if prov:
+        lines += ["", "### Provenance that differs", "",
+                  markdown_table(["key", "A", "B"], [[f"`{k}`", _show(x), _show(y)] for k, x, y in prov])]
+    lines += ["", "### Metrics (B − A)", "", markdown_table(["metric", "A", "B", "Δ"], metric_rows(row_a, row_b))]
+    va, vb = _verdicts(a), _verdicts(b)
+    changed = [(q, va.get(q, "missing"), vb.get(q, "missing")) for q in sorted(set(va) | set(vb))
+               if va.get(q, "missing") != vb.get(q, "missing")]
+    lines += ["", f"### Questions whose verdict changed: {len(changed)}", ""]
+    if changed:
+        shown = changed[:max_questions]
+        lines.append(markdown_table(["qid", "A", "B"], [[f"`{q}`", x, y] for q, x, y in shown]))
+        if len(changed) > max_questions:
+            lines.append(f"\n… and {len(changed) - max_questions} more.")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.compare", description=__doc__.split("\n\n")[0])
+    parser.add_argument("dir_a", help="job directory A (the baseline)")
+    parser.add_argument("dir_b", help="job directory B")
+    parser.add_argument("--output", "-o", help="also write the markdown to this file")
+    parser.add_argument("--questions", type=int, default=30, help="changed questions listed at most")
+    args = parser.parse_args(argv)
+    for path in (args.dir_a, args.dir_b):
+        if not (Path(path) / "run.json").exists():
+            print(f"error: {path} is not a job directory (no run.json); give two job directories",
+                  file=sys.stderr)
+            return 2
+    text = compare_markdown(args.dir_a, args.dir_b, args.questions)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

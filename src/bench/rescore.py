@@ -1,0 +1,157 @@
+"""Re-judge stored answers with one common judge: one result row per question.
+
+    uv run python -m bench.rescore multirun/2026-11-29/19-30-00_mechanisms --output rescored.jsonl
+    uv run python -m bench.rescore JOB_A JOB_B --judge llm --output rescored.csv judge.name=gpt-4.1
+
+The judge is built from ``conf/judge/<name>.yaml`` (``--judge exact``, the default, or
+``--judge llm`` for the LLM judge), composed with the same Hydra overrides as
+``bench.main`` (trailing ``key=value`` arguments, e.g. ``judge.name=...`` or
+``cache.path=...``), so its calls go through the same response cache: a rescore spends
+nothing twice. The job directories are only read, never changed.
+
+Each output row: the job (directory, config label, arm, seed), ``case_id``, ``qid``,
+``type``, the stored answer and its outcome, the reference, the job's original verdict
+and judge, and the new ``verdict``, ``reason`` and ``judge`` (plus the judge's raw reply
+when unscored). ``--output`` ending in ``.csv`` writes CSV, anything else JSONL. A
+per-job summary (accuracy with the original and the common judge) is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench.report import find_job_dirs, load_jobs, markdown_table
+
+__all__ = ["build_judge", "rescore_jobs", "write_rows", "main"]
+
+log = logging.getLogger(__name__)
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+
+
+def build_judge(name: str = "exact", overrides: list[str] | None = None) -> tuple[Any, Any]:
+    """The judge of ``conf/judge/<name>.yaml`` (composed with the overrides) and its config."""
+    from hydra import compose, initialize_config_dir
+    from hydra.utils import instantiate
+
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=[f"judge={name}", *(overrides or [])])
+    judge = instantiate(cfg.judge, _convert_="object")
+    preflight = getattr(judge, "preflight", None)
+    if callable(preflight):
+        preflight()
+    return judge, cfg
+
+
+def rescore_jobs(paths: list[Path | str], judge: Any, workers: int = 1) -> list[dict[str, Any]]:
+    """One row per question of every job under ``paths``, judged by ``judge``."""
+    from bench.schema import Answer, Question
+
+    jobs = load_jobs(paths)
+    tasks = []
+    for job in jobs:
+        answers = {a["qid"]: a for a in job.answers}  # a resumed job's later line wins
+        original = {s["qid"]: s for s in job.scores}
+        for case in job.cases:
+            for q in case["questions"]:
+                tasks.append((job, case, q, answers.get(q["qid"]), original.get(q["qid"]) or {}))
+    fields = set(Answer.__dataclass_fields__)
+    qfields = set(Question.__dataclass_fields__)
+
+    def judge_one(task) -> dict[str, Any]:
+        job, case, q, stored, original = task
+        row = {
+            "job": job.name, "job_dir": str(job.path), "config": job.label, "arm": job.arm, "seed": job.seed,
+            "case_id": case["case_id"], "qid": q["qid"], "type": q["type"], "question": q["question"],
+            "reference": json.dumps(q.get("reference"), ensure_ascii=False),
+            "answer": (stored or {}).get("answer"), "outcome": (stored or {}).get("outcome"),
+            "original_verdict": original.get("verdict", "missing"), "original_judge": original.get("judge"),
+            "original_reason": original.get("reason"),
+        }
+        if stored is None:
+            return {**row, "verdict": "unscored", "reason": "no stored answer", "judge": getattr(judge, "name", "")}
+        question = Question(**{k: v for k, v in q.items() if k in qfields})
+        answer = Answer(**{k: v for k, v in stored.items() if k in fields})
+        try:
+            score = judge.score(question, answer, case.get("repo_root"))
+        except Exception as err:  # noqa: BLE001 - one failing call must not lose the other rows
+            return {**row, "verdict": "unscored", "reason": f"judge failed: {type(err).__name__}: {err}",
+                    "judge": getattr(judge, "name", "")}
+        return {**row, "verdict": score.verdict, "reason": score.reason, "judge": score.judge,
+                "raw": score.raw if score.verdict == "unscored" else None}
+
+    if workers > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            rows = list(pool.map(judge_one, tasks))
+    else:
+        rows = [judge_one(t) for t in tasks]
+    for row in rows:
+        row["changed"] = row["verdict"] != row["original_verdict"]
+    return rows
+
+
+def write_rows(rows: list[dict[str, Any]], output: Path | str) -> Path:
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if output.suffix.lower() == ".csv":
+        pd.DataFrame(rows).to_csv(output, index=False)
+    else:
+        with output.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    return output
+
+
+def summary(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no question"
+    frame = pd.DataFrame(rows)
+    out = []
+    for _, group in frame.groupby("job_dir", sort=False):
+        n = len(group)
+        out.append([group["config"].iloc[0], str(group["seed"].iloc[0]), str(n),
+                    f"{100 * (group['original_verdict'] == 'correct').mean():.1f}%",
+                    f"{100 * (group['verdict'] == 'correct').mean():.1f}%",
+                    str(int(group["changed"].sum())), str(int((group["verdict"] == "unscored").sum()))])
+    return markdown_table(["config", "seed", "questions", "accuracy (job's judge)", "accuracy (common judge)",
+                           "verdicts changed", "unscored"], out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.rescore", description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", metavar="DIR_OR_OVERRIDE",
+                        help="job or sweep directories, then optional Hydra overrides (key=value)")
+    parser.add_argument("--output", "-o", required=True, help="result file: .jsonl (default) or .csv")
+    parser.add_argument("--judge", default="exact", help="conf/judge/<name>.yaml: exact (default) or llm")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="concurrent judge calls (default: judge.max_concurrency, else 1)")
+    args = parser.parse_intermixed_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    dirs = [p for p in args.paths if "=" not in p or Path(p).exists()]
+    overrides = [p for p in args.paths if p not in dirs]
+    if not find_job_dirs(dirs):
+        print(f"error: no job directory (with run.json) under {' '.join(dirs)}", file=sys.stderr)
+        return 2
+    try:
+        judge, cfg = build_judge(args.judge, overrides)
+    except Exception as err:  # noqa: BLE001 - a config or key problem, in one line
+        print(f"error: cannot build judge {args.judge!r}: {type(err).__name__}: {err}", file=sys.stderr)
+        return 2
+    workers = args.workers or int(cfg.judge.get("max_concurrency") or 1)
+    rows = rescore_jobs(dirs, judge, workers)
+    path = write_rows(rows, args.output)
+    print(summary(rows))
+    print(f"{len(rows)} row(s) written to {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

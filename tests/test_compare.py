@@ -1,0 +1,72 @@
+"""bench.compare: config keys that differ, metrics side by side with deltas, changed verdicts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.compare import compare_markdown, config_diff
+from bench.compare import main as compare_main
+from bench.store import read_jsonl
+from test_report import flip_first_correct, run_job
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pair")
+    a = run_job(root / "a", "arm=nlatest", "arm.n=10", "dataset.limit=4")
+    b = run_job(root / "b", "arm=nlatest", "arm.n=40", "dataset.limit=4")
+    return a, b
+
+
+def _rows(markdown: str, section: str) -> dict[str, list[str]]:
+    block = markdown.split(section, 1)[1].split("###", 1)[0]
+    rows = {}
+    for line in block.splitlines():
+        if line.startswith("| ") and not line.startswith(("| key |", "| metric |", "| qid |")):
+            cells = [c.strip() for c in line.strip("|").split(" | ")]
+            rows[cells[0].strip("`")] = cells[1:]
+    return rows
+
+
+def test_config_diff_lists_only_differing_keys():
+    a = {"arm": {"name": "nlatest", "n": 10}, "seed": 0, "model": {"x": 1}}
+    b = {"arm": {"name": "nlatest", "n": 40}, "seed": 1, "extra": True, "model": {"x": 1}}
+    assert config_diff(a, b) == [("arm.n", 10, 40), ("extra", "(absent)", True), ("seed", 0, 1)]
+
+
+def test_markdown_has_config_diff_metrics_and_changed_questions(pair):
+    a, b = pair
+    text = compare_markdown(a, b)
+    config = _rows(text, "### Config")
+    assert config["arm.n"] == ["`10`", "`40`"]
+    assert "output_dir" in config and "seed" not in config  # same seed; the output dirs differ
+    metrics = _rows(text, "### Metrics")
+    ma, mb = (json.loads((p / "metrics.json").read_text()) for p in (a, b))
+    assert metrics["accuracy"][:2] == [f"{100 * ma['accuracy']:.1f}%", f"{100 * mb['accuracy']:.1f}%"]
+    assert metrics["accuracy"][2] == f"{100 * (mb['accuracy'] - ma['accuracy']):+.1f} pp"
+    assert metrics["n_questions"][:2] == [str(ma["n_questions"]), str(mb["n_questions"])]
+    assert float(metrics["mean_kept_tokens"][1].replace(",", "")) == pytest.approx(mb["mean_kept_tokens"])
+    va = {s["qid"]: s["verdict"] for s in read_jsonl(a / "scores.jsonl")}
+    vb = {s["qid"]: s["verdict"] for s in read_jsonl(b / "scores.jsonl")}
+    changed = sum(va[q] != vb[q] for q in va)
+    assert f"### Questions whose verdict changed: {changed}" in text
+    assert changed and len(_rows(text, "### Questions whose verdict changed")) == changed
+
+
+def test_same_config_reports_no_difference_but_changed_verdicts(tmp_path):
+    a = run_job(tmp_path / "same_a", "arm=full", "dataset.limit=2")
+    b = run_job(tmp_path / "same_b", "arm=full", "dataset.limit=2")
+    qid = flip_first_correct(b)
+    text = compare_markdown(a, b)
+    assert list(_rows(text, "### Config")) == ["output_dir"]
+    assert f"`{qid}` | correct | wrong" in text
+
+
+def test_cli(pair, tmp_path, capsys):
+    a, b = pair
+    out = tmp_path / "diff.md"
+    assert compare_main([str(a), str(b), "--output", str(out)]) == 0
+    assert out.read_text() == capsys.readouterr().out.rstrip("\n") + "\n"
+    assert compare_main([str(a), str(tmp_path)]) == 2

@@ -1,0 +1,137 @@
+"""Experiment configs compose with their sweep grids; the smoke sweep runs (basic and joblib
+launchers) and its Hydra callback writes a report that agrees with the job files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+
+PROJECT = Path(__file__).resolve().parents[1]
+CONF = str(PROJECT / "conf")
+
+GRIDS = {  # experiment -> (arm, {swept key: values})
+    "prompts": ("compact", {"prompt": ["sre", "generic", "hybrid", "hybrid_v2"], "seed": ["0", "1", "2"]}),
+    "mechanisms": ("compact", {"mechanism": ["shipped", "tail", "stepcut", "offload", "collapse", "verify"],
+                               "seed": ["0", "1", "2"]}),
+    "nlatest": ("nlatest", {"arm.n": ["10", "20", "40"], "seed": ["0", "1", "2"]}),
+    "matched": ("nlatest", {"mechanism": ["shipped", "tail", "stepcut", "offload", "collapse", "verify"],
+                            "seed": ["0", "1", "2"]}),
+    "smoke": ("full", {"+experiment/arm": ["full", "nlatest", "compact"], "seed": ["0"]}),
+}
+
+
+def _compose(*overrides: str, hydra: bool = False):
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        return compose("config", overrides=list(overrides), return_hydra_config=hydra)
+
+
+@pytest.mark.parametrize("name", sorted(GRIDS))
+def test_experiment_grid(name):
+    arm, grid = GRIDS[name]
+    cfg = _compose(f"+experiment={name}", hydra=True)
+    params = {k: [v.strip() for v in str(vals).split(",")] for k, vals in cfg.hydra.sweeper.params.items()}
+    assert params == grid
+    assert cfg.hydra.sweep.dir.endswith(f"_{name}") or name in str(cfg.hydra.sweep.dir)
+    assert "experiment" in cfg.hydra.job.config.override_dirname.exclude_keys
+    if name != "smoke":
+        assert cfg.arm.name == arm
+    # every job of the grid composes (no missing config file, no missing value)
+    keys = [k for k in grid if k != "seed"]
+    for value in grid[keys[0]]:
+        job = _compose(f"+experiment={name}", f"{keys[0]}={value}")
+        if keys[0] == "+experiment/arm":
+            assert job.arm.name == value
+        else:
+            assert str(job[keys[0].split(".")[0]].get(keys[0].split(".")[-1]) if "." in keys[0]
+                       else job[keys[0]].name) == value
+
+
+def test_matched_and_smoke_settings():
+    matched = _compose("+experiment=matched")
+    assert matched.arm.match == "compact" and matched.arm.n is None
+    smoke = _compose("+experiment=smoke")
+    assert (smoke.dataset.source, smoke.dataset.limit, smoke.model._target_) == (
+        "sample", 3, "bench.reader.EvidenceReader")
+    assert _compose("+experiment=smoke", "+experiment/arm=nlatest").arm.n == 20
+
+
+def _sweep(tmp_path: Path, *extra: str) -> Path:
+    sweep = tmp_path / "sweep"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LANGFUSE_")}
+    command = [sys.executable, "-m", "bench.main", "-m", "+experiment=smoke", f"hydra.sweep.dir={sweep}", *extra]
+    done = subprocess.run(command, cwd=PROJECT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "report:" in done.stdout
+    return sweep
+
+
+def _check_sweep(sweep: Path) -> None:
+    names = sorted(p.name for p in sweep.iterdir() if (p / "run.json").exists())
+    assert names == ["+experiment_arm=compact,seed=0", "+experiment_arm=full,seed=0",
+                     "+experiment_arm=nlatest,seed=0"]  # readable: overrides, seed last
+    jobs = pd.read_csv(sweep / "report" / "jobs.csv")
+    assert len(jobs) == 3 and set(jobs["status"]) == {"complete"}
+    for _, row in jobs.iterrows():
+        metrics = json.loads((Path(row["path"]) / "metrics.json").read_text())
+        assert row["accuracy"] == pytest.approx(metrics["accuracy"])
+        assert row["n_questions"] == metrics["n_questions"]
+        if row["arm"] != "full":
+            assert row["accuracy_relative_to_full"] == pytest.approx(metrics["accuracy_relative_to_full"])
+    assert sorted(jobs["config"]) == ["smoke: arm=compact", "smoke: arm=full", "smoke: arm=nlatest"]
+    for name in ("report.html", "configs.csv", "types.csv", "questions.csv", "report.md"):
+        assert (sweep / "report" / name).stat().st_size > 0
+
+
+def test_smoke_sweep_writes_the_report(tmp_path):
+    _check_sweep(_sweep(tmp_path))
+
+
+@pytest.mark.slow  # ~30 s: each worker process imports the whole stack
+def test_smoke_sweep_with_the_joblib_launcher(tmp_path):
+    sweep = _sweep(tmp_path, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2", "+experiment/arm=full,nlatest")
+    jobs = pd.read_csv(sweep / "report" / "jobs.csv")  # two jobs in worker processes, one report
+    assert sorted(jobs["config"]) == ["smoke: arm=full", "smoke: arm=nlatest"]
+    assert set(jobs["status"]) == {"complete"}
+    for _, row in jobs.iterrows():
+        assert row["accuracy"] == pytest.approx(json.loads((Path(row["path"]) / "metrics.json").read_text())["accuracy"])
+    assert "JoblibLauncher" in (sweep / "multirun.yaml").read_text()
+
+
+@pytest.mark.parametrize("launcher,plugin,target", [
+    ("slurm", "hydra_plugins.hydra_submitit_launcher", "SlurmLauncher"),
+    ("ray_cluster", "hydra_plugins.hydra_ray_launcher", "RayLauncher"),
+    ("joblib", "hydra_plugins.hydra_joblib_launcher", "JoblibLauncher"),
+])
+def test_launcher_configs_compose(launcher, plugin, target):
+    pytest.importorskip(plugin, reason="optional launcher plugin not installed (uv sync --extra ...)")
+    cfg = _compose("+experiment=mechanisms", f"hydra/launcher={launcher}", hydra=True)
+    assert cfg.hydra.launcher._target_.endswith(target)
+    if launcher == "slurm":
+        assert cfg.hydra.launcher.timeout_min == 240 and cfg.hydra.launcher.array_parallelism == 32
+    if launcher == "ray_cluster":
+        assert cfg.hydra.launcher.ray.init.address is None and cfg.hydra.launcher.ray.remote.num_cpus == 1
+
+
+def test_callback_writes_into_the_sweep_dir_unless_disabled(tmp_path):
+    from omegaconf import OmegaConf
+
+    from bench.callbacks import ReportCallback
+    from test_report import run_job
+
+    sweep = tmp_path / "sweep"
+    run_job(sweep / "arm=full,seed=0", "arm=full", "dataset.limit=2")
+    config = OmegaConf.create({"hydra": {"sweep": {"dir": str(sweep)}}})
+    ReportCallback(enabled=False).on_multirun_end(config)
+    assert not (sweep / "report").exists()
+    ReportCallback().on_multirun_end(config)
+    assert len(pd.read_csv(sweep / "report" / "jobs.csv")) == 1
+    ReportCallback().on_multirun_end(OmegaConf.create({"hydra": {"sweep": {"dir": str(tmp_path / "none")}}}))

@@ -1,0 +1,87 @@
+"""bench.rescore: stored answers re-judged by one common judge, one row per question."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from bench.rescore import build_judge, rescore_jobs
+from bench.rescore import main as rescore_main
+from bench.store import read_jsonl
+from test_report import flip_first_correct, run_job
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rescore")
+    full = run_job(root / "arm=full,seed=0", "arm=full", "dataset.limit=3")
+    nlatest = run_job(root / "arm=nlatest,arm.n=10,seed=0", "arm=nlatest", "arm.n=10", "dataset.limit=3")
+    return root, full, nlatest
+
+
+def test_one_row_per_question_with_reasons(jobs):
+    root, full, nlatest = jobs
+    judge, _ = build_judge("exact")
+    rows = rescore_jobs([root], judge)
+    n = sum(len(c["questions"]) for job in (full, nlatest) for c in read_jsonl(job / "cases.jsonl"))
+    assert len(rows) == n
+    assert len({(r["job_dir"], r["qid"]) for r in rows}) == n
+    for job in (full, nlatest):
+        original = {s["qid"]: s for s in read_jsonl(job / "scores.jsonl")}
+        mine = [r for r in rows if r["job_dir"] == str(job.resolve())]
+        for row in mine:  # the same exact judge agrees with the job's verdicts, reasons kept
+            assert row["verdict"] == original[row["qid"]]["verdict"] == row["original_verdict"]
+            assert row["reason"] and row["judge"] == "exact" and not row["changed"]
+
+
+def test_common_judge_overrides_a_jobs_verdict_and_outputs(jobs, tmp_path, capsys):
+    root, full, nlatest = jobs
+    edited = tmp_path / "edited"
+    import shutil
+
+    shutil.copytree(full, edited)
+    qid = flip_first_correct(edited)  # the job's own judge said "wrong"
+    answers = read_jsonl(edited / "answers.jsonl")
+    dropped = answers.pop()["qid"]  # and one answer is lost
+    (edited / "answers.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers))
+    out = tmp_path / "rescored.csv"
+    assert rescore_main([str(edited), "--output", str(out)]) == 0
+    frame = pd.read_csv(out)
+    assert len(frame) == sum(len(c["questions"]) for c in read_jsonl(edited / "cases.jsonl"))
+    row = frame[frame["qid"] == qid].iloc[0]
+    assert (row["original_verdict"], row["verdict"], bool(row["changed"])) == ("wrong", "correct", True)
+    lost = frame[frame["qid"] == dropped].iloc[0]
+    assert (lost["verdict"], lost["reason"]) == ("unscored", "no stored answer")
+    printed = capsys.readouterr().out
+    assert "accuracy (common judge)" in printed
+    jsonl = tmp_path / "rescored.jsonl"
+    assert rescore_main([str(edited), "--output", str(jsonl)]) == 0
+    assert len(read_jsonl(jsonl)) == len(frame)
+
+
+def test_cli_errors(tmp_path):
+    assert rescore_main([str(tmp_path), "--output", str(tmp_path / "x.jsonl")]) == 2
+    assert rescore_main([str(tmp_path), "--judge", "nope", "--output", str(tmp_path / "x.jsonl")]) == 2
+
+
+def test_llm_judge_through_the_cache(jobs, tmp_path, monkeypatch):
+    from fake_openai import FakeOpenAI
+
+    root, full, nlatest = jobs
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-rescore")
+    verdict = '{"verdict": "correct", "reason": "same as the reference (fake judge)"}'
+    with FakeOpenAI(reply=lambda body: verdict) as server:
+        args = [str(nlatest), "--judge", "llm", "--output", str(tmp_path / "llm.jsonl"),
+                f"judge.base_url={server.base_url}", "judge.name=fake-judge",
+                f"cache.path={tmp_path / 'cache.sqlite'}"]
+        assert rescore_main(args) == 0
+        rows = read_jsonl(tmp_path / "llm.jsonl")
+        answered = [r for r in rows if r["outcome"] == "answered" and (r["answer"] or "").strip()]
+        assert answered and all(r["judge"] == "llm:fake-judge" for r in answered)
+        assert all(r["verdict"] == "correct" and "fake judge" in r["reason"] for r in answered)
+        calls = server.stats()["requests"]
+        assert calls == len(answered)
+        assert rescore_main(args) == 0  # the second rescore is served by the response cache
+        assert server.stats()["requests"] == calls
