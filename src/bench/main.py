@@ -59,6 +59,12 @@ def format_summary(metrics: dict[str, Any]) -> str:
     if "mean_kept_tokens" in metrics:
         lines.append(f"tokens kept: {metrics['mean_kept_tokens']:.0f} of {metrics['mean_full_tokens']:.0f} "
                      f"per case ({_pct(metrics['tokens_kept_ratio'])})")
+    calls = (metrics.get("model_calls") or {}).get("total")
+    if calls and calls.get("requests"):
+        lines.append(f"model calls: {calls['calls']} made, {calls['cache_hits']} from cache; tokens in "
+                     f"{calls['input_tokens']} (cached {calls['cached_tokens']}), out {calls['output_tokens']}")
+    if metrics.get("n_errors"):
+        lines.append(f"answer errors: {metrics['n_errors']} (status incomplete; rerun with resume=DIR to retry)")
     lines.append(f"{'type':<15}{'n':>4}{'correct':>9}{'wrong':>7}{'abstain':>9}{'unscored':>10}{'accuracy':>10}")
     for qtype, row in metrics["by_type"].items():
         lines.append(f"{qtype:<15}{row['n']:>4}{row['correct']:>9}{row['wrong']:>7}{row['abstained']:>9}"
@@ -83,7 +89,8 @@ def main(cfg: DictConfig) -> float | None:
     from hydra.errors import InstantiationException
     from omegaconf.errors import OmegaConfBaseException
 
-    from bench.runner import run
+    from bench.models import ModelSetupError
+    from bench.runner import ResumeError, run
 
     log.info("arm=%s model=%s judge=%s dataset=%s seed=%s", cfg.arm.get("name"), cfg.model.get("_target_"),
              cfg.judge.get("_target_"), cfg.dataset.get("source"), cfg.get("seed"))
@@ -94,7 +101,8 @@ def main(cfg: DictConfig) -> float | None:
                             f"(set them on the command line, e.g. {missing[0]}=...)")
         validate(cfg)
         metrics = run(cfg)
-    except (DatasetError, UserError, ConfigError, OmegaConfBaseException, InstantiationException) as err:
+    except (DatasetError, UserError, ConfigError, ModelSetupError, ResumeError, OmegaConfBaseException,
+            InstantiationException) as err:
         _fail(err)
     print(format_summary(metrics))
     return metrics.get("accuracy")

@@ -1,34 +1,78 @@
 """One job: load cases, build views with the arm, answer, judge, write records, metrics.
 
 ``run(cfg)`` is what ``python -m bench.main`` calls and what tests call directly; it
-returns the metrics dict. Records are appended as they complete, so ``resume=DIR``
-continues a killed job without losing or duplicating an answer.
+returns the metrics dict.
+
+Order of work:
+
+1. Build the answering model, the judge and the arm (with its summarizer) and run their
+   fail-fast checks (missing key, unreachable endpoint) before any case work.
+2. Load the cases; write ``cases.jsonl``, ``rejected.jsonl`` and ``run.json`` (``incomplete``).
+3. Cases run concurrently (``model.max_concurrency`` workers; 1 for the offline model):
+   view -> answer -> judge for each question. Each view, answer and score is appended to
+   its JSONL file as soon as it exists (one line per ``case_id``, ``qid``), by the main
+   thread, which also calls the tracer and moves the progress bar (cases x questions).
+4. Non-full arms: the full-history reference with the same answerer and judge
+   (``reference_scores.jsonl``); with the response cache these answers are shared by every
+   config of the same seed.
+5. ``metrics.json`` (with the model calls of the job: made vs cache hits, tokens,
+   latency, summed from ``calls.jsonl``) and ``run.json`` ``complete`` once every question
+   is answered without error and scored.
+
+Resume (``resume=DIR``, or rerunning into the same ``output_dir``): finished answers and
+scores are kept, answers with ``outcome=error`` are dropped and retried, answers without a
+score are judged, nothing is duplicated. A resumed job must use the same config as the
+job in DIR (operational keys such as concurrency, timeouts and the cache may change).
+
+Failures: a case whose view or answer keeps failing is recorded (``outcome=error`` with
+the error, verdict ``unscored``) and the job goes on; a request refused as longer than the
+context is recorded as ``context_overflow`` (not retried); a judge call that keeps
+failing leaves that score missing (the job stays ``incomplete`` and resume retries it).
 """
 
 from __future__ import annotations
 
+import contextvars
+import json
 import logging
+import queue
+import threading
 import time
-from datetime import datetime, timezone
+from collections import Counter, defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
 
 from bench.data import load_cases
 from bench.evidence import evidence_flags
 from bench.metrics import compute_metrics
+from bench.models import ModelSetupError, call_sink, call_tags
 from bench.policies import FullHistory, build_policy
 from bench.provenance import git_state, package_versions, text_hash
-from bench.schema import Answer, Case, Score
-from bench.store import JobStore
+from bench.schema import Answer, Case, Question
+from bench.store import JobStore, _repair_tail
 from bench.tokens import TokenCounter
 from bench.tracing import build_tracer
 
-__all__ = ["run", "job_dir"]
+__all__ = ["run", "job_dir", "ResumeError", "summarize_calls"]
 
 log = logging.getLogger(__name__)
+
+# Config keys that may change between a job and its resumption (they do not change replies).
+_OPERATIONAL_TOP = {"resume", "output_dir", "cache", "tracing", "hydra"}
+_OPERATIONAL_LEAVES = {"max_concurrency", "timeout", "max_retries", "backoff_base", "backoff_max",
+                       "check_endpoint", "cache_path", "cache_enabled"}
+
+
+class ResumeError(ValueError):
+    """``resume=DIR`` does not point at a job this config can continue."""
 
 
 def job_dir(cfg: DictConfig) -> Path:
@@ -43,15 +87,16 @@ def job_dir(cfg: DictConfig) -> Path:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _provenance(cfg: DictConfig, selection, status: str, started: str) -> dict[str, Any]:
+def _provenance(cfg: DictConfig, selection, status: str, started: str, **extra: Any) -> dict[str, Any]:
     prompt_text = cfg.get("prompt", {}).get("text") if cfg.arm.get("name") == "compact" else None
     return {
         "status": status,
         "started": started,
         "ended": _now() if status == "complete" else None,
+        **extra,
         "git": git_state(),
         "packages": package_versions(),
         "dataset": selection.source,
@@ -67,89 +112,376 @@ def _provenance(cfg: DictConfig, selection, status: str, started: str) -> dict[s
     }
 
 
+# --------------------------------------------------------------------------- set-up
+
+def _surfaced(make, *args: Any, **kwargs: Any) -> Any:
+    """Call ``make``; a ModelSetupError (missing key ...) wrapped by Hydra's instantiate surfaces as itself."""
+    try:
+        return make(*args, **kwargs)
+    except InstantiationException as err:
+        cause = err.__cause__
+        while cause is not None:
+            if isinstance(cause, ModelSetupError):
+                raise cause from None
+            cause = cause.__cause__
+        raise
+
+
+def _build(node: Any) -> Any:
+    return _surfaced(instantiate, node, _convert_="object")
+
+
+def _preflight(*components: Any) -> None:
+    """Fail fast: every model client (answer, judge, summarizer) checks key and endpoint."""
+    seen: set = set()
+    for component in components:
+        targets = [component]
+        if hasattr(component, "__dict__"):  # a policy holding a summarizer
+            targets += [v for v in vars(component).values() if hasattr(v, "preflight")]
+        for target in targets:
+            check = getattr(target, "preflight", None)
+            if callable(check):
+                check(seen)
+
+
+def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(data, dict):
+        flat: dict[str, Any] = {}
+        for key, value in data.items():
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        return flat
+    return {prefix[:-1]: data}
+
+
+def _check_resume(cfg: DictConfig, out: Path, previous: dict[str, Any] | None) -> None:
+    if not out.is_dir():
+        raise ResumeError(f"resume={out}: no such job directory")
+    if previous is None:
+        raise ResumeError(f"resume={out}: not a job directory (no run.json)")
+    before = _flatten(previous.get("config") or {})
+    now = _flatten(OmegaConf.to_container(cfg, resolve=True))
+
+    def relevant(key: str) -> bool:
+        parts = key.split(".")
+        return parts[0] not in _OPERATIONAL_TOP and parts[-1] not in _OPERATIONAL_LEAVES
+
+    changed = sorted(k for k in set(before) | set(now)
+                     if relevant(k) and before.get(k, "<absent>") != now.get(k, "<absent>"))
+    if changed:
+        shown = ", ".join(f"{k}: {before.get(k, '<absent>')!r} -> {now.get(k, '<absent>')!r}" for k in changed[:4])
+        more = f" (+{len(changed) - 4} more)" if len(changed) > 4 else ""
+        raise ResumeError(f"resume={out}: the config differs from the job's ({shown}{more}); "
+                          "pass the same overrides as the interrupted run")
+
+
+def _latest(records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(r["case_id"], r["qid"]): r for r in records}
+
+
+def _prune(store: JobStore, name: str, keep) -> dict[tuple[str, str], dict[str, Any]]:
+    """Records of ``name`` by key (last wins); rewrite the file when lines are dropped or repeated."""
+    records = store.read(name)
+    latest = _latest(records)
+    kept = {k: r for k, r in latest.items() if keep(r)}
+    if len(kept) != len(records):
+        order = [r for r in records if kept.get((r["case_id"], r["qid"])) is r]
+        store.write_all(name, order)
+    return kept
+
+
+# --------------------------------------------------------------------------- run
+
 def run(cfg: DictConfig) -> dict[str, Any]:
-    """Run one job end to end and return its metrics."""
+    """Run one job end to end (or continue it) and return its metrics."""
     started = _now()
     out = job_dir(cfg)
-    store = JobStore(out)
+    resuming = bool(cfg.get("resume"))
     counter = TokenCounter(cfg.tokenizer.encoding)
+
+    # 1. models and arm first: fail fast before any case work
+    answerer = _build(cfg.model)
+    judge = _build(cfg.judge)
+    policy = _surfaced(build_policy, cfg, counter)
+    _preflight(answerer, judge, policy)
+    previous = JobStore(out).read_json("run.json") if resuming and out.is_dir() else None
+    if resuming:
+        _check_resume(cfg, out, previous)
+
+    # 2. cases
+    store = JobStore(out)
+    _repair_tail(store.path("calls"))
     selection = load_cases(cfg.dataset, counter)
+    if resuming and previous.get("case_set_hash") not in (None, selection.case_set_hash):
+        raise ResumeError(f"resume={out}: the dataset selection differs from the job's "
+                          f"(case-set hash {previous.get('case_set_hash')} -> {selection.case_set_hash})")
+    if previous:
+        started = previous.get("started") or started
+    resumed = list((previous or {}).get("resumed") or []) + ([_now()] if resuming else [])
     if not selection.cases:
         log.warning("no case to run: %d rows read, %d rejected (see %s)", selection.rows_read,
                     len(selection.rejected), store.path("rejected"))
     store.write_all("cases", (c.to_dict() for c in selection.cases))
     store.write_all("rejected", selection.rejected)
-    store.write_json("run.json", _provenance(cfg, selection, "incomplete", started))
+    store.write_json("run.json", _provenance(cfg, selection, "incomplete", started, resumed=resumed))
 
-    policy = build_policy(cfg, counter)
-    answerer = instantiate(cfg.model, _convert_="object")
-    judge = instantiate(cfg.judge, _convert_="object")
     tracer = build_tracer(cfg)
     tracer.start_job(out.name, selection.cases)
+    workers = max(1, int(cfg.model.get("max_concurrency") or 1))
+    arm = cfg.arm.get("name")
 
-    answered = store.keys("answers")
-    scored = store.keys("scores")
-    stored_answers = {(a["case_id"], a["qid"]): a for a in store.read("answers")}
-    viewed = {v["case_id"] for v in store.read("views")}
+    # 3. the arm, 4. the full-history reference
     t0 = time.perf_counter()
-    for case in selection.cases:
-        _run_case(case, policy, answerer, judge, store, answered, scored, stored_answers, viewed, tracer)
+    with call_sink(lambda record: store.append("calls", record)):
+        job = _Job(store, answerer, judge, tracer, workers)
+        job.run_arm(selection.cases, policy, arm)
+        full_correct = None
+        if arm != "full":
+            full_correct = job.run_reference(selection.cases, FullHistory(counter=counter))
     log.info("answered and scored %d cases in %.2fs", len(selection.cases), time.perf_counter() - t0)
-
-    full_correct = None
-    if cfg.arm.get("name") != "full":
-        full_correct = _full_reference(selection.cases, FullHistory(counter=counter), answerer, judge, store)
     missing = tracer.missing_traces([c.case_id for c in selection.cases])
     if missing:
         log.warning("%d case(s) have no trace: %s", len(missing), missing)
     tracer.flush()
 
+    # 5. metrics and status
+    answers = store.read("answers")
     metrics = compute_metrics(
-        [c.to_dict() for c in selection.cases], store.read("views"), store.read("answers"),
-        store.read("scores"), full_correct,
+        [c.to_dict() for c in selection.cases], store.read("views"), answers, store.read("scores"), full_correct,
     )
     metrics["missing_traces"] = missing
+    metrics["model_calls"] = summarize_calls(_read_tolerant(store.path("calls")))
+    errors = sum(1 for a in answers if a.get("outcome") == "error")
+    metrics["n_errors"] = errors
+    complete = (metrics["n_scored"] == metrics["n_questions"] and errors == 0
+                and (full_correct is None or job.reference_complete))
     store.write_json("metrics.json", metrics)
-    complete = metrics["n_scored"] == metrics["n_questions"]
-    store.write_json("run.json", _provenance(cfg, selection, "complete" if complete else "incomplete", started))
+    status = "complete" if complete else "incomplete"
+    store.write_json("run.json", _provenance(cfg, selection, status, started, resumed=resumed, n_errors=errors))
+    total = metrics["model_calls"].get("total", {})
+    if total.get("requests"):
+        log.info("model calls: %d made, %d cache hits; tokens in %d (cached %d), out %d",
+                 total["calls"], total["cache_hits"], total["input_tokens"], total["cached_tokens"],
+                 total["output_tokens"])
+    if not complete:
+        log.warning("job incomplete: %d of %d questions scored, %d answer error(s); rerun with resume=%s",
+                    metrics["n_scored"], metrics["n_questions"], errors, out)
     metrics["job_dir"] = str(out)
     return metrics
 
 
-def _full_reference(cases: list[Case], full: FullHistory, answerer, judge, store: JobStore) -> set[str]:
-    """qids the full arm answers correctly (same model and judge), kept in reference_scores.jsonl."""
-    done = {r["qid"]: r for r in store.read("reference_scores.jsonl")}
-    for case in cases:
-        pending = [q for q in case.questions if q.qid not in done]
-        if not pending:
+def _read_tolerant(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
             continue
-        view = full(case)
-        for question in pending:
-            score = judge.score(question, answerer.answer(case, view, question), case.repo_root)
-            store.append("reference_scores.jsonl", score)
-            done[question.qid] = {"verdict": score.verdict}
-    return {qid for qid, r in done.items() if r["verdict"] == "correct"}
+    return records
 
 
-def _run_case(case: Case, policy, answerer, judge, store: JobStore, answered, scored, stored_answers, viewed,
-              tracer) -> None:
-    pending = [q for q in case.questions if (case.case_id, q.qid) not in scored]
-    if not pending and case.case_id in viewed:
-        return
-    view = policy(case)
-    tracer.case_started(case, view)
-    if case.case_id not in viewed:
-        record = view.to_dict()
-        record["evidence"] = evidence_flags(case, view)
-        store.append("views", record)
-    for question in pending:
-        key = (case.case_id, question.qid)
-        if key in answered:
-            answer = Answer(**stored_answers[key])
-        else:
-            answer = answerer.answer(case, view, question)
-            store.append("answers", answer)
-        tracer.answer_recorded(case, question, answer)
-        score: Score = judge.score(question, answer, case.repo_root)
-        store.append("scores", score)
-        tracer.score_recorded(case, question, score)
+def summarize_calls(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Model calls per kind (answer, judge, summarizer) and in total: made vs cache hits, tokens, latency.
+
+    ``calls`` are requests sent to an endpoint by this job (``failed``: of those, the ones
+    that failed for good), ``cache_hits`` were served from the response cache; tokens count every reply used (for a hit, the original call's), and
+    ``spent_*`` only the calls made; ``latency_s`` sums the latency of the calls made.
+    """
+    by_kind: dict[str, Counter] = defaultdict(Counter)
+    for record in records:
+        for kind in (record.get("kind", "unknown"), "total"):
+            row = by_kind[kind]
+            hit = bool(record.get("cached"))
+            row["requests"] += 1
+            row["calls"] += 0 if hit else 1
+            row["failed"] += 1 if record.get("failed") else 0
+            row["cache_hits"] += 1 if hit else 0
+            for key in ("input_tokens", "cached_tokens", "output_tokens"):
+                row[key] += int(record.get(key) or 0)
+                if not hit:
+                    row[f"spent_{key}"] += int(record.get(key) or 0)
+            row["retries"] += int(record.get("retries") or 0)
+            if not hit:
+                row["latency_s"] += float(record.get("latency_s") or 0.0)
+    fields = ("requests", "calls", "cache_hits", "failed", "input_tokens", "cached_tokens", "output_tokens",
+              "spent_input_tokens", "spent_cached_tokens", "spent_output_tokens", "retries", "latency_s")
+    return {kind: {f: (round(row[f], 3) if f == "latency_s" else int(row[f])) for f in fields}
+            for kind, row in sorted(by_kind.items())}
+
+
+def _error_answer(case: Case, question: Question, error: str) -> Answer:
+    return Answer(case_id=case.case_id, qid=question.qid, type=question.type, answer="", usage={},
+                  outcome="error", error=error)
+
+
+class _Job:
+    """Runs cases on worker threads; the calling thread writes records and calls the tracer."""
+
+    def __init__(self, store: JobStore, answerer, judge, tracer, workers: int) -> None:
+        self.store, self.answerer, self.judge, self.tracer, self.workers = store, answerer, judge, tracer, workers
+        self.reference_complete = True
+
+    # ---- generic machinery
+    def _execute(self, cases: list[Case], task, handle, desc: str, total: int) -> None:
+        """Run ``task(case, emit)`` for each case on the workers; ``handle(event)`` in this thread."""
+        if not cases:
+            return
+        events: queue.Queue = queue.Queue()
+        stop = threading.Event()
+        bar = tqdm(total=total, desc=desc, unit="q", dynamic_ncols=True, mininterval=0.5, disable=total == 0)
+
+        def wrapped(case: Case) -> None:
+            try:
+                task(case, events.put, stop)
+            except BaseException as err:  # a bug or a simulated kill: stop the job now
+                stop.set()
+                events.put(("fatal", err))
+                raise
+            finally:
+                events.put(("done", case))
+
+        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="bench-case")
+        futures: list[Future] = []
+        try:
+            for case in cases:
+                futures.append(pool.submit(contextvars.copy_context().run, wrapped, case))
+            done = 0
+            while done < len(cases):
+                event = events.get()
+                if event[0] == "done":
+                    done += 1
+                    continue
+                if event[0] == "fatal":
+                    raise event[1]
+                if handle(event):
+                    bar.update(1)
+            for future in futures:  # a worker that died (bug or simulated kill) stops the job
+                future.result()
+        except BaseException:
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            bar.close()
+            raise
+        pool.shutdown(wait=True)
+        bar.close()
+
+    def _answer(self, case: Case, view, question: Question) -> Answer:
+        try:
+            return self.answerer.answer(case, view, question)
+        except Exception as err:  # noqa: BLE001 - recorded, the job goes on
+            log.warning("case %s, %s: answer failed: %s", case.case_id, question.qid, err)
+            return _error_answer(case, question, f"{type(err).__name__}: {err}")
+
+    # ---- the arm
+    def run_arm(self, cases: list[Case], policy, arm: str) -> None:
+        store = self.store
+        answers = _prune(store, "answers", lambda r: r.get("outcome", "answered") != "error")
+        scores = _prune(store, "scores", lambda r: (r["case_id"], r["qid"]) in answers)
+        viewed = {v["case_id"] for v in store.read("views")}
+        work = [c for c in cases
+                if c.case_id not in viewed or any((c.case_id, q.qid) not in scores for q in c.questions)]
+        total = sum(1 for c in work for q in c.questions if (c.case_id, q.qid) not in scores)
+
+        def task(case: Case, emit, stop: threading.Event) -> None:
+            pending = [q for q in case.questions if (case.case_id, q.qid) not in scores]
+            with call_tags(case_id=case.case_id, arm=arm, phase="arm"):
+                try:
+                    view = policy(case)
+                except Exception as err:  # noqa: BLE001 - the case is recorded as failed
+                    log.warning("case %s: view failed: %s", case.case_id, err)
+                    view, record = None, None
+                    view_error = f"view failed: {type(err).__name__}: {err}"
+                else:
+                    record = view.to_dict()
+                    record["evidence"] = evidence_flags(case, view)
+                    emit(("view", case, view, record))
+                for question in pending:
+                    if stop.is_set():
+                        return
+                    key = (case.case_id, question.qid)
+                    stored = answers.get(key)
+                    if stored is not None:
+                        answer, fresh = Answer(**stored), False
+                    elif view is None:
+                        answer, fresh = _error_answer(case, question, view_error), True
+                    else:
+                        with call_tags(qid=question.qid):
+                            answer, fresh = self._answer(case, view, question), True
+                    emit(("answer", case, question, answer, fresh, view is not None))
+                    try:
+                        with call_tags(qid=question.qid):
+                            score = self.judge.score(question, answer, case.repo_root)
+                    except Exception as err:  # noqa: BLE001 - the score stays missing; resume retries
+                        log.warning("case %s, %s: judge failed: %s", case.case_id, question.qid, err)
+                        emit(("judge_failed", case, question, err))
+                        continue
+                    emit(("score", case, question, score, view is not None))
+
+        def handle(event) -> bool:
+            kind = event[0]
+            if kind == "view":
+                _, case, view, record = event
+                self.tracer.case_started(case, view)
+                if case.case_id not in viewed:
+                    store.append("views", record)
+                    viewed.add(case.case_id)
+                return False
+            if kind == "answer":
+                _, case, question, answer, fresh, traced = event
+                if fresh:
+                    store.append("answers", answer)
+                if traced:
+                    self.tracer.answer_recorded(case, question, answer)
+                return False
+            if kind == "score":
+                _, case, question, score, traced = event
+                store.append("scores", score)
+                if traced:
+                    self.tracer.score_recorded(case, question, score)
+                return True
+            return kind == "judge_failed"
+
+        self._execute(work, task, handle, f"{arm}: answer+judge", total)
+
+    # ---- the full-history reference of a non-full arm
+    def run_reference(self, cases: list[Case], full: FullHistory) -> set[str]:
+        """qids the full arm answers correctly (same model and judge), kept in reference_scores.jsonl."""
+        store = self.store
+        done = _prune(store, "reference_scores", lambda r: r.get("outcome", "answered") != "error")
+        work = [c for c in cases if any((c.case_id, q.qid) not in done for q in c.questions)]
+        total = sum(1 for c in work for q in c.questions if (c.case_id, q.qid) not in done)
+        missing: list[str] = []
+
+        def task(case: Case, emit, stop: threading.Event) -> None:
+            with call_tags(case_id=case.case_id, arm="full", phase="reference"):
+                view = full(case)
+                for question in case.questions:
+                    if stop.is_set() or (case.case_id, question.qid) in done:
+                        continue
+                    with call_tags(qid=question.qid):
+                        answer = self._answer(case, view, question)
+                        try:
+                            score = self.judge.score(question, answer, case.repo_root)
+                        except Exception as err:  # noqa: BLE001
+                            log.warning("reference %s, %s: judge failed: %s", case.case_id, question.qid, err)
+                            emit(("judge_failed", case, question, err))
+                            continue
+                    emit(("score", case, question, score, answer.outcome))
+
+        def handle(event) -> bool:
+            if event[0] == "judge_failed":
+                missing.append(event[2].qid)
+                return True
+            _, case, question, score, outcome = event
+            record = {**asdict(score), "outcome": outcome}
+            store.append("reference_scores", record)
+            done[(case.case_id, question.qid)] = record
+            if outcome == "error":
+                missing.append(question.qid)
+            return True
+
+        self._execute(work, task, handle, "full reference", total)
+        self.reference_complete = not missing
+        return {qid for (_, qid), r in done.items() if r["verdict"] == "correct"}
+

@@ -1,0 +1,210 @@
+"""Runner efficiency: a 20-case job against a loopback server with a fixed latency per reply.
+
+``tests/fake_openai.py`` runs in its own process and answers every chat request after
+``--latency`` seconds (default 0.2) with a ``finish`` call, so each question costs exactly
+one model call. The job is the real one (``bench.runner.run`` on a composed config:
+``model=openai`` pointed at the fake, ``arm=full``, exact judge, response cache off), on
+``--cases`` cases made by repeating the rows of ``dev.parquet`` with distinct ids, at each
+``model.max_concurrency`` in ``--concurrency``.
+
+Printed per concurrency C:
+
+* ``wall``: the whole ``run()`` (set-up, dataset loading, answering, metrics);
+* ``answer``: the answering phase only (``_Job.run_arm``), what concurrency can speed up;
+* ``ideal`` = calls x latency / C, and ``ratio`` = answer / ideal (target <= 1.1 at 16);
+* ``sched``: the best the runner's scheduling unit allows: cases go to C workers in
+  order and a case's questions are answered one after another, so the phase cannot end
+  before the busiest worker's calls x latency; ``sched/ideal`` > 1 is lost to that
+  granularity, ``answer/sched`` is the runner's own overhead; ``q-sched`` is the same
+  bound (over ideal) if each question were its own unit of work;
+* ``call ms``: mean latency of a call as the client measured it (the server's part is
+  exactly ``--latency``), and the process CPU per call; at the end, the most requests the
+  server saw in flight at once.
+
+``--no-sdk-transform`` repeats the measurement with the openai SDK's request transform
+(``openai._utils.maybe_transform``) replaced by the identity in this process, to show
+its share; ``--profile`` profiles the model calls of the concurrency-1 run.
+
+    uv run python benchmarks/bench_runner.py [--latency 0.2] [--cases 20] [--concurrency 1,4,16] [--profile]
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("TQDM_DISABLE", "1")  # before tqdm is imported: no progress bars here
+
+import argparse
+import cProfile
+import heapq
+import io
+import json
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import compose, fake_server, make_cases_file, quiet, resolve_data  # noqa: E402
+
+
+def schedule_bound(calls_per_case: list[int], workers: int) -> int:
+    """Calls on the busiest worker when cases are taken in order by the first free worker."""
+    free = [0] * workers
+    heapq.heapify(free)
+    for calls in calls_per_case:
+        heapq.heappush(free, heapq.heappop(free) + calls)
+    return max(free)
+
+
+def sdk_baseline(url: str, latency: float, threads: int = 16, per_thread: int = 4) -> tuple[float, float]:
+    """The bare openai SDK against the same server: (wall s, ideal s) of small requests in waves of ``threads``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import openai
+
+    client = openai.OpenAI(base_url=url, api_key="none", max_retries=0)
+    one = lambda i: client.chat.completions.create(model="m", messages=[{"role": "user", "content": f"q{i}"}])  # noqa: E731
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(one, range(threads)))  # open the connections
+        start = time.perf_counter()
+        list(pool.map(one, range(threads * per_thread)))
+    return time.perf_counter() - start, latency * per_thread
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds per reply of the fake server")
+    parser.add_argument("--cases", type=int, default=20, help="cases in the job")
+    parser.add_argument("--concurrency", default="1,4,16", help="comma list of model.max_concurrency values")
+    parser.add_argument("--data", default="dev",
+                        help="rows to repeat: dev (../shared/data/real/dev.parquet), sample (shipped) or a FILE")
+    parser.add_argument("--profile", action="store_true",
+                        help="cProfile the answering calls (worker threads) at concurrency 1 and print the top")
+    parser.add_argument("--no-sdk-transform", action="store_true",
+                        help="experiment: skip the openai SDK's request transform (maybe_transform) in this process")
+    args = parser.parse_args(argv)
+    data_path = resolve_data(args.data)
+    if not data_path.exists():
+        print(f"error: dataset not found: {data_path} (pass --data FILE)", file=sys.stderr)
+        return 2
+    quiet()
+    import bench.runner as runner
+
+    if args.no_sdk_transform:
+        import openai.resources.chat.completions.completions as completions
+        from openai._types import NotGiven, Omit
+
+        def shallow(data, expected_type):  # the payload is plain JSON already: only drop unset params
+            return {k: v for k, v in data.items() if not isinstance(v, (NotGiven, Omit))}
+
+        completions.maybe_transform = shallow
+
+    levels = [int(c) for c in args.concurrency.split(",") if c]
+    phase: dict[str, float] = {}
+    original = runner._Job.run_arm
+
+    def timed_run_arm(self, *a, **k):
+        start = time.perf_counter()
+        try:
+            return original(self, *a, **k)
+        finally:
+            phase["answer"] = time.perf_counter() - start
+
+    runner._Job.run_arm = timed_run_arm
+    real_tqdm = runner.tqdm
+    runner.tqdm = lambda *a, **k: real_tqdm(*a, **{**k, "disable": True})  # no progress bars in the table
+    profiles: list[cProfile.Profile] = []
+    original_answer = runner._Job._answer
+
+    def profiled_answer(self, *a, **k):  # runs on the worker thread, where the model calls happen
+        if not (args.profile and self.workers == 1):
+            return original_answer(self, *a, **k)
+        profiler = cProfile.Profile()
+        profiler.enable()
+        try:
+            return original_answer(self, *a, **k)
+        finally:
+            profiler.disable()
+            profiles.append(profiler)
+
+    runner._Job._answer = profiled_answer
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench_runner_") as tmp, \
+            fake_server("--latency", str(args.latency), "--approx-tokens", "--lifetime", "300") as (url, stats):
+        data = make_cases_file(data_path, args.cases, Path(tmp))
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"fake server {url}, latency {1000 * args.latency:.0f} ms; {args.cases} cases from {data_path}; "
+              f"{os.cpu_count()} CPUs, load average {load}"
+              + ("; openai SDK request transform SKIPPED (experiment)" if args.no_sdk_transform else "") + "\n")
+        def job(level: int, name: str, *extra: str):
+            return compose([
+                "dataset=local", f"dataset.path={data}", "arm=full", "model=openai", "judge=exact",
+                f"model.base_url={url}", "model.api_key_env=null", f"model.max_concurrency={level}",
+                "cache.enabled=false", f"output_dir={tmp}/{name}", "tracing.langfuse=false", *extra,
+            ])
+
+        runner.run(job(2, "warmup", "dataset.limit=2"))  # imports, first connections: not measured
+        if args.latency > 0:
+            wall, ideal = sdk_baseline(url, args.latency)
+            print(f"baseline, the bare openai SDK: 16 threads x 4 small requests in {wall:.2f}s, ideal {ideal:.2f}s "
+                  f"(ratio {wall / ideal:.2f}): the server keeps its latency under 16 concurrent requests\n")
+        header = (f"{'C':>3}{'calls':>7}{'wall s':>8}{'answer s':>10}{'ideal s':>9}{'ratio':>7}"
+                  f"{'sched s':>9}{'sched/ideal':>12}{'answer/sched':>13}{'q-sched':>8}{'call ms':>9}")
+        print(header)
+        print("-" * len(header))
+        for level in levels:
+            cfg = job(level, f"job_c{level}")
+            start, cpu = time.perf_counter(), time.process_time()
+            metrics = runner.run(cfg)
+            cpu = time.process_time() - cpu
+            wall = time.perf_counter() - start
+            total = metrics["model_calls"].get("total", {})
+            calls = int(total.get("calls", 0))
+            per_case: dict[str, int] = {}
+            per_question: dict[tuple, int] = {}
+            for line in (Path(tmp) / f"job_c{level}" / "calls.jsonl").read_text().splitlines():
+                record = json.loads(line)
+                per_case[record.get("case_id")] = per_case.get(record.get("case_id"), 0) + 1
+                key = (record.get("case_id"), record.get("qid"))
+                per_question[key] = per_question.get(key, 0) + 1
+            order = [json.loads(line)["case_id"] for line in
+                     (Path(tmp) / f"job_c{level}" / "cases.jsonl").read_text().splitlines()]
+            sched = schedule_bound([per_case.get(c, 0) for c in order], level) * args.latency
+            qsched = schedule_bound(list(per_question.values()), level) * args.latency
+            ideal = calls * args.latency / level
+            answer = phase.get("answer", wall)
+            call_ms = 1000 * float(total.get("latency_s", 0.0)) / max(1, calls)
+            row = (level, calls, wall, answer, ideal, answer / ideal, sched, sched / ideal, answer / sched, call_ms,
+                   qsched / ideal)
+            rows.append(row)
+            print(f"{level:>3}{calls:>7}{wall:>8.2f}{answer:>10.2f}{ideal:>9.2f}{row[5]:>7.2f}{sched:>9.2f}"
+                  f"{row[7]:>12.2f}{row[8]:>13.2f}{row[10]:>8.2f}{call_ms:>9.0f}")
+            if metrics.get("n_errors"):
+                print(f"    ({metrics['n_errors']} answer errors)")
+            print(f"    process CPU {cpu:.2f}s = {1000 * cpu / max(1, calls):.0f} ms per call")
+    runner._Job.run_arm = original
+    runner.tqdm = real_tqdm
+    runner._Job._answer = original_answer
+    print(f"\nserver: {stats.get('requests', 0)} chat requests (warm-up and baseline included), peak {stats.get('peak_concurrency', 0)} in flight")
+    top = max(rows, key=lambda r: r[0])
+    print(f"at C={top[0]}: answer/ideal = {top[5]:.2f} (target <= 1.1); scheduling cases as units allows "
+          f"{top[7]:.2f} at best, scheduling questions would allow {top[10]:.2f}; the runner's own overhead "
+          f"(answer/sched) is {top[8]:.2f}x")
+    if profiles:
+        out = io.StringIO()
+        stats_ = pstats.Stats(profiles[0], stream=out)
+        for profile in profiles[1:]:
+            stats_.add(profile)
+        stats_.sort_stats("cumulative").print_stats(
+            r"maybe_transform|_get_request_payload|request_key|_create_chat_result|models.py.*chat|"
+            r"_graph|_socket.socket' objects|compile|get_state")
+        print(f"\nprofile of the {len(profiles)} answers at concurrency 1 (worker thread; profiling inflates "
+              "pure-Python costs):")
+        print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:6000])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

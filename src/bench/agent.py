@@ -1,0 +1,243 @@
+"""The answering agent: a LangGraph tool loop over the view an arm left (``model=openai``).
+
+For one question the agent sees ``case.system_prompt`` (plus ``view.guidance``), the
+case's own tool schemas (plus ``read_tool_output`` when the arm stored outputs), the
+view's messages and the question as a user message. The original sandbox is gone:
+
+* ``execute_bash``, ``str_replace_editor``, ``task_tracker`` (and any other recorded tool)
+  reply with a sandbox-shutdown message;
+* ``think`` acknowledges;
+* ``finish`` ends the loop, its ``message`` is the answer;
+* ``read_tool_output(handle)`` returns an output this arm stored and exposed in this
+  view; anything else (unknown handle, path, other case's handle) gets a tool error;
+* a plain text reply without tool calls is the answer;
+* after ``max_steps`` model calls without an answer, one last call with
+  ``tool_choice="none"`` asks for the answer as text (``final_answer_at_limit``; when off,
+  the answer is the last text the agent wrote, usually empty).
+
+The graph state lives in a LangGraph checkpointer (``InMemorySaver``), one thread per
+case, arm and question; the thread is dropped once the answer is taken. Every model call
+goes through :class:`bench.models.ChatClient` (cache, retries, accounting).
+
+    answerer = LangGraphAnswerer(name="gpt-4o-mini", base_url=None, seed=0)
+    answer = answerer.answer(case, view, question)
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+import uuid
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+
+from bench.models import ChatClient, ContextOverflow, current_tags, openai_client, sum_usage
+from bench.schema import Answer, Case, Question, View
+from bench.text import content_text
+
+__all__ = [
+    "LangGraphAnswerer",
+    "READ_TOOL",
+    "READ_TOOL_SCHEMA",
+    "SANDBOX_TOOLS",
+    "sandbox_reply",
+    "THINK_REPLY",
+]
+
+READ_TOOL = "read_tool_output"
+READ_TOOL_SCHEMA: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": READ_TOOL,
+        "description": (
+            "Open a tool output that was cleared from this conversation and stored. Pass the handle "
+            'exactly as it appears in a placeholder such as read_tool_output(handle="..."). '
+            "Returns the full stored output."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {"handle": {"type": "string", "description": "The opaque handle of a stored output."}},
+            "required": ["handle"],
+        },
+    },
+}
+SANDBOX_TOOLS = ("execute_bash", "str_replace_editor", "task_tracker")
+THINK_REPLY = "Your thought has been logged."
+FINISH_REPLY = "Finished."
+_HANDLE = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+def sandbox_reply(tool: str, has_store: bool) -> str:
+    hint = f" Stored outputs can still be opened with {READ_TOOL}." if has_store else ""
+    return (f"ERROR: the sandbox of this task has been shut down, so `{tool}` cannot run any more. "
+            f"Answer from the conversation history.{hint}")
+
+
+class AgentState(TypedDict):
+    messages: Annotated[list[BaseMessage], operator.add]
+    records: Annotated[list[dict[str, Any]], operator.add]  # accounting of each model call
+    retrievals: Annotated[list[str], operator.add]  # handles opened
+    steps: int  # model calls so far
+    final: str | None  # the answer once finish was called
+    limit: bool  # the step limit stopped the loop
+
+
+class LangGraphAnswerer:
+    """Answering agent for real models (``model=openai``); see the module docstring.
+
+    ``client`` is given in tests (a scripted chat model); otherwise the model settings
+    (``name``, ``base_url``, ``api_key_env``, ``temperature``, ``seed``, ``timeout``,
+    ``max_retries``, ``max_concurrency``, cache ...) build an OpenAI-compatible client.
+    """
+
+    def __init__(self, *, client: ChatClient | None = None, max_steps: int = 8,
+                 final_answer_at_limit: bool = True, **settings: Any) -> None:
+        if max_steps < 1:
+            raise ValueError(f"model.max_steps must be >= 1, got {max_steps}")
+        self.client = client or openai_client("model", kind="answer", **settings)
+        self.max_steps = int(max_steps)
+        self.final_answer_at_limit = bool(final_answer_at_limit)
+        self.max_concurrency = self.client.max_concurrency
+        self.name = f"llm:{self.client.model}"
+        self.checkpointer = InMemorySaver()
+
+    def preflight(self, seen: set | None = None) -> None:
+        self.client.preflight(seen)
+
+    # ------------------------------------------------------------------ graph
+    def _graph(self, view: View, tools: list[dict[str, Any]], tags: dict[str, Any]):
+        client, max_steps, store = self.client, self.max_steps, view.store
+
+        def agent(state: AgentState) -> dict[str, Any]:
+            reply, record = client.chat(state["messages"], tools, tags=tags)
+            return {"messages": [reply], "records": [record], "steps": state["steps"] + 1}
+
+        def answer_now(state: AgentState) -> dict[str, Any]:
+            """Step limit reached without an answer: one call that may not use tools."""
+            reply, record = client.chat(state["messages"], tools, tags=tags, tool_choice="none")
+            text = content_text(reply.content)
+            return {"messages": [AIMessage(text)], "records": [record], "final": text, "limit": True}
+
+        def run_tools(state: AgentState) -> dict[str, Any]:
+            last = state["messages"][-1]
+            replies: list[BaseMessage] = []
+            opened: list[str] = []
+            final = None
+            for call in last.tool_calls:
+                text, handle = self._tool_reply(call["name"], call.get("args") or {}, store)
+                if handle:
+                    opened.append(handle)
+                if call["name"] == "finish":
+                    final = _finish_text(call.get("args") or {}, last)
+                replies.append(ToolMessage(text, tool_call_id=call.get("id") or "", name=call["name"]))
+            for bad in last.invalid_tool_calls:
+                replies.append(ToolMessage(
+                    f"ERROR: the arguments of `{bad.get('name')}` are not valid JSON: {bad.get('error') or ''}".strip(),
+                    tool_call_id=bad.get("id") or "", name=bad.get("name") or "unknown", status="error"))
+            return {"messages": replies, "retrievals": opened, "final": final}
+
+        def after_agent(state: AgentState) -> str:
+            last = state["messages"][-1]
+            return "tools" if (last.tool_calls or last.invalid_tool_calls) else END
+
+        def after_tools(state: AgentState) -> str:
+            if state["final"] is not None:
+                return END
+            if state["steps"] >= max_steps:
+                return "answer_now" if self.final_answer_at_limit else END
+            return "agent"
+
+        graph = StateGraph(AgentState)
+        graph.add_node("agent", agent)
+        graph.add_node("tools", run_tools)
+        graph.add_node("answer_now", answer_now)
+        graph.add_edge(START, "agent")
+        graph.add_conditional_edges("agent", after_agent, ["tools", END])
+        graph.add_conditional_edges("tools", after_tools, ["agent", "answer_now", END])
+        graph.add_edge("answer_now", END)
+        return graph.compile(checkpointer=self.checkpointer)
+
+    @staticmethod
+    def _tool_reply(name: str, args: dict[str, Any], store: dict[str, str]) -> tuple[str, str | None]:
+        """Reply text of one tool call, and the handle it opened (if any)."""
+        if name == READ_TOOL:
+            if not store:
+                return f"ERROR: `{READ_TOOL}` is not available: no output was stored in this conversation.", None
+            handle = args.get("handle")
+            if not isinstance(handle, str) or not handle.strip():
+                return f"ERROR: `{READ_TOOL}` needs a `handle` argument (a string from a placeholder).", None
+            handle = handle.strip().strip("'\"")
+            if not _HANDLE.match(handle):
+                return (f"ERROR: {handle[:200]!r} is not a handle. `{READ_TOOL}` opens only the opaque "
+                        "handles shown in this conversation's placeholders; file paths and other names "
+                        "are not accepted."), None
+            if handle not in store:
+                return (f"ERROR: no stored output has the handle {handle!r} in this conversation. Use a "
+                        "handle exactly as shown in a placeholder."), None
+            return store[handle], handle
+        if name == "think":
+            return THINK_REPLY, None
+        if name == "finish":
+            return FINISH_REPLY, None
+        return sandbox_reply(name, bool(store)), None
+
+    def tools_for(self, case: Case, view: View) -> list[dict[str, Any]]:
+        tools = [t for t in case.tools if _tool_name(t) != READ_TOOL]
+        if view.store:
+            tools.append(READ_TOOL_SCHEMA)
+        return tools
+
+    # ------------------------------------------------------------------ answering
+    def answer(self, case: Case, view: View, question: Question) -> Answer:
+        system = case.system_prompt + (f"\n\n{view.guidance}" if view.guidance else "")
+        messages: list[BaseMessage] = [SystemMessage(system), *view.messages, HumanMessage(question.question)]
+        tags = {**current_tags(), "case_id": case.case_id, "qid": question.qid, "arm": view.arm}
+        thread = {"configurable": {"thread_id": f"{case.case_id}|{view.arm}|{question.qid}|{uuid.uuid4().hex[:8]}"},
+                  "recursion_limit": 2 * self.max_steps + 4}
+        graph = self._graph(view, self.tools_for(case, view), tags)
+        base = {"case_id": case.case_id, "qid": question.qid, "type": question.type}
+        try:
+            graph.invoke({"messages": messages, "records": [], "retrievals": [], "steps": 0, "final": None,
+                          "limit": False}, thread)
+            outcome, error = "answered", None
+        except ContextOverflow as err:
+            outcome, error = "context_overflow", str(err)
+        except Exception as err:  # noqa: BLE001 - recorded, the job goes on
+            outcome, error = "error", f"{type(err).__name__}: {err}"
+        state = graph.get_state(thread).values or {}
+        self.checkpointer.delete_thread(thread["configurable"]["thread_id"])
+        records = list(state.get("records") or [])
+        steps = int(state.get("steps") or 0)
+        final = state.get("final")
+        text = ""
+        if outcome == "answered":
+            text = final if final is not None else _last_text(state.get("messages") or [], len(messages))
+        history = state.get("messages") or []
+        limit = bool(state.get("limit")) or (final is None and bool(history) and isinstance(history[-1], ToolMessage))
+        usage = sum_usage(records, model=self.client.model, steps=steps, step_limit=int(limit))
+        return Answer(**base, answer=text, usage=usage, retrievals=list(state.get("retrievals") or []),
+                      outcome=outcome, error=error)
+
+
+def _tool_name(tool: dict[str, Any]) -> str | None:
+    return (tool.get("function") or {}).get("name") or tool.get("name")
+
+
+def _finish_text(args: dict[str, Any], message: AIMessage) -> str:
+    for key in ("message", "answer", "text", "content"):
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return content_text(message.content)
+
+
+def _last_text(messages: list[BaseMessage], start: int) -> str:
+    """The newest assistant text the agent produced (plain final reply, or at the step limit)."""
+    for message in reversed(messages[start:]):
+        if isinstance(message, AIMessage) and content_text(message.content).strip():
+            return content_text(message.content)
+    return ""
+

