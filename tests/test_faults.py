@@ -187,22 +187,15 @@ def test_a_request_longer_than_the_context_is_an_outcome_and_is_not_retried(tmp_
 # --------------------------------------------------------------------------- bad config values
 
 
-# Known defects (reported in issue 6): remove a marker when its case passes (strict: an
-# unexpected pass fails the suite as a reminder).
-_UNCLEAR = pytest.mark.xfail(strict=True, reason=(
-    "main._fail prints only the first line of an InstantiationException "
-    "('Error in call to target ...:'), not the invalid value"))
-_TRACEBACK = pytest.mark.xfail(strict=True, reason=(
-    "a ValueError raised while building the arm or the token counter (runner.run set-up) is not "
-    "caught by main: Hydra prints a traceback, exit code 1"))
 
 
 @pytest.mark.parametrize("args,message", [
-    pytest.param(["model=openai", "model.max_concurrency=abc"], "abc", marks=_UNCLEAR),
-    pytest.param(["model=openai", "model.timeout=soon"], "soon", marks=_UNCLEAR),
-    pytest.param(["arm=nlatest", "arm.n=-3"], "arm.n must be >= 0", marks=_TRACEBACK),
-    pytest.param(["arm=compact", "mechanism.tail_fraction=2"], "mechanism.tail_fraction", marks=_TRACEBACK),
-    pytest.param(["tokenizer.encoding=nope"], "unknown tiktoken encoding 'nope'", marks=_TRACEBACK),
+    (["model=openai", "model.max_concurrency=abc"], "abc"),
+    (["model=openai", "model.timeout=soon"], "soon"),
+    (["arm=nlatest", "arm.n=-3"], "arm.n must be >= 0"),
+    (["arm=nlatest", "arm.n=abc"], "arm.n: expected int"),
+    (["arm=compact", "mechanism.tail_fraction=2"], "mechanism.tail_fraction"),
+    (["tokenizer.encoding=nope"], "unknown tiktoken encoding 'nope'"),
 ])
 def test_wrong_config_values_give_one_clear_line_and_no_traceback(tmp_path, args, message):
     done = bench_cli(tmp_path, {"OPENAI_API_KEY": "sk-fake"}, *args, f"output_dir={tmp_path / 'job'}",

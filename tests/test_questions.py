@@ -26,6 +26,7 @@ def test_openhands_metadata_is_stripped_even_when_glued():
            "[Current working directory: /w]\n[Command finished with exit code 1]")
     assert clean_output(raw) == "Traceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'width'"
     assert clean_output("\x1b[32m3 passed\x1b[0m in 0.1s\r\n") == "3 passed in 0.1s"
+    assert clean_output("ValueError: x[Python interpreter: /opt/py]") == "ValueError: x"  # older casing
 
 
 # --- files_changed --------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
+from bench.config import ConfigError
 from bench.models import ChatClient, ContextOverflow, current_tags, openai_client, sum_usage
 from bench.schema import Answer, Case, Question, View
 from bench.text import content_text
@@ -96,7 +97,7 @@ class LangGraphAnswerer:
     def __init__(self, *, client: ChatClient | None = None, max_steps: int = 8,
                  final_answer_at_limit: bool = True, **settings: Any) -> None:
         if max_steps < 1:
-            raise ValueError(f"model.max_steps must be >= 1, got {max_steps}")
+            raise ConfigError(f"model.max_steps must be >= 1, got {max_steps}")
         self.client = client or openai_client("model", kind="answer", **settings)
         self.max_steps = int(max_steps)
         self.final_answer_at_limit = bool(final_answer_at_limit)

@@ -72,10 +72,27 @@ def format_summary(metrics: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _fail(err: BaseException) -> None:
-    """One clear line for the user (the log keeps it too), exit code 2, no traceback."""
-    message = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    log.error("%s: %s", type(err).__name__, err)
+def _innermost(err: BaseException) -> BaseException:
+    """The real error: Hydra wraps a bad value's error in 'Error in call to target ...'."""
+    from hydra.errors import InstantiationException
+
+    while isinstance(err, InstantiationException) and err.__cause__ is not None:
+        err = err.__cause__
+    return err
+
+
+def _fail(err: BaseException, unexpected: bool = False) -> None:
+    """One clear line for the user (the job log keeps the details), exit code 2, no traceback."""
+    root = _innermost(err)
+    text = str(root).strip()
+    message = text.splitlines()[0] if text else type(root).__name__
+    if root is not err and (target := re.search(r"target '([\w.]+)'", str(err))):
+        message = f"{message} (building {target.group(1)})"
+    if unexpected:
+        log.exception("%s: %s", type(root).__name__, root)
+        message = f"{type(root).__name__}: {message} (traceback in the job's main.log)"
+    else:
+        log.error("%s: %s", type(root).__name__, root)
     print(f"error: {message}", file=sys.stderr)
     sys.exit(2)
 
@@ -104,6 +121,8 @@ def main(cfg: DictConfig) -> float | None:
     except (DatasetError, UserError, ConfigError, ModelSetupError, ResumeError, OmegaConfBaseException,
             InstantiationException) as err:
         _fail(err)
+    except (ValueError, TypeError) as err:  # a bad value that reached code before validation caught it
+        _fail(err, unexpected=True)
     print(format_summary(metrics))
     return metrics.get("accuracy")
 

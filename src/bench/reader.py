@@ -29,22 +29,25 @@ How a view is read, as tool events in time order (the events :mod:`bench.extract
    assistant message that starts with a note of collapsed retries (``[Retries collapsed: N
    earlier failed attempt(s) of this action ...]``) adds the N removed attempts just before
    its own calls: failed shell runs with their output excerpts (failed editor attempts
-   changed nothing).
+   changed nothing). A note the summary quotes (cut, at no known place) only says that
+   runs of the commands it shows, or of any command where it shows none, were removed.
 3. **Handles**: a handle ``read_tool_output(handle="...")`` attached to a call (a
    placeholder, a timeline item, a collapsed attempt) that is in ``view.store`` can be
    opened; its stored output then replaces the excerpt. The reader opens the handles of the
    calls its answer reads (the asked run and input sent to it; for edits, editor calls whose
    reply, which tells whether the edit applied, is unknown) when the view alone gives no
-   answer, or before answering under ``verify`` guidance. Each opened handle is a recorded retrieval.
-   A handle named apart from any call (e.g. in a cut note) is not opened: its output could
-   not be placed.
+   answer, or before answering under ``verify`` guidance. Each opened handle is a recorded
+   retrieval. A handle named apart from any call (e.g. in a cut note) is not opened: its
+   output could not be placed.
 
 What a summary does not list is unknown, so an answer that depends on it is an abstention:
-the k-th run of a command needs the summary's timeline complete (no ``(N earlier items
-omitted)``) and no earlier call that may be that command (a cut command, a collapsed retry
+the k-th run of a command needs the summary's timeline, complete (no ``(N earlier items
+omitted)``), and no earlier call that may be that command (a cut command, a removed retry
 the summary mentions); the first edit needs the timeline complete (and is unanswerable when
 it lies in the summary, which quotes no code); the changed files need the timeline or the
-file list complete. Without a summary (``full``, ``nlatest``) the messages are all there is.
+file list complete (shell edits such as ``sed -i`` show only in the timeline). A summary
+with no timeline (the ``generic`` prompt, free text) thus answers no ordinal question.
+Without a summary (``full``, ``nlatest``) the messages are all there is.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ from bench.extract import (
 from bench.schema import Answer, Case, Question, View
 from bench.text import clean_output, content_text, placeholder_handle
 
-__all__ = ["EvidenceReader", "Reading", "extract_answer", "read_view", "ABSTENTION"]
+__all__ = ["EvidenceReader", "Reading", "answer_from", "extract_answer", "read_view", "ABSTENTION"]
 
 ABSTENTION = "I don't know: that evidence is not in my context any more."
 
@@ -161,6 +164,8 @@ _NOTE = re.compile(
     r"\[Retries collapsed: (\d+) earlier failed attempt\(s\) of this action were removed from the "
     r"history: ([^\n]*)"
 )
+_NOTE_COMMAND_CHARS = 120  # a note cuts an attempt's action to this many characters, unmarked
+_NOTE_DETAIL_CHARS = 160  # and its output line to this many
 
 
 def _sections(summary: str) -> list[list[str]]:
@@ -264,9 +269,6 @@ def _read_summary(summary: str, tools: set[str]) -> tuple[list[_Seen], bool, boo
 
 
 # --- the messages --------------------------------------------------------------------------
-
-_NOTE_COMMAND_CHARS = 120  # a collapsed attempt's action is cut to this many characters
-_NOTE_DETAIL_CHARS = 160  # and its output line to this many
 
 
 def _note_attempts(text: str, calls: list[dict[str, Any]], index: int, cwd: str | None) -> list[_Seen]:

@@ -30,7 +30,8 @@ _OBSERVATION_PREFIX = re.compile(r"^\s*OBSERVATION:[ \t]*\r?\n?")
 # Markers may stand on their own line or be glued to the end of the previous one.
 _MARKERS = re.compile(
     r"\[(?:Python Interpreter: [^\]\n]*|Current working directory: [^\]\n]*|"
-    r"Command finished with exit code -?\d+|Command exited with code -?\d+)\]"
+    r"Command finished with exit code -?\d+|Command exited with code -?\d+)\]",
+    re.I,  # older OpenHands writes "[Python interpreter: ...]"
 )
 
 

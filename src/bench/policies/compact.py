@@ -40,7 +40,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from bench.config import check_types
+from bench.config import ConfigError, check_types
 from bench.extract import is_process_input
 from bench.policies.base import make_view, steps
 from bench.policies.summarize import (
@@ -136,7 +136,7 @@ def _typed(kind: type, value: Any) -> Any:
     data = dict(value)
     unknown = sorted(set(data) - {f.name for f in fields(kind)})
     if unknown:
-        raise ValueError(f"unknown {kind.__name__} key(s) {unknown}")
+        raise ConfigError(f"unknown {kind.__name__} key(s) {unknown}")
     return kind(**data)
 
 
@@ -269,7 +269,7 @@ class CompactPolicy:
         if self.summarizer is None:
             self.summarizer = ExtractiveSummarizer()
         if not 0 <= self.mechanism.tail_fraction <= 1:
-            raise ValueError(f"mechanism.tail_fraction must be in [0, 1], got {self.mechanism.tail_fraction}")
+            raise ConfigError(f"mechanism.tail_fraction must be in [0, 1], got {self.mechanism.tail_fraction}")
         config = {
             "name": self.name,
             "micro_compact": asdict(self.micro_compact),

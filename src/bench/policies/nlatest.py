@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.config import check_types
+from bench.config import ConfigError, check_types
 from bench.policies.base import Policy, clean_start, make_view, steps
 from bench.schema import Case, View
 from bench.tokens import TokenCounter
@@ -73,11 +73,11 @@ class NLatest:
     def __post_init__(self) -> None:
         check_types(self, "arm")  # arm.n=abc fails here, before any model call
         if self.n is None and self.match is None and self.max_tokens is None:
-            raise ValueError("arm=nlatest needs arm.n=N (or arm.match=ARM / arm.max_tokens=T)")
+            raise ConfigError("arm=nlatest needs arm.n=N (or arm.match=ARM / arm.max_tokens=T)")
         if self.n is not None and self.n < 0:
-            raise ValueError(f"arm.n must be >= 0, got {self.n}")
+            raise ConfigError(f"arm.n must be >= 0, got {self.n}")
         if self.match is not None and self.budget_policy is None:
-            raise ValueError(f"arm.match={self.match!r} needs the matched arm's policy (use build_policy)")
+            raise ConfigError(f"arm.match={self.match!r} needs the matched arm's policy (use build_policy)")
 
     def preflight(self, seen: set | None = None) -> None:
         """Fail fast when the matched arm's summarizer is unusable (the runner calls this)."""

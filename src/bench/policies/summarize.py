@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from bench.config import ConfigError
 from bench.text import clean_output, content_text, is_placeholder
 
 __all__ = [
@@ -58,12 +59,12 @@ def load_prompt(name_or_path: str) -> str:
     if "/" in name_or_path:  # a path: prompts of one's own, outside the package
         path = Path(name_or_path)
         if not path.is_file():
-            raise ValueError(f"summary prompt file not found: {name_or_path}")
+            raise ConfigError(f"summary prompt file not found: {name_or_path}")
         return path.read_text(encoding="utf-8")
     file_name = name_or_path if name_or_path.endswith(".txt") else f"{name_or_path}.txt"
     resource = resources.files("bench") / "prompts" / file_name
     if not resource.is_file():
-        raise ValueError(f"unknown summary prompt {name_or_path!r}: choose one of {', '.join(PROMPT_NAMES)} "
+        raise ConfigError(f"unknown summary prompt {name_or_path!r}: choose one of {', '.join(PROMPT_NAMES)} "
                          "or give a file path")
     return resource.read_text(encoding="utf-8")
 
