@@ -26,9 +26,9 @@ from hydra import compose, initialize_config_dir
 
 from bench.runner import run
 from bench.store import read_jsonl
-from fake_openai import FakeOpenAI
 
 from conftest import CONF_DIR
+from fake_openai import FakeOpenAI
 
 FAILING_CASE = "acme__ledger-57@1"  # the shipped sample's case with 3 questions
 FAILING_MARKER = "acme__ledger__2.3"  # appears in that case's history only
