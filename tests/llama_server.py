@@ -132,11 +132,11 @@ from llama_cpp.llama_grammar import LlamaGrammar, JSON_GBNF
 # escaping (upstream turns " into &#34;).
 TEMPLATE = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True).from_string(
     "{% for m in messages %}<|im_start|>{{ m.role }}\n"
-    "{% if m.role == 'system' %}{{ m.content or '' }}"
+    "{% if m.role == 'system' %}{{ m.get('content') or '' }}"
     "{% if tools %}\n\nYou have access to the following functions:\n"
     "{% for t in tools %}\nfunctions.{{ t.function.name }}:\n"
-    "{% if t.function.description %}// {{ t.function.description }}\n{% endif %}"
-    "{{ (t.function.parameters or {}) | tojson }}\n{% endfor %}"
+    "{% if t.function.get('description') %}// {{ t.function.get('description') }}\n{% endif %}"
+    "{{ (t.function.get('parameters') or {}) | tojson }}\n{% endfor %}"
     "\n\nYou can respond to users messages with either a single message or one or more "
     "function calls."
     "\n\nTo respond with a message begin the message with 'message:', use the following "
@@ -146,10 +146,10 @@ TEMPLATE = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_ne
     "\n\nfunctions.<function_name>:\n{ \"arg1\": \"value1\", \"arg2\": \"value2\" }"
     "{% endif %}"
     "{% elif m.role == 'assistant' %}"
-    "{% if m.content %}{% if tools %}message:\n{% endif %}{{ m.content }}{% endif %}"
-    "{% for c in (m.tool_calls or []) %}{% if not loop.first or m.content %}\n{% endif %}"
+    "{% if m.get('content') %}{% if tools %}message:\n{% endif %}{{ m.get('content') }}{% endif %}"
+    "{% for c in (m.get('tool_calls') or []) %}{% if not loop.first or m.get('content') %}\n{% endif %}"
     "functions.{{ c.function.name }}:\n{{ c.function.arguments }}{% endfor %}"
-    "{% else %}{{ m.content or '' }}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% else %}{{ m.get('content') or '' }}{% endif %}<|im_end|>\n{% endfor %}"
     "<|im_start|>assistant\n"
 )
 
