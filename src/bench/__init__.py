@@ -7,8 +7,16 @@ Run ``python -m bench.main`` (see README.md); the public building blocks are bel
 
 from bench.cases import row_to_case
 from bench.data import DatasetError, Selection, load_cases
-from bench.judge import ExactJudge
-from bench.policies import FullHistory, Policy, build_policy
+from bench.judge import ExactJudge, LLMJudge
+from bench.policies import (
+    CompactPolicy,
+    ExtractiveSummarizer,
+    FullHistory,
+    NLatest,
+    Policy,
+    Summarizer,
+    build_policy,
+)
 from bench.questions import QUESTION_TYPES, add_questions
 from bench.reader import EvidenceReader
 from bench.runner import run
@@ -18,6 +26,11 @@ from bench.tokens import TokenCounter
 __all__ = [
     "Answer",
     "Case",
+    "CompactPolicy",
+    "ExtractiveSummarizer",
+    "LLMJudge",
+    "NLatest",
+    "Summarizer",
     "DatasetError",
     "DroppedQuestion",
     "EvidenceReader",

@@ -15,7 +15,8 @@ view's messages and the question as a user message. The original sandbox is gone
   ``tool_choice="none"`` asks for the answer as text (``final_answer_at_limit``; when off,
   the answer is the last text the agent wrote, usually empty).
 
-The graph state lives in a LangGraph checkpointer (``InMemorySaver``), one thread per
+The graph is compiled once per answerer (tools, tags and stored outputs are passed as
+the run's context); its state lives in a LangGraph checkpointer (``InMemorySaver``), one thread per
 case, arm and question; the thread is dropped once the answer is taken. Every model call
 goes through :class:`bench.models.ChatClient` (cache, retries, accounting).
 
@@ -25,14 +26,17 @@ goes through :class:`bench.models.ChatClient` (cache, retries, accounting).
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 import uuid
+from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 
 from bench.config import ConfigError
 from bench.models import ChatClient, ContextOverflow, current_tags, openai_client, sum_usage
@@ -86,6 +90,15 @@ class AgentState(TypedDict):
     limit: bool  # the step limit stopped the loop
 
 
+@dataclass(frozen=True)
+class AgentContext:
+    """What changes per question in the compiled graph: tool schemas, accounting tags, stored outputs."""
+
+    tools: list[dict[str, Any]]
+    tags: dict[str, Any]
+    store: dict[str, str]
+
+
 class LangGraphAnswerer:
     """Answering agent for real models (``model=openai``); see the module docstring.
 
@@ -109,20 +122,26 @@ class LangGraphAnswerer:
         self.client.preflight(seen)
 
     # ------------------------------------------------------------------ graph
-    def _graph(self, view: View, tools: list[dict[str, Any]], tags: dict[str, Any]):
-        client, max_steps, store = self.client, self.max_steps, view.store
+    @functools.cached_property
+    def graph(self):
+        """The agent graph, compiled once per answerer; a question's tools, tags and stored
+        outputs come in through the run's context (:class:`AgentContext`)."""
+        client, max_steps = self.client, self.max_steps
 
-        def agent(state: AgentState) -> dict[str, Any]:
-            reply, record = client.chat(state["messages"], tools, tags=tags)
+        def agent(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+            ctx = runtime.context
+            reply, record = client.chat(state["messages"], ctx.tools, tags=ctx.tags)
             return {"messages": [reply], "records": [record], "steps": state["steps"] + 1}
 
-        def answer_now(state: AgentState) -> dict[str, Any]:
+        def answer_now(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             """Step limit reached without an answer: one call that may not use tools."""
-            reply, record = client.chat(state["messages"], tools, tags=tags, tool_choice="none")
+            ctx = runtime.context
+            reply, record = client.chat(state["messages"], ctx.tools, tags=ctx.tags, tool_choice="none")
             text = content_text(reply.content)
             return {"messages": [AIMessage(text)], "records": [record], "final": text, "limit": True}
 
-        def run_tools(state: AgentState) -> dict[str, Any]:
+        def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+            store = runtime.context.store
             last = state["messages"][-1]
             replies: list[BaseMessage] = []
             opened: list[str] = []
@@ -151,7 +170,7 @@ class LangGraphAnswerer:
                 return "answer_now" if self.final_answer_at_limit else END
             return "agent"
 
-        graph = StateGraph(AgentState)
+        graph = StateGraph(AgentState, context_schema=AgentContext)
         graph.add_node("agent", agent)
         graph.add_node("tools", run_tools)
         graph.add_node("answer_now", answer_now)
@@ -198,11 +217,12 @@ class LangGraphAnswerer:
         tags = {**current_tags(), "case_id": case.case_id, "qid": question.qid, "arm": view.arm}
         thread = {"configurable": {"thread_id": f"{case.case_id}|{view.arm}|{question.qid}|{uuid.uuid4().hex[:8]}"},
                   "recursion_limit": 2 * self.max_steps + 4}
-        graph = self._graph(view, self.tools_for(case, view), tags)
+        graph = self.graph
+        context = AgentContext(tools=self.tools_for(case, view), tags=tags, store=view.store)
         base = {"case_id": case.case_id, "qid": question.qid, "type": question.type}
         try:
             graph.invoke({"messages": messages, "records": [], "retrievals": [], "steps": 0, "final": None,
-                          "limit": False}, thread)
+                          "limit": False}, thread, context=context)
             outcome, error = "answered", None
         except ContextOverflow as err:
             outcome, error = "context_overflow", str(err)

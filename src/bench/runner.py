@@ -8,8 +8,9 @@ Order of work:
 1. Build the answering model, the judge and the arm (with its summarizer) and run their
    fail-fast checks (missing key, unreachable endpoint) before any case work.
 2. Load the cases; write ``cases.jsonl``, ``rejected.jsonl`` and ``run.json`` (``incomplete``).
-3. Cases run concurrently (``model.max_concurrency`` workers; 1 for the offline model):
-   view -> answer -> judge for each question. Each view, answer and score is appended to
+3. Work runs on ``model.max_concurrency`` workers (1 for the offline model): one task
+   builds a case's view, then each of its questions is a task of its own (answer ->
+   judge) sharing that view. Each view, answer and score is appended to
    its JSONL file as soon as it exists (one line per ``case_id``, ``qid``), by the main
    thread, which also calls the tracer and moves the progress bar (cases x questions).
 4. Non-full arms: the full-history reference with the same answerer and judge
@@ -39,6 +40,7 @@ import queue
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -91,7 +93,9 @@ def _now() -> str:
 
 
 def _provenance(cfg: DictConfig, selection, status: str, started: str, **extra: Any) -> dict[str, Any]:
-    prompt_text = cfg.get("prompt", {}).get("text") if cfg.arm.get("name") == "compact" else None
+    # the summary prompt shapes the views of a compact arm, and of an arm budget-matched to one
+    uses_prompt = "compact" in (cfg.arm.get("name"), cfg.arm.get("match"))
+    prompt_text = cfg.get("prompt", {}).get("text") if uses_prompt else None
     return {
         "status": status,
         "started": started,
@@ -316,45 +320,61 @@ def _error_answer(case: Case, question: Question, error: str) -> Answer:
 
 
 class _Job:
-    """Runs cases on worker threads; the calling thread writes records and calls the tracer."""
+    """Runs work on worker threads; the calling thread writes records and calls the tracer.
+
+    The unit of work is one question: a case's view is built once by one task, then each
+    pending question of the case (answer, then judge) is its own task sharing that view,
+    so ``workers`` questions are in flight whatever the number of questions per case.
+    """
 
     def __init__(self, store: JobStore, answerer, judge, tracer, workers: int) -> None:
         self.store, self.answerer, self.judge, self.tracer, self.workers = store, answerer, judge, tracer, workers
         self.reference_complete = True
 
     # ---- generic machinery
-    def _execute(self, cases: list[Case], task, handle, desc: str, total: int) -> None:
-        """Run ``task(case, emit)`` for each case on the workers; ``handle(event)`` in this thread."""
-        if not cases:
+    def _execute(self, first: list[Callable], handle, desc: str, total: int) -> None:
+        """Run each ``task(emit, stop)`` on the workers; ``handle(event, submit)`` in this thread.
+
+        ``handle`` may ``submit`` more tasks (a case's questions once its view exists) and
+        returns True when the event completes a question (the progress bar moves). A task
+        that raises (a bug, a simulated kill) stops the job: nothing new starts, the error
+        is raised here.
+        """
+        if not first:
             return
         events: queue.Queue = queue.Queue()
         stop = threading.Event()
         bar = tqdm(total=total, desc=desc, unit="q", dynamic_ncols=True, mininterval=0.5, disable=total == 0)
 
-        def wrapped(case: Case) -> None:
+        def wrapped(task: Callable) -> None:
             try:
-                task(case, events.put, stop)
+                if not stop.is_set():
+                    task(events.put, stop)
             except BaseException as err:  # a bug or a simulated kill: stop the job now
                 stop.set()
                 events.put(("fatal", err))
                 raise
             finally:
-                events.put(("done", case))
+                events.put(("done",))
 
-        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="bench-case")
+        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="bench-task")
         futures: list[Future] = []
+
+        def submit(task: Callable) -> None:
+            futures.append(pool.submit(contextvars.copy_context().run, wrapped, task))
+
         try:
-            for case in cases:
-                futures.append(pool.submit(contextvars.copy_context().run, wrapped, case))
-            done = 0
-            while done < len(cases):
+            for task in first:
+                submit(task)
+            finished = 0
+            while finished < len(futures):
                 event = events.get()
                 if event[0] == "done":
-                    done += 1
+                    finished += 1
                     continue
                 if event[0] == "fatal":
                     raise event[1]
-                if handle(event):
+                if handle(event, submit):
                     bar.update(1)
             for future in futures:  # a worker that died (bug or simulated kill) stops the job
                 future.result()
@@ -383,49 +403,53 @@ class _Job:
                 if c.case_id not in viewed or any((c.case_id, q.qid) not in scores for q in c.questions)]
         total = sum(1 for c in work for q in c.questions if (c.case_id, q.qid) not in scores)
 
-        def task(case: Case, emit, stop: threading.Event) -> None:
-            pending = [q for q in case.questions if (case.case_id, q.qid) not in scores]
-            with call_tags(case_id=case.case_id, arm=arm, phase="arm"):
-                try:
-                    view = policy(case)
-                except Exception as err:  # noqa: BLE001 - the case is recorded as failed
-                    log.warning("case %s: view failed: %s", case.case_id, err)
-                    view, record = None, None
-                    view_error = f"view failed: {type(err).__name__}: {err}"
-                else:
+        def view_task(case: Case) -> Callable:
+            def task(emit, stop: threading.Event) -> None:
+                with call_tags(case_id=case.case_id, arm=arm, phase="arm"):
+                    try:
+                        view = policy(case)
+                    except Exception as err:  # noqa: BLE001 - the case's questions are recorded as failed
+                        log.warning("case %s: view failed: %s", case.case_id, err)
+                        emit(("view", case, None, None, f"view failed: {type(err).__name__}: {err}"))
+                        return
                     record = view.to_dict()
                     record["evidence"] = evidence_flags(case, view)
-                    emit(("view", case, view, record))
-                for question in pending:
-                    if stop.is_set():
-                        return
-                    key = (case.case_id, question.qid)
+                    emit(("view", case, view, record, None))
+            return task
+
+        def question_task(case: Case, view, question: Question, view_error: str | None) -> Callable:
+            def task(emit, stop: threading.Event) -> None:
+                key = (case.case_id, question.qid)
+                with call_tags(case_id=case.case_id, arm=arm, phase="arm", qid=question.qid):
                     stored = answers.get(key)
                     if stored is not None:
                         answer, fresh = Answer(**stored), False
                     elif view is None:
-                        answer, fresh = _error_answer(case, question, view_error), True
+                        answer, fresh = _error_answer(case, question, view_error or "view failed"), True
                     else:
-                        with call_tags(qid=question.qid):
-                            answer, fresh = self._answer(case, view, question), True
+                        answer, fresh = self._answer(case, view, question), True
                     emit(("answer", case, question, answer, fresh, view is not None))
                     try:
-                        with call_tags(qid=question.qid):
-                            score = self.judge.score(question, answer, case.repo_root)
+                        score = self.judge.score(question, answer, case.repo_root)
                     except Exception as err:  # noqa: BLE001 - the score stays missing; resume retries
                         log.warning("case %s, %s: judge failed: %s", case.case_id, question.qid, err)
                         emit(("judge_failed", case, question, err))
-                        continue
+                        return
                     emit(("score", case, question, score, view is not None))
+            return task
 
-        def handle(event) -> bool:
+        def handle(event, submit) -> bool:
             kind = event[0]
             if kind == "view":
-                _, case, view, record = event
-                self.tracer.case_started(case, view)
-                if case.case_id not in viewed:
-                    store.append("views", record)
-                    viewed.add(case.case_id)
+                _, case, view, record, view_error = event
+                if view is not None:
+                    self.tracer.case_started(case, view)
+                    if case.case_id not in viewed:
+                        store.append("views", record)
+                        viewed.add(case.case_id)
+                for question in case.questions:
+                    if (case.case_id, question.qid) not in scores:
+                        submit(question_task(case, view, question, view_error))
                 return False
             if kind == "answer":
                 _, case, question, answer, fresh, traced = event
@@ -442,7 +466,7 @@ class _Job:
                 return True
             return kind == "judge_failed"
 
-        self._execute(work, task, handle, f"{arm}: answer+judge", total)
+        self._execute([view_task(c) for c in work], handle, f"{arm}: answer+judge", total)
 
     # ---- the full-history reference of a non-full arm
     def run_reference(self, cases: list[Case], full: FullHistory) -> set[str]:
@@ -453,23 +477,32 @@ class _Job:
         total = sum(1 for c in work for q in c.questions if (c.case_id, q.qid) not in done)
         missing: list[str] = []
 
-        def task(case: Case, emit, stop: threading.Event) -> None:
-            with call_tags(case_id=case.case_id, arm="full", phase="reference"):
-                view = full(case)
-                for question in case.questions:
-                    if stop.is_set() or (case.case_id, question.qid) in done:
-                        continue
-                    with call_tags(qid=question.qid):
-                        answer = self._answer(case, view, question)
-                        try:
-                            score = self.judge.score(question, answer, case.repo_root)
-                        except Exception as err:  # noqa: BLE001
-                            log.warning("reference %s, %s: judge failed: %s", case.case_id, question.qid, err)
-                            emit(("judge_failed", case, question, err))
-                            continue
-                    emit(("score", case, question, score, answer.outcome))
+        def view_task(case: Case) -> Callable:
+            def task(emit, stop: threading.Event) -> None:
+                with call_tags(case_id=case.case_id, arm="full", phase="reference"):
+                    emit(("view", case, full(case)))
+            return task
 
-        def handle(event) -> bool:
+        def question_task(case: Case, view, question: Question) -> Callable:
+            def task(emit, stop: threading.Event) -> None:
+                with call_tags(case_id=case.case_id, arm="full", phase="reference", qid=question.qid):
+                    answer = self._answer(case, view, question)
+                    try:
+                        score = self.judge.score(question, answer, case.repo_root)
+                    except Exception as err:  # noqa: BLE001
+                        log.warning("reference %s, %s: judge failed: %s", case.case_id, question.qid, err)
+                        emit(("judge_failed", case, question, err))
+                        return
+                emit(("score", case, question, score, answer.outcome))
+            return task
+
+        def handle(event, submit) -> bool:
+            if event[0] == "view":
+                _, case, view = event
+                for question in case.questions:
+                    if (case.case_id, question.qid) not in done:
+                        submit(question_task(case, view, question))
+                return False
             if event[0] == "judge_failed":
                 missing.append(event[2].qid)
                 return True
@@ -481,7 +514,6 @@ class _Job:
                 missing.append(question.qid)
             return True
 
-        self._execute(work, task, handle, "full reference", total)
+        self._execute([view_task(c) for c in work], handle, "full reference", total)
         self.reference_complete = not missing
         return {qid for (_, qid), r in done.items() if r["verdict"] == "correct"}
-
