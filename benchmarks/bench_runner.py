@@ -1,31 +1,37 @@
 """Runner efficiency: a 20-case job against a loopback server with a fixed latency per reply.
 
 ``tests/fake_openai.py`` runs in its own process and answers every chat request after
-``--latency`` seconds (default 0.2) with a ``finish`` call, so each question costs exactly
-one model call. The job is the real one (``bench.runner.run`` on a composed config:
-``model=openai`` pointed at the fake, ``arm=full``, exact judge, response cache off), on
-``--cases`` cases made by repeating the rows of ``dev.parquet`` with distinct ids, at each
-``model.max_concurrency`` in ``--concurrency``.
+``--latency`` seconds (default 0.2): an answering request gets a ``finish`` call (so each
+answer costs exactly one model call), a judge request (``response_format: json_object``)
+a JSON verdict. The job is the real one (``bench.runner.run`` on a composed config:
+``model=openai`` pointed at the fake, ``arm=full``, ``judge=llm`` on the same server
+(``--judge exact`` for answers only), response cache off), on ``--cases`` cases made by
+repeating the rows of ``dev.parquet`` with distinct ids, at each ``model.max_concurrency``
+in ``--concurrency`` (the judge gets the same limit).
 
 Printed per concurrency C:
 
 * ``wall``: the whole ``run()`` (set-up, dataset loading, answering, metrics);
-* ``answer``: the answering phase only (``_Job.run_arm``), what concurrency can speed up;
-* ``ideal`` = calls x latency / C, and ``ratio`` = answer / ideal (target <= 1.1 at 16);
-* ``sched``: the best the runner's scheduling unit allows: cases go to C workers in
-  order and a case's questions are answered one after another, so the phase cannot end
-  before the busiest worker's calls x latency; ``sched/ideal`` > 1 is lost to that
-  granularity, ``answer/sched`` is the runner's own overhead; ``q-sched`` is the same
-  bound (over ideal) if each question were its own unit of work;
+* ``phase``: the answering and judging phase only (``_Job.run_arm``), what concurrency
+  can speed up;
+* ``ideal`` = calls x latency / C, and ``ratio`` = phase / ideal (target <= 1.1 at 16);
+* ``bound``: the best ratio the work units allow with free client CPU (quantization):
+  the runner's tasks (one per answer, one per judging, a judging queued when its answer
+  is written) replayed first-come first-served on C workers at exactly ``--latency`` per
+  call; n one-call tasks on C slots take ceil(n / C) rounds, not n / C;
+* ``ratio/bound``: the runner's own overhead (client CPU, GIL, thread hand-offs);
 * ``call ms``: mean latency of a call as the client measured it (the server's part is
-  exactly ``--latency``), and the process CPU per call; at the end, the most requests the
-  server saw in flight at once.
+  exactly ``--latency``), and the process CPU per call (the whole ``run()``); at the end,
+  the most requests the server saw in flight at once.
 
-``--no-sdk-transform`` repeats the measurement with the openai SDK's request transform
-(``openai._utils.maybe_transform``) replaced by the identity in this process, to show
-its share; ``--profile`` profiles the model calls of the concurrency-1 run.
+``--no-sdk-transform`` is a leftover experiment: it replaces the openai SDK's request
+transform (``openai._utils.maybe_transform``) by a shallow filter in this process; the
+runner no longer calls it for chat requests (``bench.models.plain_chat_openai``), so it
+changes nothing unless the structured-output path is used. ``--profile`` profiles the
+model calls of the concurrency-1 run.
 
-    uv run python benchmarks/bench_runner.py [--latency 0.2] [--cases 20] [--concurrency 1,4,16] [--profile]
+    uv run python benchmarks/bench_runner.py [--latency 0.2] [--cases 20] [--concurrency 1,4,16]
+        [--judge llm|exact] [--data dev|sample|FILE] [--profile]
 """
 
 from __future__ import annotations
@@ -49,13 +55,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import compose, fake_server, make_cases_file, quiet, resolve_data  # noqa: E402
 
 
-def schedule_bound(calls_per_case: list[int], workers: int) -> int:
-    """Calls on the busiest worker when cases are taken in order by the first free worker."""
-    free = [0] * workers
-    heapq.heapify(free)
-    for calls in calls_per_case:
-        heapq.heappush(free, heapq.heappop(free) + calls)
-    return max(free)
+def schedule_bound(questions: list[tuple[int, int]], workers: int) -> int:
+    """Makespan in calls of the runner's work units with free CPU: ``questions`` are (answer
+    calls, judge calls) in submission order; answer tasks are queued first, a judge task is
+    queued when its answer ends; a free worker takes the oldest queued task (FIFO)."""
+    from collections import deque
+
+    queue = deque(("answer", a, j) for a, j in questions)
+    running: list[tuple[int, int, tuple]] = []  # (end, tie-breaker, task)
+    now, idle, seq = 0, workers, 0
+    while queue or running:
+        while idle and queue:
+            kind, a, j = queue.popleft()
+            heapq.heappush(running, (now + (a if kind == "answer" else j), seq, (kind, a, j)))
+            seq += 1
+            idle -= 1
+        now, _, (kind, a, j) = heapq.heappop(running)
+        idle += 1
+        if kind == "answer":
+            queue.append(("judge", a, j))
+    return now
 
 
 def sdk_baseline(url: str, latency: float, threads: int = 16, per_thread: int = 4) -> tuple[float, float]:
@@ -78,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per reply of the fake server")
     parser.add_argument("--cases", type=int, default=20, help="cases in the job")
     parser.add_argument("--concurrency", default="1,4,16", help="comma list of model.max_concurrency values")
+    parser.add_argument("--judge", default="llm", choices=("llm", "exact"),
+                        help="llm: the LLM judge on the same server (a second call per answer); exact: answers only")
     parser.add_argument("--data", default="dev",
                         help="rows to repeat: dev (../shared/data/real/dev.parquet), sample (shipped) or a FILE")
     parser.add_argument("--profile", action="store_true",
@@ -137,11 +158,13 @@ def main(argv: list[str] | None = None) -> int:
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(f"fake server {url}, latency {1000 * args.latency:.0f} ms; {args.cases} cases from {data_path}; "
               f"{os.cpu_count()} CPUs, load average {load}"
+              + f"; judge={args.judge}"
               + ("; openai SDK request transform SKIPPED (experiment)" if args.no_sdk_transform else "") + "\n")
         def job(level: int, name: str, *extra: str):
             return compose([
-                "dataset=local", f"dataset.path={data}", "arm=full", "model=openai", "judge=exact",
+                "dataset=local", f"dataset.path={data}", "arm=full", "model=openai", f"judge={args.judge}",
                 f"model.base_url={url}", "model.api_key_env=null", f"model.max_concurrency={level}",
+                *([f"judge.max_concurrency={level}"] if args.judge == "llm" else []),
                 "cache.enabled=false", f"output_dir={tmp}/{name}", "tracing.langfuse=false", *extra,
             ])
 
@@ -150,8 +173,8 @@ def main(argv: list[str] | None = None) -> int:
             wall, ideal = sdk_baseline(url, args.latency)
             print(f"baseline, the bare openai SDK: 16 threads x 4 small requests in {wall:.2f}s, ideal {ideal:.2f}s "
                   f"(ratio {wall / ideal:.2f}): the server keeps its latency under 16 concurrent requests\n")
-        header = (f"{'C':>3}{'calls':>7}{'wall s':>8}{'answer s':>10}{'ideal s':>9}{'ratio':>7}"
-                  f"{'sched s':>9}{'sched/ideal':>12}{'answer/sched':>13}{'q-sched':>8}{'call ms':>9}")
+        header = (f"{'C':>3}{'calls':>7}{'wall s':>8}{'phase s':>9}{'ideal s':>9}{'ratio':>7}{'bound':>7}"
+                  f"{'ratio/bound':>12}{'call ms':>9}{'CPU/call ms':>13}")
         print(header)
         print("-" * len(header))
         for level in levels:
@@ -162,36 +185,33 @@ def main(argv: list[str] | None = None) -> int:
             wall = time.perf_counter() - start
             total = metrics["model_calls"].get("total", {})
             calls = int(total.get("calls", 0))
-            per_case: dict[str, int] = {}
-            per_question: dict[tuple, int] = {}
+            per_question: dict[tuple, list[int]] = {}
             for line in (Path(tmp) / f"job_c{level}" / "calls.jsonl").read_text().splitlines():
                 record = json.loads(line)
-                per_case[record.get("case_id")] = per_case.get(record.get("case_id"), 0) + 1
-                key = (record.get("case_id"), record.get("qid"))
-                per_question[key] = per_question.get(key, 0) + 1
+                counts = per_question.setdefault((record.get("case_id"), record.get("qid")), [0, 0])
+                counts[0 if record.get("kind") == "answer" else 1] += 1
             order = [json.loads(line)["case_id"] for line in
                      (Path(tmp) / f"job_c{level}" / "cases.jsonl").read_text().splitlines()]
-            sched = schedule_bound([per_case.get(c, 0) for c in order], level) * args.latency
-            qsched = schedule_bound(list(per_question.values()), level) * args.latency
+            rank = {case_id: i for i, case_id in enumerate(order)}
+            units = [tuple(v) for _, v in sorted(per_question.items(), key=lambda kv: (rank.get(kv[0][0], 0), kv[0][1]))]
             ideal = calls * args.latency / level
-            answer = phase.get("answer", wall)
+            bound = schedule_bound(units, level) * args.latency / ideal
+            phase_s = phase.get("answer", wall)
             call_ms = 1000 * float(total.get("latency_s", 0.0)) / max(1, calls)
-            row = (level, calls, wall, answer, ideal, answer / ideal, sched, sched / ideal, answer / sched, call_ms,
-                   qsched / ideal)
+            cpu_ms = 1000 * cpu / max(1, calls)
+            row = (level, calls, wall, phase_s, ideal, phase_s / ideal, bound, phase_s / ideal / bound, call_ms, cpu_ms)
             rows.append(row)
-            print(f"{level:>3}{calls:>7}{wall:>8.2f}{answer:>10.2f}{ideal:>9.2f}{row[5]:>7.2f}{sched:>9.2f}"
-                  f"{row[7]:>12.2f}{row[8]:>13.2f}{row[10]:>8.2f}{call_ms:>9.0f}")
+            print(f"{level:>3}{calls:>7}{wall:>8.2f}{phase_s:>9.2f}{ideal:>9.2f}{row[5]:>7.2f}{bound:>7.2f}"
+                  f"{row[7]:>12.2f}{call_ms:>9.0f}{cpu_ms:>13.1f}")
             if metrics.get("n_errors"):
                 print(f"    ({metrics['n_errors']} answer errors)")
-            print(f"    process CPU {cpu:.2f}s = {1000 * cpu / max(1, calls):.0f} ms per call")
     runner._Job.run_arm = original
     runner.tqdm = real_tqdm
     runner._Job._answer = original_answer
     print(f"\nserver: {stats.get('requests', 0)} chat requests (warm-up and baseline included), peak {stats.get('peak_concurrency', 0)} in flight")
     top = max(rows, key=lambda r: r[0])
-    print(f"at C={top[0]}: answer/ideal = {top[5]:.2f} (target <= 1.1); scheduling cases as units allows "
-          f"{top[7]:.2f} at best, scheduling questions would allow {top[10]:.2f}; the runner's own overhead "
-          f"(answer/sched) is {top[8]:.2f}x")
+    print(f"at C={top[0]}: phase/ideal = {top[5]:.2f} (target <= 1.1); the work units allow {top[6]:.2f} at best "
+          f"({top[1]} calls on {top[0]} slots); the runner's own overhead (ratio/bound) is {top[7]:.2f}x")
     if profiles:
         out = io.StringIO()
         stats_ = pstats.Stats(profiles[0], stream=out)

@@ -444,3 +444,51 @@ def test_a_reply_cut_by_the_token_limit_under_structured_output_is_still_a_reply
     reply, record = client.chat([HumanMessage("grade")])
     assert reply.content == '{"verdict": "corr' and record["output_tokens"] == 8 and record["input_tokens"] == 50
     assert len(client.llm.requests) == 1
+
+
+# --------------------------------------------------------------------------- plain-payload HTTP path
+
+def test_the_plain_payload_path_sends_what_chat_openai_sends():
+    """``PlainChatOpenAI`` skips the SDK's request transform: same body, auth, reply and errors."""
+    from langchain_core.messages import SystemMessage
+    from langchain_openai import ChatOpenAI
+
+    from bench.models import ContextOverflow, plain_chat_openai
+
+    from fake_openai import FakeOpenAI
+
+    bodies: list[dict] = []
+
+    def reply(body: dict) -> dict:
+        bodies.append(body)
+        return {"content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
+            "name": "finish", "arguments": '{"message": "done"}'}}]}
+
+    tools = [{"type": "function", "function": {"name": "finish", "description": "end", "parameters": {
+        "type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}}]
+    history = [SystemMessage("sys"), HumanMessage("q"),
+               AIMessage("", tool_calls=[{"name": "finish", "args": {"message": "x"}, "id": "t0"}]),
+               ToolMessage("Finished.", tool_call_id="t0", name="finish"), HumanMessage([{"type": "text", "text": "again"}])]
+    with FakeOpenAI(reply=reply, api_key="sk-test-1234") as server:
+        settings = {"model": "m", "base_url": server.base_url, "api_key": "sk-test-1234", "seed": 3,
+                    "temperature": 0.0, "max_retries": 0, "timeout": 10,
+                    "extra_body": {"max_tokens": 7, "response_format": {"type": "json_object"}}}
+        replies = []
+        for cls in (ChatOpenAI, plain_chat_openai()):
+            llm = cls(**settings)
+            replies.append(llm.bind_tools(tools, tool_choice="none").invoke(history))
+            replies.append(llm.invoke([HumanMessage("plain")]))
+        assert bodies[0] == bodies[2] and bodies[1] == bodies[3]
+        assert bodies[0]["max_tokens"] == 7 and bodies[0]["tool_choice"] == "none" and bodies[0]["seed"] == 3
+        for old, new in ((replies[0], replies[2]), (replies[1], replies[3])):
+            assert old.tool_calls == new.tool_calls and old.content == new.content
+            assert old.usage_metadata == new.usage_metadata
+            assert old.response_metadata["finish_reason"] == new.response_metadata["finish_reason"]
+        with pytest.raises(openai.AuthenticationError):  # the key is sent the same way: a wrong one is refused
+            plain_chat_openai()(**{**settings, "api_key": "sk-wrong-9999"}).invoke([HumanMessage("x")])
+    with FakeOpenAI(overflow_marker="TOO-LONG") as server:
+        client = openai_client(name="m", base_url=server.base_url, api_key_env=None, seed=0, cache_enabled=False,
+                               max_retries=2, backoff_base=0.0)
+        with pytest.raises(ContextOverflow):
+            client.chat([HumanMessage("TOO-LONG")])
+        assert server.stats()["requests"] == 1  # not retried

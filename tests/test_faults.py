@@ -281,3 +281,37 @@ def test_read_tool_output_opens_only_this_views_handles_on_real_offload_views(de
     for i in range(3, len(attempts)):  # anything path-like
         assert replies[f"c{i}"].startswith("ERROR") and "is not a handle" in replies[f"c{i}"]
     assert answer.answer == "done"
+
+
+# --------------------------------------------------------------------------- scheduling and provenance
+
+
+def test_questions_and_judgings_are_the_units_of_work(tmp_path):
+    """One case's questions run at once (not one after another), LLM judgings fill free slots."""
+    out = tmp_path / "units"
+    with FakeOpenAI(latency=0.3) as server:
+        args = openai_args(server.base_url, "model.max_concurrency=3", "judge=llm", "judge.max_concurrency=3",
+                           "dataset.limit=2", f"output_dir={out}")
+        metrics = run(job_cfg(*args))
+        stats = server.stats()
+    answers = read_jsonl(out / "answers.jsonl")
+    assert metrics["n_errors"] == 0 and metrics["n_scored"] == metrics["n_questions"] == len(answers)
+    # 2 cases on 3 slots: with cases as the units at most 2 requests would ever be in flight
+    assert len(answers) >= 3 and stats["peak_concurrency"] == 3
+    calls = metrics["model_calls"]
+    assert calls["answer"]["calls"] == len(answers) and calls["judge"]["calls"] >= 1
+    assert len(keys(out / "scores.jsonl")) == len(set(keys(out / "scores.jsonl")))
+
+
+def test_prompt_hash_is_recorded_when_the_prompt_shapes_the_views():
+    from types import SimpleNamespace
+
+    from bench.runner import _provenance
+
+    selection = SimpleNamespace(source="x", rows_read=0, skipped=0, cases=[], rejected=[], case_set_hash="h")
+    hashes = {}
+    for name, overrides in {"full": ["arm=full"], "nlatest": ["arm=nlatest", "arm.n=10"],
+                            "matched": ["arm=nlatest", "arm.match=compact"], "compact": ["arm=compact"]}.items():
+        hashes[name] = _provenance(job_cfg(*overrides), selection, "incomplete", "now")["prompt_hash"]
+    assert hashes["full"] is None and hashes["nlatest"] is None
+    assert hashes["matched"] is not None and hashes["matched"] == hashes["compact"]

@@ -220,15 +220,19 @@ class LangGraphAnswerer:
         graph = self.graph
         context = AgentContext(tools=self.tools_for(case, view), tags=tags, store=view.store)
         base = {"case_id": case.case_id, "qid": question.qid, "type": question.type}
+        state: dict[str, Any] | None = None
         try:
-            graph.invoke({"messages": messages, "records": [], "retrievals": [], "steps": 0, "final": None,
-                          "limit": False}, thread, context=context)
+            # durability="exit": the state is checkpointed once, when the run ends (also on an
+            # error), not after every step: the history is serialized once per question
+            state = graph.invoke({"messages": messages, "records": [], "retrievals": [], "steps": 0,
+                                  "final": None, "limit": False}, thread, context=context, durability="exit")
             outcome, error = "answered", None
         except ContextOverflow as err:
             outcome, error = "context_overflow", str(err)
         except Exception as err:  # noqa: BLE001 - recorded, the job goes on
             outcome, error = "error", f"{type(err).__name__}: {err}"
-        state = graph.get_state(thread).values or {}
+        if state is None:  # the run failed: what it did so far is in the checkpointer
+            state = graph.get_state(thread).values or {}
         self.checkpointer.delete_thread(thread["configurable"]["thread_id"])
         records = list(state.get("records") or [])
         steps = int(state.get("steps") or 0)

@@ -425,6 +425,73 @@ class ChatClient:
                 raise failure from None
 
 
+# --------------------------------------------------------------------------- plain-payload ChatOpenAI
+
+_PLAIN_CHAT_OPENAI: type | None = None
+
+
+def plain_chat_openai() -> type:
+    """``ChatOpenAI`` that posts its request payload to ``/chat/completions`` as is.
+
+    ``ChatOpenAI`` builds a plain-JSON payload (messages already converted to dicts) and
+    hands it to ``client.chat.completions.create``, whose request transform
+    (``openai._utils.maybe_transform``) walks every message and tool schema against the
+    SDK's TypedDicts: tens of milliseconds of CPU per request on long histories, held
+    under the GIL by every worker thread. The payload needs none of it (it has no
+    ``NotGiven`` values, dates or aliased fields), so this subclass posts it with the
+    client's own ``post`` (same base URL, headers, auth, timeout and error types; the
+    SDK's retries stay off, :class:`ChatClient` retries) and parses the reply with
+    ``ChatOpenAI``'s own ``_create_chat_result``. Streaming, ``response_format`` (structured
+    output) and Responses-API requests go through ``ChatOpenAI`` unchanged.
+    """
+    global _PLAIN_CHAT_OPENAI
+    if _PLAIN_CHAT_OPENAI is not None:
+        return _PLAIN_CHAT_OPENAI
+    import inspect
+
+    from langchain_openai import ChatOpenAI
+    from langchain_openai.chat_models import base as lc_base
+    from openai._base_client import make_request_options
+    from openai._constants import RAW_RESPONSE_HEADER
+    from openai.types.chat import ChatCompletion
+
+    auth = ({"security": {"bearer_auth": True}}
+            if "security" in inspect.signature(make_request_options).parameters else {})
+    options_keys = ("extra_headers", "extra_query", "extra_body", "timeout")
+
+    class PlainChatOpenAI(ChatOpenAI):
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001, ANN202
+            payload = self._get_request_payload(messages, stop=stop, **kwargs)
+            if payload.get("stream") or "response_format" in payload or self._use_responses_api(payload):
+                return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+            ensure = getattr(self, "_ensure_sync_client_available", None)
+            if ensure is not None:
+                ensure()
+            extra = {k: payload.pop(k) for k in options_keys if k in payload}
+            headers = {**(extra.get("extra_headers") or {}), RAW_RESPONSE_HEADER: "true"}
+            options = make_request_options(extra_headers=headers, extra_query=extra.get("extra_query"),
+                                           extra_body=extra.get("extra_body"),
+                                           timeout=extra.get("timeout", openai.NOT_GIVEN), **auth)
+            try:
+                raw_response = self.root_client.post("/chat/completions", body=payload, options=options,
+                                                      cast_to=ChatCompletion, stream=False)
+                response = raw_response.parse()
+            except openai.BadRequestError as err:
+                lc_base._handle_openai_bad_request(err)
+                raise
+            except openai.APIError as err:
+                lc_base._handle_openai_api_error(err)
+                raise
+            info = {"headers": dict(raw_response.headers)} if self.include_response_headers else {}
+            add_gateway = getattr(lc_base, "_add_gateway_metadata", None)
+            if add_gateway is not None:
+                add_gateway(info, raw_response)
+            return self._create_chat_result(response, info)
+
+    _PLAIN_CHAT_OPENAI = PlainChatOpenAI
+    return PlainChatOpenAI
+
+
 # --------------------------------------------------------------------------- construction
 
 def openai_client(
@@ -455,7 +522,6 @@ def openai_client(
     only know the older field, e.g. llama.cpp's python server). Retries are done here, not
     by the openai client, so every retry is counted and logged.
     """
-    from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
     if not name:
@@ -474,7 +540,7 @@ def openai_client(
             kwargs["max_tokens"] = int(max_tokens)
     if temperature is not None:
         kwargs["temperature"] = float(temperature)
-    llm = ChatOpenAI(
+    llm = plain_chat_openai()(
         model=name,
         base_url=endpoint,
         api_key=SecretStr(key),

@@ -9,8 +9,8 @@ Order of work:
    fail-fast checks (missing key, unreachable endpoint) before any case work.
 2. Load the cases; write ``cases.jsonl``, ``rejected.jsonl`` and ``run.json`` (``incomplete``).
 3. Work runs on ``model.max_concurrency`` workers (1 for the offline model): one task
-   builds a case's view, then each of its questions is a task of its own (answer ->
-   judge) sharing that view. Each view, answer and score is appended to
+   builds a case's view, then each of its questions is answered by a task of its own
+   sharing that view, and each answer is judged by another task. Each view, answer and score is appended to
    its JSONL file as soon as it exists (one line per ``case_id``, ``qid``), by the main
    thread, which also calls the tracer and moves the progress bar (cases x questions).
 4. Non-full arms: the full-history reference with the same answerer and judge
@@ -322,9 +322,11 @@ def _error_answer(case: Case, question: Question, error: str) -> Answer:
 class _Job:
     """Runs work on worker threads; the calling thread writes records and calls the tracer.
 
-    The unit of work is one question: a case's view is built once by one task, then each
-    pending question of the case (answer, then judge) is its own task sharing that view,
-    so ``workers`` questions are in flight whatever the number of questions per case.
+    The unit of work is one model-facing step: a case's view is built once by one task;
+    then each pending question of the case is answered by a task of its own (sharing that
+    view), and each answer is judged by a further task. So ``workers`` calls are in flight
+    whatever the number of questions per case, and an LLM judge's calls fill the slots
+    answers leave free instead of queueing behind their own question.
     """
 
     def __init__(self, store: JobStore, answerer, judge, tracer, workers: int) -> None:
@@ -417,26 +419,34 @@ class _Job:
                     emit(("view", case, view, record, None))
             return task
 
-        def question_task(case: Case, view, question: Question, view_error: str | None) -> Callable:
+        def answer_task(case: Case, view, question: Question, view_error: str | None) -> Callable:
             def task(emit, stop: threading.Event) -> None:
-                key = (case.case_id, question.qid)
                 with call_tags(case_id=case.case_id, arm=arm, phase="arm", qid=question.qid):
-                    stored = answers.get(key)
-                    if stored is not None:
-                        answer, fresh = Answer(**stored), False
-                    elif view is None:
-                        answer, fresh = _error_answer(case, question, view_error or "view failed"), True
+                    if view is None:
+                        answer = _error_answer(case, question, view_error or "view failed")
                     else:
-                        answer, fresh = self._answer(case, view, question), True
-                    emit(("answer", case, question, answer, fresh, view is not None))
+                        answer = self._answer(case, view, question)
+                emit(("answer", case, question, answer, True, view is not None))
+            return task
+
+        def judge_task(case: Case, question: Question, answer: Answer, traced: bool) -> Callable:
+            def task(emit, stop: threading.Event) -> None:
+                with call_tags(case_id=case.case_id, arm=arm, phase="arm", qid=question.qid):
                     try:
                         score = self.judge.score(question, answer, case.repo_root)
                     except Exception as err:  # noqa: BLE001 - the score stays missing; resume retries
                         log.warning("case %s, %s: judge failed: %s", case.case_id, question.qid, err)
                         emit(("judge_failed", case, question, err))
                         return
-                    emit(("score", case, question, score, view is not None))
+                emit(("score", case, question, score, traced))
             return task
+
+        def answered(case: Case, question: Question, answer: Answer, fresh: bool, traced: bool, submit) -> None:
+            if fresh:
+                store.append("answers", answer)
+            if traced:
+                self.tracer.answer_recorded(case, question, answer)
+            submit(judge_task(case, question, answer, traced))
 
         def handle(event, submit) -> bool:
             kind = event[0]
@@ -448,15 +458,17 @@ class _Job:
                         store.append("views", record)
                         viewed.add(case.case_id)
                 for question in case.questions:
-                    if (case.case_id, question.qid) not in scores:
-                        submit(question_task(case, view, question, view_error))
+                    key = (case.case_id, question.qid)
+                    if key in scores:
+                        continue
+                    if key in answers:  # answered before an interruption: only the score is missing
+                        answered(case, question, Answer(**answers[key]), False, view is not None, submit)
+                    else:
+                        submit(answer_task(case, view, question, view_error))
                 return False
             if kind == "answer":
                 _, case, question, answer, fresh, traced = event
-                if fresh:
-                    store.append("answers", answer)
-                if traced:
-                    self.tracer.answer_recorded(case, question, answer)
+                answered(case, question, answer, fresh, traced, submit)
                 return False
             if kind == "score":
                 _, case, question, score, traced = event
@@ -483,10 +495,15 @@ class _Job:
                     emit(("view", case, full(case)))
             return task
 
-        def question_task(case: Case, view, question: Question) -> Callable:
+        def answer_task(case: Case, view, question: Question) -> Callable:
             def task(emit, stop: threading.Event) -> None:
                 with call_tags(case_id=case.case_id, arm="full", phase="reference", qid=question.qid):
-                    answer = self._answer(case, view, question)
+                    emit(("answer", case, question, self._answer(case, view, question)))
+            return task
+
+        def judge_task(case: Case, question: Question, answer: Answer) -> Callable:
+            def task(emit, stop: threading.Event) -> None:
+                with call_tags(case_id=case.case_id, arm="full", phase="reference", qid=question.qid):
                     try:
                         score = self.judge.score(question, answer, case.repo_root)
                     except Exception as err:  # noqa: BLE001
@@ -501,7 +518,11 @@ class _Job:
                 _, case, view = event
                 for question in case.questions:
                     if (case.case_id, question.qid) not in done:
-                        submit(question_task(case, view, question))
+                        submit(answer_task(case, view, question))
+                return False
+            if event[0] == "answer":
+                _, case, question, answer = event
+                submit(judge_task(case, question, answer))
                 return False
             if event[0] == "judge_failed":
                 missing.append(event[2].qid)

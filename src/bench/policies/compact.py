@@ -30,6 +30,7 @@ Run::
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import posixpath
@@ -165,11 +166,15 @@ def result_failed(name: str, raw: str | None) -> bool | None:
     return head.startswith("error") or any(marker in head for marker in _EDITOR_FAILURES)
 
 
+@functools.lru_cache(maxsize=65536)
 def command_key(command: str) -> tuple[str, str]:
     """What a shell command acts on: its program and first operand, after ``cd``/env prefixes.
 
     Two runs with the same key are attempts at the same thing (``pytest tests/a.py -x``
     and ``pytest tests/a.py -vv``); a different program or target is a different action.
+    Memoized (a pure function of the text): the retry-chain detection asks for the key of
+    every earlier command before each replayed model call, so without it ``shlex.split``
+    ran O(steps^2) times per case.
     """
     text = command.strip()
     while True:
