@@ -92,7 +92,8 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _provenance(cfg: DictConfig, selection, status: str, started: str, **extra: Any) -> dict[str, Any]:
+def _provenance(cfg: DictConfig, selection, status: str, started: str, *, case_set_hash: str | None = None,
+                **extra: Any) -> dict[str, Any]:
     # the summary prompt shapes the views of a compact arm, and of an arm budget-matched to one
     uses_prompt = "compact" in (cfg.arm.get("name"), cfg.arm.get("match"))
     prompt_text = cfg.get("prompt", {}).get("text") if uses_prompt else None
@@ -108,7 +109,7 @@ def _provenance(cfg: DictConfig, selection, status: str, started: str, **extra: 
         "rows_skipped_by_filter": selection.skipped,
         "n_cases": len(selection.cases),
         "n_rejected": len(selection.rejected),
-        "case_set_hash": selection.case_set_hash,
+        "case_set_hash": case_set_hash or selection.case_set_hash,
         "prompt_hash": text_hash(prompt_text),
         "arm": cfg.arm.get("name"),
         "seed": cfg.get("seed"),
@@ -215,9 +216,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     store = JobStore(out)
     _repair_tail(store.path("calls"))
     selection = load_cases(cfg.dataset, counter)
-    if resuming and previous.get("case_set_hash") not in (None, selection.case_set_hash):
+    case_set_hash = selection.case_set_hash  # hashes every case: computed once per run
+    if resuming and previous.get("case_set_hash") not in (None, case_set_hash):
         raise ResumeError(f"resume={out}: the dataset selection differs from the job's "
-                          f"(case-set hash {previous.get('case_set_hash')} -> {selection.case_set_hash})")
+                          f"(case-set hash {previous.get('case_set_hash')} -> {case_set_hash})")
     if previous:
         started = previous.get("started") or started
     resumed = list((previous or {}).get("resumed") or []) + ([_now()] if resuming else [])
@@ -226,7 +228,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                     len(selection.rejected), store.path("rejected"))
     store.write_all("cases", (c.to_dict() for c in selection.cases))
     store.write_all("rejected", selection.rejected)
-    store.write_json("run.json", _provenance(cfg, selection, "incomplete", started, resumed=resumed))
+    store.write_json("run.json", _provenance(cfg, selection, "incomplete", started, case_set_hash=case_set_hash,
+                                                 resumed=resumed))
 
     tracer = build_tracer(cfg)
     tracer.start_job(out.name, selection.cases)
@@ -260,7 +263,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 and (full_correct is None or job.reference_complete))
     store.write_json("metrics.json", metrics)
     status = "complete" if complete else "incomplete"
-    store.write_json("run.json", _provenance(cfg, selection, status, started, resumed=resumed, n_errors=errors))
+    store.write_json("run.json", _provenance(cfg, selection, status, started, case_set_hash=case_set_hash,
+                                                 resumed=resumed, n_errors=errors))
     total = metrics["model_calls"].get("total", {})
     if total.get("requests"):
         log.info("model calls: %d made, %d cache hits; tokens in %d (cached %d), out %d",
