@@ -63,3 +63,27 @@ def row(*messages: dict[str, Any] | list[dict[str, Any]], patch_files: tuple[str
                                                          "parameters": {"type": "object", "properties": {
                                                              "command": {"type": "string"}}}}}],
             "trajectory": flat, **extra}
+
+
+def random_history(rng, max_steps: int = 30, output_lengths=(10, 400, 501, 900, 2000)):
+    """A random valid chat history for property tests: user turns, plain assistant
+    messages and (parallel) execute_bash exchanges with outputs of the given lengths."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    history = [HumanMessage("start")]
+    made = 0
+    for _ in range(rng.randint(0, max_steps)):
+        roll = rng.random()
+        if roll < 0.1:
+            history.append(HumanMessage("continue"))
+        elif roll < 0.2:
+            history.append(AIMessage("thinking"))
+        else:
+            ids = [f"k{made + j}" for j in range(rng.choice([1, 1, 2, 3]))]
+            made += len(ids)
+            history.append(AIMessage(content="", tool_calls=[
+                {"name": "execute_bash", "args": {"command": f"cmd {i}"}, "id": i, "type": "tool_call"}
+                for i in ids]))
+            history += [ToolMessage(content="o" * rng.choice(output_lengths), tool_call_id=i, name="execute_bash")
+                        for i in ids]
+    return history

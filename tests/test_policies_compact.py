@@ -22,6 +22,8 @@ from bench.schema import Case, Question
 from bench.text import PLACEHOLDER, content_text, is_placeholder, placeholder_handle
 from bench.tokens import TokenCounter
 
+from builders import random_history
+
 CONF = Path(__file__).resolve().parents[1] / "conf"
 COUNTER = TokenCounter()
 BIG = "line of output\n" * 40  # 600 characters: over micro_compact's 500
@@ -137,28 +139,10 @@ def test_micro_compact_replay_clears_during_the_trajectory_and_persists() -> Non
     assert cleared(view.messages) == ["a0", "a1"]
 
 
-def _random_history(rng: random.Random) -> list[BaseMessage]:
-    history: list[BaseMessage] = [HumanMessage("start")]
-    n = 0
-    for _ in range(rng.randint(1, 30)):
-        roll = rng.random()
-        if roll < 0.12:
-            history.append(HumanMessage("continue"))
-        elif roll < 0.2:
-            history.append(AIMessage("thinking"))
-        else:
-            ids = [f"k{n + j}" for j in range(rng.choice([1, 1, 2, 3]))]
-            n += len(ids)
-            history.append(AIMessage(content="", tool_calls=[call(i, f"cmd {i}") for i in ids]))
-            history += [ToolMessage(content="o" * rng.choice([10, 400, 501, 900, 2000]), tool_call_id=i,
-                                    name="execute_bash") for i in ids]
-    return history
-
-
 def test_replay_per_call_equals_the_rule_at_question_time() -> None:
     rng = random.Random(3)
     for _ in range(150):
-        history = _random_history(rng)
+        history = random_history(rng)
         view = policy(auto_compact=NO_AUTO)(make_case(history))
         once = {history[i].tool_call_id for i in micro_compact_targets(history, new_turn=True)}
         assert set(cleared(view.messages)) == once
@@ -261,7 +245,7 @@ def test_stepcut_keeps_whole_steps_only() -> None:
 def test_tail_and_stepcut_budget_property() -> None:
     rng = random.Random(11)
     for _ in range(120):
-        history = _random_history(rng)
+        history = random_history(rng)
         case = make_case(history)
         fraction = rng.choice([0.0, 0.1, 0.2, 0.5, 1.0])
         for switches in ({"tail": True}, {"stepcut": True}, {"tail": True, "stepcut": True}):

@@ -16,6 +16,8 @@ from bench.policies import NLatest, build_policy, view_problems
 from bench.schema import Case, Question, View
 from bench.tokens import TokenCounter
 
+from builders import random_history
+
 CONF = Path(__file__).resolve().parents[1] / "conf"
 COUNTER = TokenCounter()
 
@@ -143,27 +145,10 @@ def test_match_with_n_applies_both_bounds() -> None:
     assert kept(view) == PARALLEL[5:]
 
 
-def _random_history(rng: random.Random) -> list[BaseMessage]:
-    history: list[BaseMessage] = [HumanMessage("start")]
-    counter = 0
-    for _ in range(rng.randint(0, 25)):
-        kind = rng.random()
-        if kind < 0.1:
-            history.append(HumanMessage("more"))
-        elif kind < 0.2:
-            history.append(AIMessage("thinking"))
-        else:
-            ids = [f"k{counter + j}" for j in range(rng.choice([1, 1, 1, 2, 3]))]
-            counter += len(ids)
-            history.append(ai(*ids))
-            history += [res(i, "o " * rng.randint(1, 40)) for i in ids]
-    return history
-
-
 def test_property_every_cut_is_a_valid_suffix_of_at_most_n_messages() -> None:
     rng = random.Random(7)
     for _ in range(200):
-        history = _random_history(rng)
+        history = random_history(rng, max_steps=25, output_lengths=(2, 40, 80))
         case = make_case(history, evidence={"q": [rng.randrange(len(history))]})
         visible_before = False
         for n in range(0, len(history) + 2):
