@@ -868,7 +868,7 @@ default. Widths written as strings with a unit, e.g. `"120px"`, should also be a
         "configfile: pyproject.toml",
     ]
     lines = header + [f"collecting ... collected {len(names)} items", ""]
-    for i, (n, r) in enumerate(zip(names, results), 1):
+    for i, (n, r) in enumerate(zip(names, results, strict=True), 1):
         lines.append(pytest_line(f"tests/test_core.py::{n} {r}", f"[{100 * i // len(names):3d}%]"))
     half = "_ " * 39 + "_"
     lines += [
