@@ -191,3 +191,11 @@ def test_question_texts_have_the_spec_shapes():
     assert question_text("first_edit", {}).startswith("What exact code did your first edit of the repository insert")
     assert question_text("first_error", {"command": "x", "ordinal": 3}) == \
         "What exception (type and message) did the 3rd run of `x` print?"
+
+
+def test_test_counts_evidence_key_is_the_line_that_was_read():
+    maven = ("[INFO] Tests run: 3, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.1 s - in a.BTest\n"
+             "[INFO] Results:\n[ERROR] Tests run: 12, Failures: 1, Errors: 2, Skipped: 1\n[INFO] BUILD FAILURE")
+    qs, _, _ = questions_of(bash("1", "mvn test", maven, exit_code=1))
+    assert qs["test_counts"].reference == {"passed": 8, "failed": 1, "errors": 2}
+    assert qs["test_counts"].evidence_keys == ["mvn test", "[ERROR] Tests run: 12, Failures: 1, Errors: 2, Skipped: 1"]

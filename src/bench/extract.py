@@ -390,13 +390,8 @@ def _junit_counts(text: str) -> tuple[int, dict[str, int]] | None:
     return min(ok.start(), failed.start()), {"passed": int(ok.group(1)), "failed": int(failed.group(1))}
 
 
-def parse_test_counts(output: str | None) -> dict[str, int] | None:
-    """Counts from the first test-runner summary in an output, or None.
-
-    pytest ``N failed, M passed``, unittest ``Ran N tests`` + ``OK``/``FAILED (...)``,
-    Maven/Surefire ``Tests run: ...``, Gradle ``N tests completed, M failed`` and the
-    JUnit console launcher. ``errors`` is present when the runner reports errors apart.
-    """
+def _first_summary(output: str | None) -> tuple[int, dict[str, int]] | None:
+    """Position and counts of the first test-runner summary in an output."""
     if not output:
         return None
     found = [
@@ -404,16 +399,29 @@ def parse_test_counts(output: str | None) -> dict[str, int] | None:
         for parser in (_pytest_counts, _unittest_counts, _maven_counts, _gradle_counts, _junit_counts)
         if (hit := parser(output)) is not None
     ]
-    return min(found, key=lambda hit: hit[0])[1] if found else None
+    return min(found, key=lambda hit: hit[0]) if found else None
 
 
-def summary_line(output: str, counts: dict[str, int]) -> str:
-    """The line of ``output`` carrying the summary (an evidence key string)."""
-    for line in output.splitlines():
-        if (_PYTEST.search(line) or _UNITTEST_RAN.search(line) or _MAVEN.search(line)
-                or _GRADLE.search(line) or _JUNIT_OK.search(line)):
-            return line.strip()
-    return ""
+def parse_test_counts(output: str | None) -> dict[str, int] | None:
+    """Counts from the first test-runner summary in an output, or None.
+
+    pytest ``N failed, M passed``, unittest ``Ran N tests`` + ``OK``/``FAILED (...)``,
+    Maven/Surefire ``Tests run: ...`` (the total line), Gradle ``N tests completed, M
+    failed`` and the JUnit console launcher. ``errors`` is present when the runner reports
+    errors apart.
+    """
+    hit = _first_summary(output)
+    return hit[1] if hit else None
+
+
+def summary_line(output: str) -> str:
+    """The line carrying the summary that :func:`parse_test_counts` read (an evidence key)."""
+    hit = _first_summary(output)
+    if hit is None:
+        return ""
+    start = output.rfind("\n", 0, hit[0]) + 1
+    end = output.find("\n", hit[0])
+    return output[start : end if end >= 0 else len(output)].strip()
 
 
 # --- exceptions ------------------------------------------------------------------------

@@ -132,7 +132,7 @@ def add_questions(case: Case) -> Case:
             params = {"command": run.command, "ordinal": run.ordinal}
             questions.append(_question(
                 case, "test_counts", counts,
-                [run.command, summary_line(run.output or "", counts)],
+                [run.command, summary_line(run.output or "")],
                 [run.call_index, *run.result_indices], params,
             ))
             break
