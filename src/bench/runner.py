@@ -59,7 +59,7 @@ from bench.models import ModelSetupError, call_sink, call_tags
 from bench.policies import FullHistory, build_policy
 from bench.provenance import git_state, package_versions, text_hash
 from bench.schema import Answer, Case, Question
-from bench.store import JobStore, _repair_tail
+from bench.store import JobStore
 from bench.tokens import TokenCounter
 from bench.tracing import build_tracer
 
@@ -214,7 +214,6 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
     # 2. cases
     store = JobStore(out)
-    _repair_tail(store.path("calls"))
     selection = load_cases(cfg.dataset, counter)
     case_set_hash = selection.case_set_hash  # hashes every case: computed once per run
     if resuming and previous.get("case_set_hash") not in (None, case_set_hash):

@@ -5,7 +5,7 @@ loses at most the line being written; :meth:`JobStore.open` drops a torn last li
 reports which (case_id, qid) pairs are already answered and scored.
 
 Files: ``cases.jsonl``, ``rejected.jsonl``, ``views.jsonl``, ``answers.jsonl``,
-``scores.jsonl``, ``metrics.json``, ``run.json`` (``.hydra/`` is Hydra's).
+``scores.jsonl``, ``reference_scores.jsonl``, ``calls.jsonl``, ``metrics.json``, ``run.json`` (``.hydra/`` is Hydra's).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def _repair_tail(path: Path) -> None:
 class JobStore:
     """Reads and appends the records of one job directory (thread-safe appends)."""
 
-    RECORD_FILES = ("cases", "rejected", "views", "answers", "scores", "reference_scores")
+    RECORD_FILES = ("cases", "rejected", "views", "answers", "scores", "reference_scores", "calls")
 
     def __init__(self, directory: Path | str) -> None:
         self.dir = Path(directory)
