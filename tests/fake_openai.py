@@ -146,6 +146,7 @@ class FakeOpenAI:
         max_requests: int = 100_000,
         lifetime_s: float = 600.0,
         port: int = 0,
+        keep_raw: bool = False,
     ) -> None:
         if not 0.0 <= fail_rate <= 1.0:
             raise ValueError("fail_rate must be in [0, 1]")
@@ -176,6 +177,8 @@ class FakeOpenAI:
         self._in_flight = 0
         self._stats: Counter = Counter()
         self.log: list[dict[str, Any]] = []  # one entry per chat request (no headers, no key)
+        self.keep_raw = keep_raw
+        self.raw: list[tuple[str | None, bytes]] = []  # (Content-Type, body bytes) per POST when keep_raw
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -384,7 +387,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._arrived = time.perf_counter()
         fake = self.server_fake
         length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+        data = self.rfile.read(length) if length else b""
+        if fake.keep_raw:
+            with fake._lock:
+                fake.raw.append((self.headers.get("Content-Type"), data))
+        raw = data.decode("utf-8", "replace")
         if not self._count() or not self._authorized():
             return
         if not self.path.rstrip("/").endswith("/chat/completions"):

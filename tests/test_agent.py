@@ -469,7 +469,7 @@ def test_the_plain_payload_path_sends_what_chat_openai_sends():
     history = [SystemMessage("sys"), HumanMessage("q"),
                AIMessage("", tool_calls=[{"name": "finish", "args": {"message": "x"}, "id": "t0"}]),
                ToolMessage("Finished.", tool_call_id="t0", name="finish"), HumanMessage([{"type": "text", "text": "again"}])]
-    with FakeOpenAI(reply=reply, api_key="sk-test-1234") as server:
+    with FakeOpenAI(reply=reply, api_key="sk-test-1234", keep_raw=True) as server:
         settings = {"model": "m", "base_url": server.base_url, "api_key": "sk-test-1234", "seed": 3,
                     "temperature": 0.0, "max_retries": 0, "timeout": 10,
                     "extra_body": {"max_tokens": 7, "response_format": {"type": "json_object"}}}
@@ -479,6 +479,17 @@ def test_the_plain_payload_path_sends_what_chat_openai_sends():
             replies.append(llm.bind_tools(tools, tool_choice="none").invoke(history))
             replies.append(llm.invoke([HumanMessage("plain")]))
         assert bodies[0] == bodies[2] and bodies[1] == bodies[3]
+        # the spliced body (bench.wire) is compact JSON with the same content type; only the
+        # key order differs from the SDK's (it writes its own parameter order)
+        import json as json_
+
+        from openai._utils._json import openapi_dumps
+        assert [ct for ct, _ in server.raw] == ["application/json"] * 4
+        assert server.raw[2][1] == openapi_dumps(json_.loads(server.raw[2][1]))
+        # an o-series model's system message is sent as "developer", as ChatOpenAI sends it
+        for cls in (ChatOpenAI, plain_chat_openai()):
+            cls(**{**settings, "model": "o3-mini"}).invoke(history)
+        assert bodies[-1] == bodies[-2] and bodies[-1]["messages"][0]["role"] == "developer"
         assert bodies[0]["max_tokens"] == 7 and bodies[0]["tool_choice"] == "none" and bodies[0]["seed"] == 3
         for old, new in ((replies[0], replies[2]), (replies[1], replies[3])):
             assert old.tool_calls == new.tool_calls and old.content == new.content
@@ -492,3 +503,38 @@ def test_the_plain_payload_path_sends_what_chat_openai_sends():
         with pytest.raises(ContextOverflow):
             client.chat([HumanMessage("TOO-LONG")])
         assert server.stats()["requests"] == 1  # not retried
+
+
+def test_a_finish_only_reply_ends_the_run_without_the_tools_node():
+    """`finish` alone ends the run in the agent node (one model call, no tool execution);
+    `finish` next to another call still goes through the tools node, which replies to both."""
+    case = make_case()
+    answerer = LangGraphAnswerer(client=scripted_client(call("finish", {"message": "3 passed"}, "f1")))
+    ran: list[str] = []
+    real = answerer._tool_reply
+    answerer._tool_reply = lambda name, args, store: (ran.append(name), real(name, args, store))[1]
+    answer = answerer.answer(case, make_view(case), case.questions[0])
+    assert (answer.answer, answer.outcome, answer.usage["calls"], answer.usage["steps"]) == ("3 passed", "answered", 1, 1)
+    assert ran == [] and answer.usage["step_limit"] == 0
+
+    both = AIMessage("", tool_calls=[{"name": "execute_bash", "args": {"command": "ls"}, "id": "b1", "type": "tool_call"},
+                                     {"name": "finish", "args": {"message": "done"}, "id": "b2", "type": "tool_call"}])
+    answerer = LangGraphAnswerer(client=scripted_client(both))
+    answerer._tool_reply = lambda name, args, store: (ran.append(name), real(name, args, store))[1]
+    answer = answerer.answer(case, make_view(case), case.questions[0])
+    assert answer.answer == "done" and answer.usage["calls"] == 1 and ran == ["execute_bash", "finish"]
+
+
+def test_the_checkpointer_pickles_the_state_and_reads_it_back_after_an_error():
+    from bench.agent import PickleSerde
+
+    serde = PickleSerde()
+    state = {"messages": make_case().messages, "records": [{"kind": "answer"}], "steps": 2}
+    assert serde.loads_typed(serde.dumps_typed(state)) == state
+    with pytest.raises(ValueError, match="cannot load"):
+        serde.loads_typed(("msgpack", b""))
+    # a run that fails after a first call: its accounting comes back from the checkpointer
+    client = scripted_client(call("think", {"thought": "x"}, "t1"), ValueError("boom"), max_retries=0)
+    case = make_case()
+    answer = LangGraphAnswerer(client=client).answer(case, make_view(case), case.questions[0])
+    assert answer.outcome == "error" and "boom" in answer.error and answer.usage["calls"] == 1

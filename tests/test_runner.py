@@ -64,3 +64,90 @@ def test_a_file_of_only_bad_rows_gives_an_empty_complete_job(tmp_path):
     metrics = run(job_cfg(tmp_path / "job", "dataset=local", f"dataset.path={bad}"))
     assert metrics["n_cases"] == 0 and metrics["accuracy"] is None
     assert read_jsonl(tmp_path / "job" / "rejected.jsonl")[0]["reason"] == "trajectory is a string that is not valid JSON"
+
+
+def test_job_files_hold_every_message_exactly_on_the_real_sample(tmp_path, dev_parquet):
+    """cases.jsonl and views.jsonl are spliced from memoized per-message JSON: same as encoding whole records."""
+    from langchain_core.messages import messages_to_dict
+
+    from bench.data import load_cases
+    from bench.tokens import TokenCounter
+
+    cfg = job_cfg(tmp_path, "dataset=local", f"dataset.path={dev_parquet}", "arm=nlatest", "arm.n=10")
+    run(cfg)
+    cases = {c.case_id: c for c in load_cases(cfg.dataset, TokenCounter()).cases}
+    written = read_jsonl(tmp_path / "cases.jsonl")
+    assert [c["case_id"] for c in written] == list(cases)
+    for record in written:
+        assert record == json.loads(json.dumps(cases[record["case_id"]].to_dict(), default=str))
+    for view in read_jsonl(tmp_path / "views.jsonl"):
+        messages = cases[view["case_id"]].messages[-view["kept_messages"]:]
+        assert view["messages"] == json.loads(json.dumps(messages_to_dict(messages), default=str))
+        assert set(view["evidence"]) == {q.qid for q in cases[view["case_id"]].questions}
+
+
+def test_the_gc_freeze_is_undone_after_a_job_even_a_failed_one(tmp_path, monkeypatch):
+    import gc
+
+    import bench.runner as runner
+
+    before = gc.get_freeze_count()
+    run(job_cfg(tmp_path / "ok"))
+    assert gc.get_freeze_count() == before
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("simulated crash")
+
+    monkeypatch.setattr(runner._Job, "run_arm", broken)
+    try:
+        run(job_cfg(tmp_path / "crash"))
+    except RuntimeError:
+        pass
+    assert gc.get_freeze_count() == before
+
+
+def test_pure_cpu_views_are_built_one_at_a_time_model_views_concurrently(tmp_path):
+    """The view gate: with 4 workers, views of a policy that calls no model never overlap;
+    views of one that does (an LLM summary) do."""
+    import threading
+    import time
+
+    from bench.data import load_cases
+    from bench.runner import _Job
+    from bench.schema import Score
+    from bench.store import JobStore
+    from bench.tracing import NullTracer
+
+    cases = load_cases(job_cfg(tmp_path).dataset).cases
+
+    class Policy:
+        name = "probe"
+
+        def __init__(self, calls_model: bool) -> None:
+            self.calls_model, self.active, self.peak, self.lock = calls_model, 0, 0, threading.Lock()
+
+        def __call__(self, case):
+            with self.lock:
+                self.active += 1
+                self.peak = max(self.peak, self.active)
+            time.sleep(0.02)
+            with self.lock:
+                self.active -= 1
+            from bench.policies import FullHistory
+            return FullHistory()(case)
+
+    class Answerer:
+        def answer(self, case, view, question):
+            from bench.schema import Answer
+            return Answer(case_id=case.case_id, qid=question.qid, type=question.type, answer="x")
+
+    class Judge:
+        def score(self, question, answer, repo_root):
+            return Score(case_id=answer.case_id, qid=answer.qid, type=answer.type, verdict="wrong", reason="")
+
+    for calls_model, expected in ((False, 1), (True, 4)):
+        policy = Policy(calls_model)
+        store = JobStore(tmp_path / f"gate-{calls_model}")
+        _Job(store, Answerer(), Judge(), NullTracer(), workers=4).run_arm(cases, policy, "probe")
+        assert policy.peak == expected, (calls_model, policy.peak)
+        assert len(store.read("views")) == len(cases) and len(store.read("scores")) == sum(len(c.questions) for c in cases)

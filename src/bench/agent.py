@@ -16,7 +16,7 @@ view's messages and the question as a user message. The original sandbox is gone
   the answer is the last text the agent wrote, usually empty).
 
 The graph is compiled once per answerer (tools, tags and stored outputs are passed as
-the run's context); its state lives in a LangGraph checkpointer (``InMemorySaver``), one thread per
+the run's context); its state lives in a LangGraph checkpointer (``InMemorySaver``, pickled), one thread per
 case, arm and question; the thread is dropped once the answer is taken. Every model call
 goes through :class:`bench.models.ChatClient` (cache, retries, accounting).
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import pickle
 import re
 import uuid
 from dataclasses import dataclass
@@ -99,6 +100,24 @@ class AgentContext:
     store: dict[str, str]
 
 
+class PickleSerde:
+    """Checkpoint serializer for the in-process checkpointer: pickle, not msgpack.
+
+    The state never leaves this process, and pickling a long history costs a fraction of
+    msgpack's per-message ``model_dump`` (the checkpoint is written once per question,
+    under the GIL, by every worker thread).
+    """
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        return "pickle", pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        kind, payload = data
+        if kind != "pickle":
+            raise ValueError(f"PickleSerde cannot load a {kind!r} checkpoint")
+        return pickle.loads(payload)  # noqa: S301 - written by this process
+
+
 class LangGraphAnswerer:
     """Answering agent for real models (``model=openai``); see the module docstring.
 
@@ -116,7 +135,17 @@ class LangGraphAnswerer:
         self.final_answer_at_limit = bool(final_answer_at_limit)
         self.max_concurrency = self.client.max_concurrency
         self.name = f"llm:{self.client.model}"
-        self.checkpointer = InMemorySaver()
+        self.checkpointer = InMemorySaver(serde=PickleSerde())
+        self._systems: dict[str, SystemMessage] = {}  # one message object per system text
+
+    def _system_message(self, text: str) -> SystemMessage:
+        """The same object for the same text, so its request encoding is memoized (bench.wire)."""
+        message = self._systems.get(text)
+        if message is None:
+            if len(self._systems) > 4096:
+                self._systems.clear()
+            message = self._systems[text] = SystemMessage(text)
+        return message
 
     def preflight(self, seen: set | None = None) -> None:
         self.client.preflight(seen)
@@ -131,7 +160,14 @@ class LangGraphAnswerer:
         def agent(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             ctx = runtime.context
             reply, record = client.chat(state["messages"], ctx.tools, tags=ctx.tags)
-            return {"messages": [reply], "records": [record], "steps": state["steps"] + 1}
+            update = {"messages": [reply], "records": [record], "steps": state["steps"] + 1}
+            calls = reply.tool_calls
+            if calls and not reply.invalid_tool_calls and all(c["name"] == "finish" for c in calls):
+                # only `finish`: the run ends here (its replies are recorded as the tools node would)
+                update["messages"] += [ToolMessage(FINISH_REPLY, tool_call_id=c.get("id") or "", name="finish")
+                                       for c in calls]
+                update["final"] = _finish_text(calls[-1].get("args") or {}, reply)
+            return update
 
         def answer_now(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             """Step limit reached without an answer: one call that may not use tools."""
@@ -160,6 +196,8 @@ class LangGraphAnswerer:
             return {"messages": replies, "retrievals": opened, "final": final}
 
         def after_agent(state: AgentState) -> str:
+            if state["final"] is not None:  # `finish` was the only call
+                return END
             last = state["messages"][-1]
             return "tools" if (last.tool_calls or last.invalid_tool_calls) else END
 
@@ -213,7 +251,7 @@ class LangGraphAnswerer:
     # ------------------------------------------------------------------ answering
     def answer(self, case: Case, view: View, question: Question) -> Answer:
         system = case.system_prompt + (f"\n\n{view.guidance}" if view.guidance else "")
-        messages: list[BaseMessage] = [SystemMessage(system), *view.messages, HumanMessage(question.question)]
+        messages: list[BaseMessage] = [self._system_message(system), *view.messages, HumanMessage(question.question)]
         tags = {**current_tags(), "case_id": case.case_id, "qid": question.qid, "arm": view.arm}
         thread = {"configurable": {"thread_id": f"{case.case_id}|{view.arm}|{question.qid}|{uuid.uuid4().hex[:8]}"},
                   "recursion_limit": 2 * self.max_steps + 4}

@@ -43,13 +43,13 @@ from langchain_core.messages import (
     BaseMessage,
     HumanMessage,
     SystemMessage,
-    ToolMessage,
     message_to_dict,
     messages_from_dict,
 )
 
 from bench.cache import ResponseCache, open_cache, request_key
 from bench.text import content_text, message_text
+from bench.wire import canonical_message, chat_body, request_key_of
 
 __all__ = [
     "OPENAI_BASE_URL",
@@ -219,22 +219,6 @@ def _retry_after(err: BaseException) -> float | None:
 
 # --------------------------------------------------------------------------- messages
 
-def canonical_message(message: BaseMessage) -> dict[str, Any]:
-    """What of a message reaches the endpoint (ids of LangChain runs excluded)."""
-    data: dict[str, Any] = {"type": message.type, "content": message.content}
-    if message.name:
-        data["name"] = message.name
-    if isinstance(message, AIMessage):
-        data["tool_calls"] = [{"name": c["name"], "args": c["args"], "id": c.get("id")}
-                              for c in message.tool_calls]
-        if message.invalid_tool_calls:
-            data["invalid_tool_calls"] = [{"name": c.get("name"), "args": c.get("args"), "id": c.get("id")}
-                                          for c in message.invalid_tool_calls]
-    if isinstance(message, ToolMessage):
-        data["tool_call_id"] = message.tool_call_id
-    return data
-
-
 def _usage_of(message: AIMessage) -> dict[str, int]:
     meta = message.usage_metadata or {}
     details = meta.get("input_token_details") or {}
@@ -338,16 +322,18 @@ class ChatClient:
     def request(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None,
                 tool_choice: str | None = None) -> dict[str, Any]:
         """The part of a request that determines the reply (the cache key's content)."""
-        request = {
-            "model": self.model,
-            "endpoint": self.endpoint,
-            "params": self.params,
-            "messages": [canonical_message(m) for m in messages],
-            "tools": tools or [],
-        }
+        return {**self._request_head(tools, tool_choice), "messages": [canonical_message(m) for m in messages]}
+
+    def _request_head(self, tools: list[dict[str, Any]] | None, tool_choice: str | None) -> dict[str, Any]:
+        head = {"model": self.model, "endpoint": self.endpoint, "params": self.params, "tools": tools or []}
         if tool_choice is not None:
-            request["tool_choice"] = tool_choice
-        return request
+            head["tool_choice"] = tool_choice
+        return head
+
+    def key(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None = None,
+            tool_choice: str | None = None) -> str:
+        """The cache key: ``request_key(self.request(...))``, spliced from per-message memoized JSON."""
+        return request_key_of(self._request_head(tools, tool_choice), messages)
 
     def chat(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None = None,
              tags: dict[str, Any] | None = None, tool_choice: str | None = None) -> tuple[AIMessage, dict[str, Any]]:
@@ -356,7 +342,7 @@ class ChatClient:
         Raises :class:`ContextOverflow` when the endpoint refuses the request as too long,
         :class:`ModelCallError` when it keeps failing (or fails in a way retries cannot fix).
         """
-        key = request_key(self.request(messages, tools, tool_choice))
+        key = self.key(messages, tools, tool_choice)
         record: dict[str, Any] = {"kind": self.kind, "model": self.model, **current_tags(), **(tags or {}),
                                   "key": key[:16]}
         cached = self.cache.get(key) if self.cache is not None else None
@@ -428,6 +414,7 @@ class ChatClient:
 # --------------------------------------------------------------------------- plain-payload ChatOpenAI
 
 _PLAIN_CHAT_OPENAI: type | None = None
+_O_SERIES = re.compile(r"^o\d")  # ChatOpenAI sends these models' system messages as "developer"
 
 
 def plain_chat_openai() -> type:
@@ -441,8 +428,12 @@ def plain_chat_openai() -> type:
     ``NotGiven`` values, dates or aliased fields), so this subclass posts it with the
     client's own ``post`` (same base URL, headers, auth, timeout and error types; the
     SDK's retries stay off, :class:`ChatClient` retries) and parses the reply with
-    ``ChatOpenAI``'s own ``_create_chat_result``. Streaming, ``response_format`` (structured
-    output) and Responses-API requests go through ``ChatOpenAI`` unchanged.
+    ``ChatOpenAI``'s own ``_create_chat_result``. The body is the payload's JSON with each
+    message's JSON memoized per message (:func:`bench.wire.chat_body`): the same bytes
+    ``openapi_dumps`` writes, without converting and encoding a shared history again at
+    every call. Streaming, ``response_format`` (structured output) and Responses-API
+    requests go through ``ChatOpenAI`` unchanged; o-series models (whose system messages
+    ChatOpenAI renames) post ChatOpenAI's payload as is.
     """
     global _PLAIN_CHAT_OPENAI
     if _PLAIN_CHAT_OPENAI is not None:
@@ -461,20 +452,31 @@ def plain_chat_openai() -> type:
 
     class PlainChatOpenAI(ChatOpenAI):
         def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001, ANN202
-            payload = self._get_request_payload(messages, stop=stop, **kwargs)
+            # the payload without its messages: they are spliced in as memoized JSON (bench.wire)
+            payload = self._get_request_payload([], stop=stop, **kwargs)
             if payload.get("stream") or "response_format" in payload or self._use_responses_api(payload):
                 return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
             ensure = getattr(self, "_ensure_sync_client_available", None)
             if ensure is not None:
                 ensure()
             extra = {k: payload.pop(k) for k in options_keys if k in payload}
+            extra_body = extra.get("extra_body")
+            try:
+                if _O_SERIES.match(self.model_name or "") or "messages" in (extra_body or {}):
+                    raise TypeError("o-series roles, or messages in extra_body")
+                # the SDK merges extra_body into the body's top level: done here, before encoding
+                request = {"content": chat_body({**payload, **(extra_body or {})}, messages)}
+                extra_body = None
+            except TypeError:  # not plain JSON (or the cases above): the payload as ChatOpenAI builds it
+                full = self._get_request_payload(messages, stop=stop, **kwargs)
+                request = {"body": {k: v for k, v in full.items() if k not in options_keys}}
             headers = {**(extra.get("extra_headers") or {}), RAW_RESPONSE_HEADER: "true"}
             options = make_request_options(extra_headers=headers, extra_query=extra.get("extra_query"),
-                                           extra_body=extra.get("extra_body"),
+                                           extra_body=extra_body,
                                            timeout=extra.get("timeout", openai.NOT_GIVEN), **auth)
             try:
-                raw_response = self.root_client.post("/chat/completions", body=payload, options=options,
-                                                      cast_to=ChatCompletion, stream=False)
+                raw_response = self.root_client.post("/chat/completions", options=options,
+                                                      cast_to=ChatCompletion, stream=False, **request)
                 response = raw_response.parse()
             except openai.BadRequestError as err:
                 lc_base._handle_openai_bad_request(err)
@@ -591,6 +593,8 @@ class LLMSummarizer:
     prompt as a user message (what an agent's auto-compaction does); ``transcript`` sends
     one user message holding the history as text, then the prompt.
     """
+
+    calls_model = True  # the runner builds views that need a summary on its model-call workers
 
     def __init__(self, *, client: ChatClient | None = None, input: str = "messages",
                  system: str | None = SUMMARY_SYSTEM, **settings: Any) -> None:

@@ -33,7 +33,9 @@ failing leaves that score missing (the job stays ``incomplete`` and resume retri
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import gc
 import json
 import logging
 import queue
@@ -41,7 +43,7 @@ import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -62,6 +64,7 @@ from bench.schema import Answer, Case, Question
 from bench.store import JobStore
 from bench.tokens import TokenCounter
 from bench.tracing import build_tracer
+from bench.wire import record_line
 
 __all__ = ["run", "job_dir", "ResumeError", "summarize_calls"]
 
@@ -225,7 +228,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if not selection.cases:
         log.warning("no case to run: %d rows read, %d rejected (see %s)", selection.rows_read,
                     len(selection.rejected), store.path("rejected"))
-    store.write_all("cases", (c.to_dict() for c in selection.cases))
+    # each message's JSON is memoized here; the views of full and nlatest reuse it (bench.wire)
+    store.write_lines("cases", (record_line(c.to_dict(messages=False), c.messages) for c in selection.cases))
     store.write_all("rejected", selection.rejected)
     store.write_json("run.json", _provenance(cfg, selection, "incomplete", started, case_set_hash=case_set_hash,
                                                  resumed=resumed))
@@ -237,12 +241,19 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
     # 3. the arm, 4. the full-history reference
     t0 = time.perf_counter()
-    with call_sink(lambda record: store.append("calls", record)):
-        job = _Job(store, answerer, judge, tracer, workers)
-        job.run_arm(selection.cases, policy, arm)
-        full_correct = None
-        if arm != "full":
-            full_correct = job.run_reference(selection.cases, FullHistory(counter=counter))
+    # The loaded cases, models and modules are long-lived: freezing them keeps the cyclic
+    # GC from walking them all again (a full collection paused 16 model-call workers for
+    # ~150 ms per job). Unfrozen at the end, so later jobs in this process start clean.
+    gc.freeze()
+    try:
+        with call_sink(lambda record: store.append("calls", record)):
+            job = _Job(store, answerer, judge, tracer, workers)
+            job.run_arm(selection.cases, policy, arm)
+            full_correct = None
+            if arm != "full":
+                full_correct = job.run_reference(selection.cases, FullHistory(counter=counter))
+    finally:
+        gc.unfreeze()
     log.info("answered and scored %d cases in %.2fs", len(selection.cases), time.perf_counter() - t0)
     missing = tracer.missing_traces([c.case_id for c in selection.cases])
     if missing:
@@ -252,7 +263,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     # 5. metrics and status
     answers = store.read("answers")
     metrics = compute_metrics(
-        [c.to_dict() for c in selection.cases], store.read("views"), answers, store.read("scores"), full_correct,
+        [c.to_dict(messages=False) for c in selection.cases], store.read("views"), answers, store.read("scores"), full_correct,
     )
     metrics["missing_traces"] = missing
     metrics["model_calls"] = summarize_calls(_read_tolerant(store.path("calls")))
@@ -340,14 +351,14 @@ class _Job:
     def _execute(self, first: list[Callable], handle, desc: str, total: int) -> None:
         """Run each ``task(emit, stop)`` on the workers; ``handle(event, submit)`` in this thread.
 
-        ``handle`` may ``submit`` more tasks (a case's questions once its view exists) and
-        returns True when the event completes a question (the progress bar moves). A task
-        that raises (a bug, a simulated kill) stops the job: nothing new starts, the error
-        is raised here.
+        ``first`` are the view tasks. ``handle`` may ``submit`` more tasks (a case's
+        questions once its view exists) and returns True when the event completes a
+        question (the progress bar moves). A task that raises (a bug, a simulated kill)
+        stops the job: nothing new starts, the error is raised here.
         """
         if not first:
             return
-        events: queue.Queue = queue.Queue()
+        events: queue.SimpleQueue = queue.SimpleQueue()
         stop = threading.Event()
         bar = tqdm(total=total, desc=desc, unit="q", dynamic_ncols=True, mininterval=0.5, disable=total == 0)
 
@@ -355,24 +366,25 @@ class _Job:
             try:
                 if not stop.is_set():
                     task(events.put, stop)
-            except BaseException as err:  # a bug or a simulated kill: stop the job now
+            except BaseException as err:  # noqa: BLE001 - a bug or a simulated kill: stop the job now
                 stop.set()
                 events.put(("fatal", err))
-                raise
             finally:
                 events.put(("done",))
 
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="bench-task")
-        futures: list[Future] = []
+        submitted = 0
 
         def submit(task: Callable) -> None:
-            futures.append(pool.submit(contextvars.copy_context().run, wrapped, task))
+            nonlocal submitted
+            submitted += 1
+            pool.submit(contextvars.copy_context().run, wrapped, task)
 
         try:
             for task in first:
                 submit(task)
             finished = 0
-            while finished < len(futures):
+            while finished < submitted:
                 event = events.get()
                 if event[0] == "done":
                     finished += 1
@@ -381,15 +393,19 @@ class _Job:
                     raise event[1]
                 if handle(event, submit):
                     bar.update(1)
-            for future in futures:  # a worker that died (bug or simulated kill) stops the job
-                future.result()
         except BaseException:
-            stop.set()
+            stop.set()  # queued tasks return at once; calls in flight are not waited for
             pool.shutdown(wait=False, cancel_futures=True)
             bar.close()
             raise
         pool.shutdown(wait=True)
         bar.close()
+
+    @staticmethod
+    def _view_gate(policy) -> Any:
+        """Views that are pure CPU are built one at a time: under the GIL, sixteen built in
+        lockstep would all finish (and release their questions) only at the end."""
+        return threading.Lock() if not getattr(policy, "calls_model", True) else contextlib.nullcontext()
 
     def _answer(self, case: Case, view, question: Question) -> Answer:
         try:
@@ -408,18 +424,26 @@ class _Job:
                 if c.case_id not in viewed or any((c.case_id, q.qid) not in scores for q in c.questions)]
         total = sum(1 for c in work for q in c.questions if (c.case_id, q.qid) not in scores)
 
+        gate = self._view_gate(policy)
+
         def view_task(case: Case) -> Callable:
             def task(emit, stop: threading.Event) -> None:
                 with call_tags(case_id=case.case_id, arm=arm, phase="arm"):
                     try:
-                        view = policy(case)
+                        with gate:
+                            view = policy(case)
                     except Exception as err:  # noqa: BLE001 - the case's questions are recorded as failed
                         log.warning("case %s: view failed: %s", case.case_id, err)
-                        emit(("view", case, None, None, f"view failed: {type(err).__name__}: {err}"))
+                        emit(("view", case, None, f"view failed: {type(err).__name__}: {err}"))
                         return
-                    record = view.to_dict()
-                    record["evidence"] = evidence_flags(case, view)
-                    emit(("view", case, view, record, None))
+                emit(("view", case, view, None))
+            return task
+
+        def record_task(case: Case, view) -> Callable:
+            def task(emit, stop: threading.Event) -> None:  # after the case's questions are queued
+                record = view.to_dict(messages=False)
+                record["evidence"] = evidence_flags(case, view)
+                emit(("view_record", case, record_line(record, view.messages)))
             return task
 
         def answer_task(case: Case, view, question: Question, view_error: str | None) -> Callable:
@@ -453,13 +477,16 @@ class _Job:
 
         def handle(event, submit) -> bool:
             kind = event[0]
+            if kind == "view_record":
+                _, case, line = event
+                if case.case_id not in viewed:
+                    store.append_line("views", line)
+                    viewed.add(case.case_id)
+                return False
             if kind == "view":
-                _, case, view, record, view_error = event
+                _, case, view, view_error = event
                 if view is not None:
                     self.tracer.case_started(case, view)
-                    if case.case_id not in viewed:
-                        store.append("views", record)
-                        viewed.add(case.case_id)
                 for question in case.questions:
                     key = (case.case_id, question.qid)
                     if key in scores:
@@ -468,6 +495,8 @@ class _Job:
                         answered(case, question, Answer(**answers[key]), False, view is not None, submit)
                     else:
                         submit(answer_task(case, view, question, view_error))
+                if view is not None and case.case_id not in viewed:
+                    submit(record_task(case, view))
                 return False
             if kind == "answer":
                 _, case, question, answer, fresh, traced = event
@@ -492,10 +521,14 @@ class _Job:
         total = sum(1 for c in work for q in c.questions if (c.case_id, q.qid) not in done)
         missing: list[str] = []
 
+        gate = self._view_gate(full)
+
         def view_task(case: Case) -> Callable:
             def task(emit, stop: threading.Event) -> None:
                 with call_tags(case_id=case.case_id, arm="full", phase="reference"):
-                    emit(("view", case, full(case)))
+                    with gate:
+                        view = full(case)
+                    emit(("view", case, view))
             return task
 
         def answer_task(case: Case, view, question: Question) -> Callable:

@@ -66,7 +66,9 @@ class Case:
     resolved: bool | None = None
     exit_status: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, messages: bool = True) -> dict[str, Any]:
+        """The ``cases.jsonl`` record; ``messages=False`` leaves ``[]`` in the messages' place
+        (for :func:`bench.wire.record_line`, which splices in their memoized JSON)."""
         return {
             "case_id": self.case_id,
             "instance_id": self.instance_id,
@@ -79,7 +81,7 @@ class Case:
             "system_prompt": self.system_prompt,
             "tools": self.tools,
             "model_patch": self.model_patch,
-            "messages": messages_to_dict(self.messages),
+            "messages": messages_to_dict(self.messages) if messages else [],
             "questions": [q.to_dict() for q in self.questions],
             "dropped_questions": [asdict(d) for d in self.dropped_questions],
         }
@@ -142,7 +144,8 @@ class View:
     def handles(self) -> list[str]:
         return sorted(self.store)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, messages: bool = True) -> dict[str, Any]:
+        """The ``views.jsonl`` record (without ``evidence``); ``messages=False`` as in :meth:`Case.to_dict`."""
         return {
             "case_id": self.case_id,
             "arm": self.arm,
@@ -155,7 +158,7 @@ class View:
             "handles": self.handles,
             "guidance": self.guidance,
             "info": self.info,
-            "messages": messages_to_dict(self.messages),
+            "messages": messages_to_dict(self.messages) if messages else [],
         }
 
 

@@ -88,8 +88,23 @@ class JobStore:
                 handle.write(json.dumps(_plain(record), ensure_ascii=False, default=str) + "\n")
         os.replace(tmp, self.path(name))
 
+    def write_lines(self, name: str, lines: Iterable[str]) -> None:
+        """Replace the file with ``lines`` made by :meth:`encode` (or :func:`bench.wire.record_line`)."""
+        tmp = self.path(name).with_suffix(".jsonl.tmp")
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.writelines(lines)
+        os.replace(tmp, self.path(name))
+
+    @staticmethod
+    def encode(record: Any) -> str:
+        """One JSONL line of ``record`` (what :meth:`append` writes), to encode off the writing thread."""
+        return json.dumps(_plain(record), ensure_ascii=False, default=str) + "\n"
+
     def append(self, name: str, record: Any) -> None:
-        line = json.dumps(_plain(record), ensure_ascii=False, default=str) + "\n"
+        self.append_line(name, self.encode(record))
+
+    def append_line(self, name: str, line: str) -> None:
+        """Append one line made by :meth:`encode` and flush it."""
         with self._lock, self.path(name).open("a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()

@@ -18,7 +18,12 @@ __all__ = ["Policy", "view_problems", "make_view", "steps", "clean_start"]
 
 
 class Policy(Protocol):
+    """``view = policy(case)``. ``calls_model`` is True when building a view calls a model (an
+    LLM summarizer): the runner then builds views on its model-call workers; pure-CPU views
+    are built on one thread of their own, since threads gain nothing on CPU work under the GIL."""
+
     name: str
+    calls_model: bool
 
     def __call__(self, case: Case) -> View: ...
 

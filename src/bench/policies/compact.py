@@ -286,6 +286,11 @@ class CompactPolicy:
         # Handles depend on the whole arm config, so two configs never share one.
         self.fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
+    @property
+    def calls_model(self) -> bool:
+        """Whether building a view calls a model (the summarizer's ``calls_model``; unknown: True)."""
+        return bool(getattr(self.summarizer, "calls_model", True))
+
     def preflight(self, seen: set | None = None) -> None:
         """Fail fast when the summarizer's endpoint is unusable (the runner calls this)."""
         check = getattr(self.summarizer, "preflight", None)

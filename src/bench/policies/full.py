@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from bench.policies.base import make_view
 from bench.schema import Case, View
@@ -14,6 +15,7 @@ __all__ = ["FullHistory"]
 @dataclass
 class FullHistory:
     name: str = "full"
+    calls_model: ClassVar[bool] = False  # pure CPU: views are built on the runner's CPU thread
     counter: TokenCounter = field(default_factory=TokenCounter, repr=False)
 
     def __call__(self, case: Case) -> View:

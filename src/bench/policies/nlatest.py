@@ -79,6 +79,11 @@ class NLatest:
         if self.match is not None and self.budget_policy is None:
             raise ConfigError(f"arm.match={self.match!r} needs the matched arm's policy (use build_policy)")
 
+    @property
+    def calls_model(self) -> bool:
+        """Building a view calls a model only through the matched arm (an LLM summary)."""
+        return bool(self.budget_policy is not None and getattr(self.budget_policy, "calls_model", True))
+
     def preflight(self, seen: set | None = None) -> None:
         """Fail fast when the matched arm's summarizer is unusable (the runner calls this)."""
         check = getattr(self.budget_policy, "preflight", None)

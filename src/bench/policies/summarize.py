@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
@@ -50,6 +50,7 @@ class Summarizer(Protocol):
     """
 
     name: str
+    calls_model: bool  # True when summarize() calls a model (views are then built on model-call workers)
 
     def summarize(self, messages: list[BaseMessage], prompt: str) -> tuple[str, dict[str, Any]]: ...
 
@@ -147,6 +148,7 @@ class ExtractiveSummarizer:
     """Offline, deterministic summarizer that copies excerpts into the prompt's sections."""
 
     name: str = "extractive"
+    calls_model: ClassVar[bool] = False  # offline rules, no model
     max_items: int = 40  # items per section; the newest are kept when there are more
     excerpt_chars: int = 200  # length of one excerpt (output line, command, message)
     request_chars: int = 1500  # length kept of the first user request
