@@ -19,7 +19,11 @@ Printed per concurrency C:
   the runner's tasks (one per answer, one per judging, a judging queued when its answer
   is written) replayed first-come first-served on C workers at exactly ``--latency`` per
   call; n one-call tasks on C slots take ceil(n / C) rounds, not n / C;
-* ``ratio/bound``: the runner's own overhead (client CPU, GIL, thread hand-offs);
+* ``floor``: the same request bodies (as the server received them in that job), replayed
+  by C bare ``httpx`` threads in the same order (answers first, a judgment queued when its
+  answer returns), with no client work: the harness's own ratio (loopback, the fake
+  server's Python, this machine). ``ratio/floor`` is then the runner's own overhead
+  (LangGraph, LangChain, the SDK, records, GIL hand-offs).
 * ``call ms``: mean latency of a call as the client measured it (the server's part is
   exactly ``--latency``), and the process CPU per call (the whole ``run()``); at the end,
   the most requests the server saw in flight at once.
@@ -77,6 +81,63 @@ def schedule_bound(questions: list[tuple[int, int]], workers: int) -> int:
     return now
 
 
+def replay_floor(url: str, bodies: list[bytes], workers: int, latency: float, cpu_ms: float = 0.0) -> float:
+    """Wall time / ideal of ``bodies`` posted by ``workers`` bare httpx threads, no client work.
+
+    Answer bodies are queued first (in arrival order); each answer that returns queues the
+    next judge body (``response_format`` requests), the runner's schedule. ``cpu_ms``: pure
+    Python work (holding the GIL) before each request, to see what client CPU costs.
+    """
+    import threading
+    from collections import deque
+
+    import httpx
+
+    judge = [b for b in bodies if b'"response_format"' in b]
+    queue_ = deque(("a", b) for b in bodies if b'"response_format"' not in b)
+    judges = deque(judge)
+    ready = threading.Condition()
+    remaining = [len(bodies)]
+    client = httpx.Client(limits=httpx.Limits(max_connections=workers + 4, max_keepalive_connections=workers + 4),
+                          timeout=60)
+
+    def burn() -> None:
+        until = time.thread_time() + cpu_ms / 1000
+        while time.thread_time() < until:
+            pass
+
+    def post(body: bytes) -> None:
+        burn()
+        client.post(url + "/chat/completions", content=body, headers={"Content-Type": "application/json"}).read()
+
+    for body in bodies[:workers]:  # open the connections
+        post(body)
+
+    def worker() -> None:
+        while True:
+            with ready:
+                while not queue_ and remaining[0] > 0:
+                    ready.wait()
+                if not queue_:
+                    return
+                kind, body = queue_.popleft()
+            post(body)
+            with ready:
+                remaining[0] -= 1
+                if kind == "a" and judges:
+                    queue_.append(("j", judges.popleft()))
+                ready.notify_all()
+
+    threads = [threading.Thread(target=worker) for _ in range(workers)]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    client.close()
+    return (time.perf_counter() - start) / (len(bodies) * latency / workers)
+
+
 def sdk_baseline(url: str, latency: float, threads: int = 16, per_thread: int = 4) -> tuple[float, float]:
     """The bare openai SDK against the same server: (wall s, ideal s) of small requests in waves of ``threads``."""
     from concurrent.futures import ThreadPoolExecutor
@@ -101,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="llm: the LLM judge on the same server (a second call per answer); exact: answers only")
     parser.add_argument("--data", default="dev",
                         help="rows to repeat: dev (../shared/data/real/dev.parquet), sample (shipped) or a FILE")
+    parser.add_argument("--floor-cpu", default="",
+                        help="comma list of ms: also replay the last job's requests with that much pure-Python "
+                             "CPU per request (what client CPU per call costs at this concurrency)")
     parser.add_argument("--profile", action="store_true",
                         help="cProfile the answering calls (worker threads) at concurrency 1 and print the top")
     parser.add_argument("--no-sdk-transform", action="store_true",
@@ -153,7 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     runner._Job._answer = profiled_answer
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_runner_") as tmp, \
-            fake_server("--latency", str(args.latency), "--approx-tokens", "--lifetime", "300") as (url, stats):
+            fake_server("--latency", str(args.latency), "--approx-tokens", "--lifetime", "300",
+                        "--dump-dir", str(Path(tmp) / "bodies")) as (url, stats):
+        bodies_dir = Path(tmp) / "bodies"
+        bodies_dir.mkdir()
         data = make_cases_file(data_path, args.cases, Path(tmp))
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(f"fake server {url}, latency {1000 * args.latency:.0f} ms; {args.cases} cases from {data_path}; "
@@ -174,11 +241,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"baseline, the bare openai SDK: 16 threads x 4 small requests in {wall:.2f}s, ideal {ideal:.2f}s "
                   f"(ratio {wall / ideal:.2f}): the server keeps its latency under 16 concurrent requests\n")
         header = (f"{'C':>3}{'calls':>7}{'wall s':>8}{'phase s':>9}{'ideal s':>9}{'ratio':>7}{'bound':>7}"
-                  f"{'ratio/bound':>12}{'call ms':>9}{'CPU/call ms':>13}")
+                  f"{'floor':>7}{'ratio/floor':>12}{'call ms':>9}{'CPU/call ms':>13}")
         print(header)
         print("-" * len(header))
         for level in levels:
             cfg = job(level, f"job_c{level}")
+            for old in bodies_dir.iterdir():
+                old.unlink()
             start, cpu = time.perf_counter(), time.process_time()
             metrics = runner.run(cfg)
             cpu = time.process_time() - cpu
@@ -199,19 +268,26 @@ def main(argv: list[str] | None = None) -> int:
             phase_s = phase.get("answer", wall)
             call_ms = 1000 * float(total.get("latency_s", 0.0)) / max(1, calls)
             cpu_ms = 1000 * cpu / max(1, calls)
-            row = (level, calls, wall, phase_s, ideal, phase_s / ideal, bound, phase_s / ideal / bound, call_ms, cpu_ms)
+            bodies = [p.read_bytes() for p in sorted(bodies_dir.iterdir())]
+            floor = replay_floor(url, bodies, level, args.latency) if args.latency > 0 and bodies else float("nan")
+            row = (level, calls, wall, phase_s, ideal, phase_s / ideal, bound, floor, phase_s / ideal / floor,
+                   call_ms, cpu_ms)
             rows.append(row)
             print(f"{level:>3}{calls:>7}{wall:>8.2f}{phase_s:>9.2f}{ideal:>9.2f}{row[5]:>7.2f}{bound:>7.2f}"
-                  f"{row[7]:>12.2f}{call_ms:>9.0f}{cpu_ms:>13.1f}")
+                  f"{floor:>7.2f}{row[8]:>12.2f}{call_ms:>9.0f}{cpu_ms:>13.1f}")
             if metrics.get("n_errors"):
                 print(f"    ({metrics['n_errors']} answer errors)")
+        for cpu_ms in (float(x) for x in args.floor_cpu.split(",") if x):
+            print(f"    floor at C={level} with {cpu_ms:g} ms of client CPU per request: "
+                  f"{replay_floor(url, bodies, level, args.latency, cpu_ms):.2f}")
     runner._Job.run_arm = original
     runner.tqdm = real_tqdm
     runner._Job._answer = original_answer
     print(f"\nserver: {stats.get('requests', 0)} chat requests (warm-up and baseline included), peak {stats.get('peak_concurrency', 0)} in flight")
     top = max(rows, key=lambda r: r[0])
     print(f"at C={top[0]}: phase/ideal = {top[5]:.2f} (target <= 1.1); the work units allow {top[6]:.2f} at best "
-          f"({top[1]} calls on {top[0]} slots); the runner's own overhead (ratio/bound) is {top[7]:.2f}x")
+          f"({top[1]} calls on {top[0]} slots), bare threads replaying the same requests {top[7]:.2f}; "
+          f"the runner's own overhead (ratio/floor) is {top[8]:.2f}x")
     if profiles:
         out = io.StringIO()
         stats_ = pstats.Stats(profiles[0], stream=out)

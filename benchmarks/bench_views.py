@@ -9,7 +9,8 @@ fresh :class:`bench.tokens.TokenCounter` warmed like a job's (the runner's count
 already counted every case's messages in ``load_cases``).
 
 Columns: ``cases/s`` (views only, best of the repeats), ``+record cases/s`` (views plus
-the evidence flags and ``view.to_dict()`` the runner writes per case), ``ms/case`` and
+the evidence flags and the ``views.jsonl`` line the runner writes per case, spliced from the
+message JSON memoized when ``cases.jsonl`` was written), ``ms/case`` and
 ``tokens %``: the share of the view time spent inside ``TokenCounter`` (counted once at
 the outermost call, memo lookups included), with ``encode %`` the part spent in tiktoken
 itself. An arm that raises is reported with its error; the others go on.
@@ -122,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.evidence import evidence_flags
     from bench.policies import build_policy
     from bench.tokens import TokenCounter
+    from bench.wire import record_line
 
     base = ["dataset=local", f"dataset.path={args.data}"]
     t0 = time.perf_counter()
@@ -129,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding))
     cases = selection.cases
     load_s = time.perf_counter() - t0
+    for case in cases:  # as a job writes cases.jsonl: each message's JSON is memoized (bench.wire)
+        record_line(case.to_dict(messages=False), case.messages)
     n_messages = sum(len(c.messages) for c in cases)
     full_tokens = TokenCounter(cfg.tokenizer.encoding)
     tokens = sum(full_tokens.count_messages(c.messages) for c in cases)
@@ -158,8 +162,9 @@ def main(argv: list[str] | None = None) -> int:
                     count_s, encode_s = timer.total, timer.encode
                     start = time.perf_counter()
                     for case, view in zip(cases, views, strict=True):
-                        record = view.to_dict()
+                        record = view.to_dict(messages=False)
                         record["evidence"] = evidence_flags(case, view)
+                        record_line(record, view.messages)
                     record_s = time.perf_counter() - start
                     if best is None or view_s < best[0]:
                         best = (view_s, record_s, count_s, encode_s)

@@ -53,6 +53,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 __all__ = ["FakeOpenAI", "count_tokens", "request_text"]
@@ -147,6 +148,7 @@ class FakeOpenAI:
         lifetime_s: float = 600.0,
         port: int = 0,
         keep_raw: bool = False,
+        dump_dir: str | None = None,
     ) -> None:
         if not 0.0 <= fail_rate <= 1.0:
             raise ValueError("fail_rate must be in [0, 1]")
@@ -173,12 +175,14 @@ class FakeOpenAI:
         self.port = port
         self._lock = threading.Lock()
         self._counter = 0  # chat requests received
+        self._dumped = 0
         self._failures = 0  # failures issued by fail_rate
         self._in_flight = 0
         self._stats: Counter = Counter()
         self.log: list[dict[str, Any]] = []  # one entry per chat request (no headers, no key)
         self.keep_raw = keep_raw
         self.raw: list[tuple[str | None, bytes]] = []  # (Content-Type, body bytes) per POST when keep_raw
+        self.dump_dir = dump_dir  # also write each chat request body to DIR/<arrival>.json (benchmarks replay them)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -391,6 +395,11 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.keep_raw:
             with fake._lock:
                 fake.raw.append((self.headers.get("Content-Type"), data))
+        if fake.dump_dir and self.path.rstrip("/").endswith("/chat/completions"):
+            with fake._lock:
+                fake._dumped += 1
+                number = fake._dumped
+            Path(fake.dump_dir, f"{number:06d}.json").write_bytes(data)
         raw = data.decode("utf-8", "replace")
         if not self._count() or not self._authorized():
             return
@@ -498,12 +507,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-requests", type=int, default=100_000, help="stop after this many requests")
     parser.add_argument("--lifetime", type=float, default=600.0, help="stop after this many seconds")
     parser.add_argument("--watch-stdin", action="store_true", help="also stop when stdin closes (parent gone)")
+    parser.add_argument("--dump-dir", default=None, help="write each chat request body to DIR (benchmark replay)")
     args = parser.parse_args(argv)
     server = FakeOpenAI(latency=args.latency, fail_rate=args.fail_rate,
                         fail_kinds=tuple(k for k in args.fail_kinds.split(",") if k), timeout_s=args.timeout_s,
                         fail_marker=args.fail_marker, max_context=args.max_context, api_key=args.api_key,
                         exact_tokens=not args.approx_tokens,
-                        max_requests=args.max_requests, lifetime_s=args.lifetime, port=args.port)
+                        max_requests=args.max_requests, lifetime_s=args.lifetime, port=args.port,
+                        dump_dir=args.dump_dir)
     print(server.start(), flush=True)
     try:
         # Ends when the loop ends (lifetime / max requests), on Ctrl-C, or when stdin closes (--watch-stdin).

@@ -14,6 +14,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from bench.wire import memoized_text
+
 __all__ = [
     "clean_output",
     "content_text",
@@ -83,15 +85,16 @@ def message_text(message: BaseMessage) -> str:
     return text
 
 
+def _reader_text(message: BaseMessage) -> str:
+    return clean_output(content_text(message.content)) if message.type == "tool" else message_text(message)
+
+
 def view_text(messages: list[BaseMessage], summary: str | None = None) -> str:
     """All the text of a view as a reader sees it, for evidence checks (key visible or not).
 
     Tool outputs are cleaned like references are, so a key string matches its output.
     """
-    texts = [
-        clean_output(content_text(m.content)) if m.type == "tool" else message_text(m)
-        for m in messages
-    ]
+    texts = [memoized_text(m, "reader", _reader_text) for m in messages]
     if summary:
         texts.append(summary)
     return "\n".join(texts).replace("\r\n", "\n").replace("\r", "\n")

@@ -24,12 +24,13 @@ import hashlib
 import json
 import threading
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict
 
 __all__ = ["canonical_message", "canonical_json", "openai_json", "record_json", "request_key_of", "chat_body",
-           "record_line", "MEMO_CHARS"]
+           "record_line", "memoized_text", "MEMO_CHARS"]
 
 MEMO_CHARS = 200_000_000  # JSON characters held before the memo is emptied (~0.4-0.8 GB at worst)
 
@@ -71,7 +72,7 @@ def _openai_converter():
 
 
 class _Memo:
-    """id(message) -> [message, content, name, tool_calls, canonical JSON, OpenAI JSON, record JSON]."""
+    """id(message) -> [message, content, name, tool_calls, canonical JSON, OpenAI JSON, record JSON, other texts]."""
 
     def __init__(self, limit: int = MEMO_CHARS) -> None:
         self.limit = limit
@@ -84,18 +85,21 @@ class _Memo:
         tool_calls = getattr(message, "tool_calls", None)
         if (entry is None or entry[0] is not message or entry[1] is not message.content
                 or entry[2] != message.name or entry[3] is not tool_calls):
-            entry = [message, message.content, message.name, tool_calls, None, None, None]
+            entry = [message, message.content, message.name, tool_calls, None, None, None, {}]
             self.entries[id(message)] = entry
         return entry
 
     def fill(self, entry: list[Any], slot: int, text: str) -> str:
         entry[slot] = text
+        self.count(len(text))
+        return text
+
+    def count(self, chars: int) -> None:
         with self.lock:
-            self.chars += len(text)
+            self.chars += chars
             if self.chars > self.limit:
                 self.entries.clear()
                 self.chars = 0
-        return text
 
 
 _MEMO = _Memo()
@@ -120,6 +124,16 @@ def record_json(message: BaseMessage) -> str:
     entry = _MEMO.entry(message)
     text = entry[6]
     return text if text is not None else _MEMO.fill(entry, 6, json.dumps(message_to_dict(message), **_RECORD_JSON))
+
+
+def memoized_text(message: BaseMessage, name: str, compute: Callable[[BaseMessage], str]) -> str:
+    """``compute(message)``, once per message object and ``name`` (e.g. the text a reader sees)."""
+    entry = _MEMO.entry(message)
+    text = entry[7].get(name)
+    if text is None:
+        text = entry[7][name] = compute(message)
+        _MEMO.count(len(text))
+    return text
 
 
 def _splice(template: dict[str, Any], pieces: list[str], **dumps: Any) -> str:
