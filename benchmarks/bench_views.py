@@ -119,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     import logging
 
     logging.disable(logging.WARNING)  # rejected-row warnings are not the point here
+    from bench import wire
     from bench.data import load_cases
     from bench.evidence import evidence_flags
     from bench.policies import build_policy
@@ -131,8 +132,13 @@ def main(argv: list[str] | None = None) -> int:
     selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding))
     cases = selection.cases
     load_s = time.perf_counter() - t0
-    for case in cases:  # as a job writes cases.jsonl: each message's JSON is memoized (bench.wire)
-        record_line(case.to_dict(messages=False), case.messages)
+
+    def fresh_memo() -> None:
+        """As at the start of a job: the message memo holds only what writing cases.jsonl encoded."""
+        wire._MEMO.entries.clear()
+        wire._MEMO.chars = 0
+        for case in cases:
+            record_line(case.to_dict(messages=False), case.messages)
     n_messages = sum(len(c.messages) for c in cases)
     full_tokens = TokenCounter(cfg.tokenizer.encoding)
     tokens = sum(full_tokens.count_messages(c.messages) for c in cases)
@@ -155,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                     for case in cases:  # warm like a job: load_cases counted every case's history
                         counter.count_messages(case.messages)
                     policy = build_policy(arm_cfg, counter)
+                    fresh_memo()
                     timer.reset()
                     start = time.perf_counter()
                     views = [policy(case) for case in cases]
