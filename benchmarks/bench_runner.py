@@ -28,6 +28,12 @@ Printed per concurrency C:
   exactly ``--latency``), and the process CPU per call (the whole ``run()``); at the end,
   the most requests the server saw in flight at once.
 
+``--floor-cpu 0,1,2,4`` also replays the last job's requests with that much pure-Python
+CPU (holding the GIL) before each request: what client CPU per call costs at this
+concurrency. ``--bare`` also runs the last job with the answering agent and the judge
+replaced by bare ``httpx`` posts of the same bodies: the runner's own machinery (tasks,
+events, records) without the LangGraph/LangChain/openai-SDK stack.
+
 ``--no-sdk-transform`` is a leftover experiment: it replaces the openai SDK's request
 transform (``openai._utils.maybe_transform``) by a shallow filter in this process; the
 runner no longer calls it for chat requests (``bench.models.plain_chat_openai``), so it
@@ -35,7 +41,7 @@ changes nothing unless the structured-output path is used. ``--profile`` profile
 model calls of the concurrency-1 run.
 
     uv run python benchmarks/bench_runner.py [--latency 0.2] [--cases 20] [--concurrency 1,4,16]
-        [--judge llm|exact] [--data dev|sample|FILE] [--profile]
+        [--judge llm|exact] [--data dev|sample|FILE] [--floor-cpu 0,1,2,4] [--bare] [--profile]
 """
 
 from __future__ import annotations
@@ -138,6 +144,46 @@ def replay_floor(url: str, bodies: list[bytes], workers: int, latency: float, cp
     return (time.perf_counter() - start) / (len(bodies) * latency / workers)
 
 
+def bare_run(url: str, bodies: list[bytes], bare: dict, run_job, phase: dict, ideal: float) -> float:
+    """The runner's own machinery (tasks, events, records) with each answer and judgment a
+    bare httpx post of one captured body: what the LangGraph/LangChain/SDK stack adds is the
+    difference with the real run."""
+    import threading
+    from collections import deque
+
+    import httpx
+
+    from bench.schema import Answer, Score
+
+    answers = deque(b for b in bodies if b'"response_format"' not in b)
+    judgments = deque(b for b in bodies if b'"response_format"' in b)
+    lock = threading.Lock()
+    client = httpx.Client(limits=httpx.Limits(max_connections=64, max_keepalive_connections=64), timeout=60)
+
+    def post(pool: deque) -> None:
+        with lock:
+            body = pool[0]
+            pool.rotate(-1)
+        client.post(url + "/chat/completions", content=body, headers={"Content-Type": "application/json"}).read()
+
+    class Judge:
+        def score(self, question, answer, repo_root):  # noqa: ANN001, ANN201
+            post(judgments)
+            return Score(case_id=answer.case_id, qid=answer.qid, type=answer.type, verdict="wrong", reason="bare")
+
+    def answer(case, view, question):  # noqa: ANN001, ANN202
+        post(answers)
+        return Answer(case_id=case.case_id, qid=question.qid, type=question.type, answer="bare")
+
+    bare.update(answer=answer, judge=Judge())
+    try:
+        run_job()
+    finally:
+        bare.clear()
+        client.close()
+    return phase["answer"] / ideal
+
+
 def sdk_baseline(url: str, latency: float, threads: int = 16, per_thread: int = 4) -> tuple[float, float]:
     """The bare openai SDK against the same server: (wall s, ideal s) of small requests in waves of ``threads``."""
     from concurrent.futures import ThreadPoolExecutor
@@ -165,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor-cpu", default="",
                         help="comma list of ms: also replay the last job's requests with that much pure-Python "
                              "CPU per request (what client CPU per call costs at this concurrency)")
+    parser.add_argument("--bare", action="store_true",
+                        help="also run the last job with the agent and the judge replaced by bare httpx posts of "
+                             "the same request bodies: the runner's structure without the LangGraph/LangChain/SDK stack")
     parser.add_argument("--profile", action="store_true",
                         help="cProfile the answering calls (worker threads) at concurrency 1 and print the top")
     parser.add_argument("--no-sdk-transform", action="store_true",
@@ -190,7 +239,11 @@ def main(argv: list[str] | None = None) -> int:
     phase: dict[str, float] = {}
     original = runner._Job.run_arm
 
+    bare: dict = {}  # --bare: answers and judgments as bare posts of captured bodies
+
     def timed_run_arm(self, *a, **k):
+        if bare:
+            self._answer, self.judge = bare["answer"], bare["judge"]
         start = time.perf_counter()
         try:
             return original(self, *a, **k)
@@ -280,6 +333,10 @@ def main(argv: list[str] | None = None) -> int:
         for cpu_ms in (float(x) for x in args.floor_cpu.split(",") if x):
             print(f"    floor at C={level} with {cpu_ms:g} ms of client CPU per request: "
                   f"{replay_floor(url, bodies, level, args.latency, cpu_ms):.2f}")
+        if args.bare and bodies:
+            ratio = bare_run(url, bodies, bare, lambda: runner.run(job(level, f"bare_c{level}")), phase,
+                             ideal)
+            print(f"    runner at C={level} with bare posts in place of the agent and judge stack: {ratio:.2f}")
     runner._Job.run_arm = original
     runner.tqdm = real_tqdm
     runner._Job._answer = original_answer
