@@ -112,12 +112,17 @@ def replay_floor(url: str, bodies: list[bytes], workers: int, latency: float, cp
         while time.thread_time() < until:
             pass
 
-    def post(body: bytes) -> None:
-        burn()
+    def send(body: bytes) -> None:
         client.post(url + "/chat/completions", content=body, headers={"Content-Type": "application/json"}).read()
 
-    for body in bodies[:workers]:  # open the connections
-        post(body)
+    def post(body: bytes) -> None:
+        burn()
+        send(body)
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(workers) as pool:  # open the connections, one per worker, at once
+        list(pool.map(send, bodies[:workers]))
 
     def worker() -> None:
         while True:
