@@ -135,8 +135,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def fresh_memo() -> None:
         """As at the start of a job: the message memo holds only what writing cases.jsonl encoded."""
-        wire._MEMO.entries.clear()
-        wire._MEMO.chars = 0
+        wire.forget()
         for case in cases:
             record_line(case.to_dict(messages=False), case.messages)
     n_messages = sum(len(c.messages) for c in cases)

@@ -64,6 +64,7 @@ from bench.schema import Answer, Case, Question
 from bench.store import JobStore
 from bench.tokens import TokenCounter
 from bench.tracing import build_tracer
+from bench.wire import forget as forget_messages
 from bench.wire import record_line
 
 __all__ = ["run", "job_dir", "ResumeError", "summarize_calls"]
@@ -254,6 +255,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                 full_correct = job.run_reference(selection.cases, FullHistory(counter=counter))
     finally:
         gc.unfreeze()
+        forget_messages()  # the memo of this job's message encodings (bench.wire)
     log.info("answered and scored %d cases in %.2fs", len(selection.cases), time.perf_counter() - t0)
     missing = tracer.missing_traces([c.case_id for c in selection.cases])
     if missing:

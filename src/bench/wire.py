@@ -11,7 +11,9 @@ them on real histories).
 Messages are treated as immutable once built (nothing in the benchmark changes a message
 in place); an entry is recomputed when a message's content, name or tool calls are
 replaced. The memo holds the messages it encoded (so ids are never reused while an entry
-exists) and is emptied when it holds more than ``MEMO_CHARS`` characters of JSON.
+exists) and is emptied when it holds more than ``MEMO_CHARS`` characters, and by
+:func:`forget` at the end of every job (a job loads its own message objects, so nothing
+carries over to the next one; the memo must not keep them alive).
 
     from bench.wire import request_key_of, chat_body
     key = request_key_of({"model": "m", "endpoint": url, "params": {}, "tools": []}, messages)
@@ -30,9 +32,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict
 
 __all__ = ["canonical_message", "canonical_json", "openai_json", "record_json", "request_key_of", "chat_body",
-           "record_line", "memoized_text", "MEMO_CHARS"]
+           "record_line", "memoized_text", "forget", "MEMO_CHARS"]
 
-MEMO_CHARS = 200_000_000  # JSON characters held before the memo is emptied (~0.4-0.8 GB at worst)
+MEMO_CHARS = 100_000_000  # characters of JSON and text held before the memo is emptied
 
 # The cache key's encoding (bench.cache.request_key), the openai SDK's body encoding and
 # the job files' (bench.store.JobStore.encode).
@@ -98,11 +100,20 @@ class _Memo:
         with self.lock:
             self.chars += chars
             if self.chars > self.limit:
-                self.entries.clear()
-                self.chars = 0
+                self.clear()
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.chars = 0
 
 
 _MEMO = _Memo()
+
+
+def forget() -> None:
+    """Empty the memo (the runner calls this when a job ends)."""
+    with _MEMO.lock:
+        _MEMO.clear()
 
 
 def canonical_json(message: BaseMessage) -> str:
