@@ -25,9 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CACHE_VERSION", "ResponseCache", "open_cache", "request_key"]
+__all__ = ["CACHE_VERSION", "KEY_JSON", "ResponseCache", "open_cache", "request_key"]
 
 CACHE_VERSION = 1  # bump when the stored reply format or the key recipe changes
+# The key's canonical JSON (bench.wire splices keys from per-message pieces with the same settings).
+KEY_JSON: dict[str, Any] = {"sort_keys": True, "ensure_ascii": False, "separators": (",", ":"), "default": str}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -42,8 +44,7 @@ CREATE TABLE IF NOT EXISTS responses (
 
 def request_key(request: dict[str, Any]) -> str:
     """SHA-256 hex digest of a request in canonical JSON (sorted keys, no whitespace)."""
-    canonical = json.dumps({"v": CACHE_VERSION, **request}, sort_keys=True, ensure_ascii=False,
-                           separators=(",", ":"), default=str)
+    canonical = json.dumps({"v": CACHE_VERSION, **request}, **KEY_JSON)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

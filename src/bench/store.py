@@ -18,7 +18,9 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["JobStore", "read_jsonl", "write_json"]
+__all__ = ["JobStore", "RECORD_JSON", "read_jsonl", "write_json"]
+
+RECORD_JSON: dict[str, Any] = {"ensure_ascii": False, "default": str}  # one JSONL line of a record
 
 
 def _plain(record: Any) -> Any:
@@ -98,7 +100,7 @@ class JobStore:
     @staticmethod
     def encode(record: Any) -> str:
         """One JSONL line of ``record`` (what :meth:`append` writes), to encode off the writing thread."""
-        return json.dumps(_plain(record), ensure_ascii=False, default=str) + "\n"
+        return json.dumps(_plain(record), **RECORD_JSON) + "\n"
 
     def append(self, name: str, record: Any) -> None:
         self.append_line(name, self.encode(record))

@@ -31,16 +31,17 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict
 
+from bench.cache import CACHE_VERSION, KEY_JSON
+from bench.store import RECORD_JSON
+
 __all__ = ["canonical_message", "canonical_json", "openai_json", "record_json", "request_key_of", "chat_body",
            "record_line", "memoized_text", "forget", "MEMO_CHARS"]
 
 MEMO_CHARS = 100_000_000  # characters of JSON and text held before the memo is emptied
 
-# The cache key's encoding (bench.cache.request_key), the openai SDK's body encoding and
-# the job files' (bench.store.JobStore.encode).
-_KEY_JSON = {"sort_keys": True, "ensure_ascii": False, "separators": (",", ":"), "default": str}
+# The openai SDK's body encoding (openapi_dumps); the cache key's and the job files' are
+# bench.cache.KEY_JSON and bench.store.RECORD_JSON.
 _BODY_JSON = {"ensure_ascii": False, "separators": (",", ":"), "allow_nan": False}
-_RECORD_JSON = {"ensure_ascii": False, "default": str}
 _MARKER = f"bench-messages-{uuid.uuid4().hex}"  # stands for the message list while the rest is encoded
 
 
@@ -120,7 +121,7 @@ def canonical_json(message: BaseMessage) -> str:
     """The message's canonical JSON in the cache key (memoized)."""
     entry = _MEMO.entry(message)
     text = entry[4]
-    return text if text is not None else _MEMO.fill(entry, 4, json.dumps(canonical_message(message), **_KEY_JSON))
+    return text if text is not None else _MEMO.fill(entry, 4, json.dumps(canonical_message(message), **KEY_JSON))
 
 
 def openai_json(message: BaseMessage) -> str:
@@ -134,7 +135,7 @@ def record_json(message: BaseMessage) -> str:
     """The message in a job file (LangChain ``message_to_dict`` form, as ``JobStore.encode`` writes it; memoized)."""
     entry = _MEMO.entry(message)
     text = entry[6]
-    return text if text is not None else _MEMO.fill(entry, 6, json.dumps(message_to_dict(message), **_RECORD_JSON))
+    return text if text is not None else _MEMO.fill(entry, 6, json.dumps(message_to_dict(message), **RECORD_JSON))
 
 
 def memoized_text(message: BaseMessage, name: str, compute: Callable[[BaseMessage], str]) -> str:
@@ -159,9 +160,7 @@ def _splice(template: dict[str, Any], pieces: list[str], **dumps: Any) -> str:
 
 def request_key_of(request: dict[str, Any], messages: list[BaseMessage]) -> str:
     """``bench.cache.request_key({**request, "messages": [canonical_message(m) ...]})``, from memoized pieces."""
-    from bench.cache import CACHE_VERSION
-
-    text = _splice({"v": CACHE_VERSION, **request}, [canonical_json(m) for m in messages], **_KEY_JSON)
+    text = _splice({"v": CACHE_VERSION, **request}, [canonical_json(m) for m in messages], **KEY_JSON)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -180,4 +179,4 @@ def record_line(record: dict[str, Any], messages: list[BaseMessage]) -> str:
     A view of the full or nlatest arm holds the case's own message objects, so its record
     reuses what writing ``cases.jsonl`` encoded.
     """
-    return _splice(record, [record_json(m) for m in messages], **_RECORD_JSON) + "\n"
+    return _splice(record, [record_json(m) for m in messages], **RECORD_JSON) + "\n"
