@@ -84,11 +84,8 @@ class JobStore:
         return read_jsonl(self.path(name))
 
     def write_all(self, name: str, records: Iterable[Any]) -> None:
-        tmp = self.path(name).with_suffix(".jsonl.tmp")
-        with tmp.open("w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(_plain(record), ensure_ascii=False, default=str) + "\n")
-        os.replace(tmp, self.path(name))
+        """Replace the file with ``records``, one JSON line each."""
+        self.write_lines(name, (self.encode(record) for record in records))
 
     def write_lines(self, name: str, lines: Iterable[str]) -> None:
         """Replace the file with ``lines`` made by :meth:`encode` (or :func:`bench.wire.record_line`)."""
