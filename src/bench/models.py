@@ -461,13 +461,14 @@ def plain_chat_openai() -> type:
                 ensure()
             extra = {k: payload.pop(k) for k in options_keys if k in payload}
             extra_body = extra.get("extra_body")
-            try:
-                if _O_SERIES.match(self.model_name or "") or "messages" in (extra_body or {}):
-                    raise TypeError("o-series roles, or messages in extra_body")
-                # the SDK merges extra_body into the body's top level: done here, before encoding
-                request = {"content": chat_body({**payload, **(extra_body or {})}, messages)}
-                extra_body = None
-            except TypeError:  # not plain JSON (or the cases above): the payload as ChatOpenAI builds it
+            request = None
+            # o-series models get their system messages renamed by ChatOpenAI: its payload as is
+            if not _O_SERIES.match(self.model_name or "") and "messages" not in (extra_body or {}):
+                with contextlib.suppress(TypeError):  # a payload value that is not plain JSON
+                    # the SDK merges extra_body into the body's top level: done here, before encoding
+                    request = {"content": chat_body({**payload, **(extra_body or {})}, messages)}
+                    extra_body = None
+            if request is None:
                 full = self._get_request_payload(messages, stop=stop, **kwargs)
                 request = {"body": {k: v for k, v in full.items() if k not in options_keys}}
             headers = {**(extra.get("extra_headers") or {}), RAW_RESPONSE_HEADER: "true"}
