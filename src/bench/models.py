@@ -595,7 +595,7 @@ class LLMSummarizer:
     one user message holding the history as text, then the prompt.
     """
 
-    calls_model = True  # the runner builds views that need a summary on its model-call workers
+    calls_model = True  # views that need a summary are I/O-bound: the runner builds them concurrently
 
     def __init__(self, *, client: ChatClient | None = None, input: str = "messages",
                  system: str | None = SUMMARY_SYSTEM, **settings: Any) -> None:

@@ -19,8 +19,8 @@ __all__ = ["Policy", "view_problems", "make_view", "steps", "clean_start"]
 
 class Policy(Protocol):
     """``view = policy(case)``. ``calls_model`` is True when building a view calls a model (an
-    LLM summarizer): the runner then builds views on its model-call workers; pure-CPU views
-    are built on one thread of their own, since threads gain nothing on CPU work under the GIL."""
+    LLM summarizer): the runner then builds views concurrently; pure-CPU views are built one
+    at a time, since threads gain nothing on CPU work under the GIL."""
 
     name: str
     calls_model: bool

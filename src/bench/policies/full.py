@@ -15,7 +15,7 @@ __all__ = ["FullHistory"]
 @dataclass
 class FullHistory:
     name: str = "full"
-    calls_model: ClassVar[bool] = False  # pure CPU: views are built on the runner's CPU thread
+    calls_model: ClassVar[bool] = False  # pure CPU: the runner builds these views one at a time
     counter: TokenCounter = field(default_factory=TokenCounter, repr=False)
 
     def __call__(self, case: Case) -> View:

@@ -50,7 +50,7 @@ class Summarizer(Protocol):
     """
 
     name: str
-    calls_model: bool  # True when summarize() calls a model (views are then built on model-call workers)
+    calls_model: bool  # True when summarize() calls a model (the runner then builds views concurrently)
 
     def summarize(self, messages: list[BaseMessage], prompt: str) -> tuple[str, dict[str, Any]]: ...
 
