@@ -87,6 +87,24 @@ def schedule_bound(questions: list[tuple[int, int]], workers: int) -> int:
     return now
 
 
+def is_judgment(body: bytes) -> bool:
+    """A judge request (the LLM judge asks for a JSON object); anything else is an answering one."""
+    return b'"response_format"' in body
+
+
+def poster(url: str, connections: int):
+    """``(client, send)``: an httpx client and ``send(body)``, a bare chat-completions POST."""
+    import httpx
+
+    client = httpx.Client(limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
+                          timeout=60)
+
+    def send(body: bytes) -> None:
+        client.post(url + "/chat/completions", content=body, headers={"Content-Type": "application/json"}).read()
+
+    return client, send
+
+
 def replay_floor(url: str, bodies: list[bytes], workers: int, latency: float, cpu_ms: float = 0.0) -> float:
     """Wall time / ideal of ``bodies`` posted by ``workers`` bare httpx threads, no client work.
 
@@ -97,23 +115,16 @@ def replay_floor(url: str, bodies: list[bytes], workers: int, latency: float, cp
     import threading
     from collections import deque
 
-    import httpx
-
-    judge = [b for b in bodies if b'"response_format"' in b]
-    queue_ = deque(("a", b) for b in bodies if b'"response_format"' not in b)
-    judges = deque(judge)
+    queue_ = deque(("a", b) for b in bodies if not is_judgment(b))
+    judges = deque(b for b in bodies if is_judgment(b))
     ready = threading.Condition()
     remaining = [len(bodies)]
-    client = httpx.Client(limits=httpx.Limits(max_connections=workers + 4, max_keepalive_connections=workers + 4),
-                          timeout=60)
+    client, send = poster(url, workers + 4)
 
     def burn() -> None:
         until = time.thread_time() + cpu_ms / 1000
         while time.thread_time() < until:
             pass
-
-    def send(body: bytes) -> None:
-        client.post(url + "/chat/completions", content=body, headers={"Content-Type": "application/json"}).read()
 
     def post(body: bytes) -> None:
         burn()
@@ -156,20 +167,18 @@ def bare_run(url: str, bodies: list[bytes], bare: dict, run_job, phase: dict, id
     import threading
     from collections import deque
 
-    import httpx
-
     from bench.schema import Answer, Score
 
-    answers = deque(b for b in bodies if b'"response_format"' not in b)
-    judgments = deque(b for b in bodies if b'"response_format"' in b)
+    answers = deque(b for b in bodies if not is_judgment(b))
+    judgments = deque(b for b in bodies if is_judgment(b))
     lock = threading.Lock()
-    client = httpx.Client(limits=httpx.Limits(max_connections=64, max_keepalive_connections=64), timeout=60)
+    client, send = poster(url, 64)
 
     def post(pool: deque) -> None:
         with lock:
             body = pool[0]
             pool.rotate(-1)
-        client.post(url + "/chat/completions", content=body, headers={"Content-Type": "application/json"}).read()
+        send(body)
 
     class Judge:
         def score(self, question, answer, repo_root):  # noqa: ANN001, ANN201
