@@ -87,3 +87,19 @@ def random_history(rng, max_steps: int = 30, output_lengths=(10, 400, 501, 900, 
             history += [ToolMessage(content="o" * rng.choice(output_lengths), tool_call_id=i, name="execute_bash")
                         for i in ids]
     return history
+
+
+def sample_questions() -> int:
+    """Questions of the shipped sample with the default question types (every type that applies)."""
+    from omegaconf import OmegaConf
+
+    from bench.data import load_cases
+
+    global _SAMPLE_QUESTIONS
+    if _SAMPLE_QUESTIONS is None:
+        cfg = OmegaConf.create({"source": "sample", "limit": None, "filters": {}})
+        _SAMPLE_QUESTIONS = sum(len(c.questions) for c in load_cases(cfg).cases)
+    return _SAMPLE_QUESTIONS
+
+
+_SAMPLE_QUESTIONS: int | None = None

@@ -512,7 +512,7 @@ def test_a_finish_only_reply_ends_the_run_without_the_tools_node():
     answerer = LangGraphAnswerer(client=scripted_client(call("finish", {"message": "3 passed"}, "f1")))
     ran: list[str] = []
     real = answerer._tool_reply
-    answerer._tool_reply = lambda name, args, store: (ran.append(name), real(name, args, store))[1]
+    answerer._tool_reply = lambda name, args, store, profile: (ran.append(name), real(name, args, store, profile))[1]
     answer = answerer.answer(case, make_view(case), case.questions[0])
     assert (answer.answer, answer.outcome, answer.usage["calls"], answer.usage["steps"]) == ("3 passed", "answered", 1, 1)
     assert ran == [] and answer.usage["step_limit"] == 0
@@ -520,7 +520,7 @@ def test_a_finish_only_reply_ends_the_run_without_the_tools_node():
     both = AIMessage("", tool_calls=[{"name": "execute_bash", "args": {"command": "ls"}, "id": "b1", "type": "tool_call"},
                                      {"name": "finish", "args": {"message": "done"}, "id": "b2", "type": "tool_call"}])
     answerer = LangGraphAnswerer(client=scripted_client(both))
-    answerer._tool_reply = lambda name, args, store: (ran.append(name), real(name, args, store))[1]
+    answerer._tool_reply = lambda name, args, store, profile: (ran.append(name), real(name, args, store, profile))[1]
     answer = answerer.answer(case, make_view(case), case.questions[0])
     assert answer.answer == "done" and answer.usage["calls"] == 1 and ran == ["execute_bash", "finish"]
 

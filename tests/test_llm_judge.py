@@ -29,7 +29,7 @@ def answer(text: str, outcome: str = "answered") -> Answer:
      ("abstained", "says it does not know")),
     ('{"verdict": "correct"}', ("correct", "(the judge gave no reason)")),
     ("Verdict: WRONG\nReason: the message differs", ("wrong", "the message differs")),
-    ('{"verdict": "partially correct", "reason": "x"}', None),
+    ('{"verdict": "partially correct", "reason": "x"}', ("wrong", "x")),
     ("I think the answer is fine.", None),
     ("", None),
 ])

@@ -17,6 +17,7 @@ from bench.evidence import evidence_flags
 from bench.policies import CompactPolicy, ExtractiveSummarizer, build_policy, steps, view_problems
 from bench.policies.compact import command_key, micro_compact_targets, result_failed
 from bench.policies.summarize import EXTRACTIVE_LABEL
+from bench.profiles import OPENHANDS
 from bench.reader import EvidenceReader
 from bench.schema import Case, Question
 from bench.text import PLACEHOLDER, content_text, is_placeholder, placeholder_handle
@@ -81,7 +82,7 @@ class Recorder:
         self.inputs: list[list[BaseMessage]] = []
         self.prompts: list[str] = []
 
-    def summarize(self, messages, prompt):
+    def summarize(self, messages, prompt, profile=None):
         self.inputs.append(list(messages))
         self.prompts.append(prompt)
         return f"summary #{len(self.inputs)}", {"model": self.name}
@@ -366,11 +367,11 @@ def test_collapse_keeps_active_and_unrelated_chains() -> None:
 
 
 def test_failure_and_command_key_rules() -> None:
-    assert result_failed("execute_bash", "boom\n[Command finished with exit code 1]") is True
-    assert result_failed("execute_bash", "fine\n[Command finished with exit code 0]") is False
-    assert result_failed("str_replace_editor", "ERROR:\nInvalid `path` parameter") is True
-    assert result_failed("str_replace_editor", "OBSERVATION:\nThe file x has been edited.") is False
-    assert result_failed("execute_bash", PLACEHOLDER) is None
+    assert result_failed(OPENHANDS, "boom\n[Command finished with exit code 1]") is True
+    assert result_failed(OPENHANDS, "fine\n[Command finished with exit code 0]") is False
+    assert result_failed(OPENHANDS, "ERROR:\nInvalid `path` parameter") is True
+    assert result_failed(OPENHANDS, "OBSERVATION:\nThe file x has been edited.") is False
+    assert result_failed(OPENHANDS, PLACEHOLDER) is None
     assert command_key("cd /repo && FOO=1 python -m pytest tests/a.py -x") == ("python", "pytest")
     assert command_key("pytest -q tests/a.py") == command_key("pytest tests/a.py -vv")
     assert command_key("grep -n 'unterminated") == ("grep", "'unterminated")

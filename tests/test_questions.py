@@ -6,10 +6,15 @@ import pytest
 
 from bench.cases import row_to_case
 from bench.extract import parse_first_exception, parse_test_counts
+from bench.profiles import OPENHANDS
 from bench.questions import add_questions, question_text
-from bench.text import clean_output
 
 from builders import ROOT, bash, edit, row
+
+
+def edit_ref(question):
+    """A first_edit reference's path and added code (its context and changed lines are tested apart)."""
+    return {"path": question.reference["path"], "code": question.reference["code"]}
 
 
 def questions_of(*messages, patch_files=()):
@@ -24,9 +29,9 @@ def test_openhands_metadata_is_stripped_even_when_glued():
     raw = ("OBSERVATION:\nTraceback (most recent call last):\n  File \"x.py\", line 1\n"
            "KeyError: 'width'[Python Interpreter: /usr/bin/python]\n"
            "[Current working directory: /w]\n[Command finished with exit code 1]")
-    assert clean_output(raw) == "Traceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'width'"
-    assert clean_output("\x1b[32m3 passed\x1b[0m in 0.1s\r\n") == "3 passed in 0.1s"
-    assert clean_output("ValueError: x[Python interpreter: /opt/py]") == "ValueError: x"  # older casing
+    assert OPENHANDS.clean(raw) == "Traceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'width'"
+    assert OPENHANDS.clean("\x1b[32m3 passed\x1b[0m in 0.1s\r\n") == "3 passed in 0.1s"
+    assert OPENHANDS.clean("ValueError: x[Python interpreter: /opt/py]") == "ValueError: x"  # older casing
 
 
 # --- files_changed --------------------------------------------------------------------------
@@ -68,16 +73,16 @@ def test_first_edit_skips_failed_and_outside_repo_edits():
         edit("4", "create", f"{ROOT}/later.py", file_text="later"),
     )
     q = qs["first_edit"]
-    assert q.reference == {"path": "w/core.py", "code": "w = 2\n"}
+    assert edit_ref(q) == {"path": "w/core.py", "code": "w = 2\n"}
     assert q.evidence_keys == ["w/core.py", "w = 2\n"]
     assert q.evidence_messages == [5, 6]  # call and result of the 3rd edit (index 0 is the user message)
 
 
 def test_first_edit_insert_and_create_cite_their_code():
     qs, _, _ = questions_of(edit("1", "insert", f"{ROOT}/a.py", insert_line=3, new_str="import os"))
-    assert qs["first_edit"].reference == {"path": "a.py", "code": "import os"}
+    assert edit_ref(qs["first_edit"]) == {"path": "a.py", "code": "import os"}
     qs, _, _ = questions_of(edit("1", "create", f"{ROOT}/n.py", file_text="print('new')\n"))
-    assert qs["first_edit"].reference == {"path": "n.py", "code": "print('new')\n"}
+    assert edit_ref(qs["first_edit"]) == {"path": "n.py", "code": "print('new')\n"}
 
 
 @pytest.mark.parametrize("command", [
@@ -97,7 +102,7 @@ def test_shell_commands_that_write_outside_the_repo_are_not_edits():
     qs, _, _ = questions_of(bash("1", f"cd {ROOT} && python -m pytest > /tmp/log.txt 2>&1", ""),
                             bash("2", "sed -i 's/a/b/' /etc/hosts", ""),
                             edit("3", "str_replace", f"{ROOT}/a.py", old_str="a", new_str="b"))
-    assert qs["first_edit"].reference == {"path": "a.py", "code": "b"}
+    assert edit_ref(qs["first_edit"]) == {"path": "a.py", "code": "b"}
 
 
 def test_first_edit_dropped_without_any_repo_edit():

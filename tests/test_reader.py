@@ -235,7 +235,7 @@ def test_handles_named_in_the_summary_are_opened_and_recorded() -> None:
                *bash("b", "ls", "x")]
     case, view = compact(history, offload=True)
     handle = next(iter(view.store))
-    assert f'`pytest` -> root@host:/repo # [exit code 1] (stored: read_tool_output(handle="{handle}"))' in view.summary
+    assert f'`pytest` -> ... root@host:/repo # [exit code 1] (stored: read_tool_output(handle="{handle}"))' in view.summary
     got, retrievals = ask(case, view, question("test_counts", "pytest"))
     assert got == {"passed": 9, "failed": 4} and retrievals == [handle]
     # A question the excerpts answer opens nothing; an unrelated handle is never opened.
@@ -284,7 +284,7 @@ def test_the_reader_never_reads_the_reference_or_the_evidence_keys() -> None:
             fooled = EvidenceReader().answer(case, view, replace(q, **bogus))
             assert (fooled.answer, fooled.retrievals) == (honest.answer, honest.retrievals), (mechanism, q.type)
     full = case_of([HumanMessage("go"), *history])
-    assert extract_answer(questions[2], full.messages, ROOT) == {"passed": 6, "failed": 1}
+    assert extract_answer(questions[2], full.messages, full) == {"passed": 6, "failed": 1}
 
 
 @pytest.mark.parametrize("summary", [None, ""])

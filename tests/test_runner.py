@@ -10,7 +10,10 @@ from hydra import compose, initialize_config_dir
 from bench.runner import run
 from bench.store import read_jsonl
 
+from builders import sample_questions
 from conftest import CONF_DIR
+
+N = sample_questions()  # questions of the shipped sample
 
 
 def job_cfg(out: Path, *overrides: str):
@@ -47,7 +50,7 @@ def test_default_job_writes_every_file_with_its_fields(tmp_path):
 
 def test_full_arm_scores_everything_on_the_sample(tmp_path):
     metrics = run(job_cfg(tmp_path))
-    assert metrics["accuracy"] == 1.0 and metrics["verdicts"]["correct"] == metrics["n_questions"] == 28
+    assert metrics["accuracy"] == 1.0 and metrics["verdicts"]["correct"] == metrics["n_questions"] == N
     views = read_jsonl(tmp_path / "views.jsonl")
     assert all(flag["visible"] for v in views for flag in v["evidence"].values())
 

@@ -4,10 +4,10 @@ For one question the agent sees ``case.system_prompt`` (plus ``view.guidance``),
 case's own tool schemas (plus ``read_tool_output`` when the arm stored outputs), the
 view's messages and the question as a user message. The original sandbox is gone:
 
-* ``execute_bash``, ``str_replace_editor``, ``task_tracker`` (and any other recorded tool)
-  reply with a sandbox-shutdown message;
-* ``think`` acknowledges;
-* ``finish`` ends the loop, its ``message`` is the answer;
+* every recorded tool (a shell, an editor, a domain tool) replies with a sandbox-shutdown
+  message;
+* the profile's think tools acknowledge;
+* the profile's finish tools end the loop, their ``message`` (or the reply's text) is the answer;
 * ``read_tool_output(handle)`` returns an output this arm stored and exposed in this
   view; anything else (unknown handle, path, other case's handle) gets a tool error;
 * a plain text reply without tool calls is the answer;
@@ -41,6 +41,7 @@ from langgraph.runtime import Runtime
 
 from bench.config import ConfigError
 from bench.models import ChatClient, ContextOverflow, current_tags, openai_client, sum_usage
+from bench.profiles import OPENHANDS, Profile
 from bench.schema import Answer, Case, Question, View
 from bench.text import content_text
 
@@ -48,7 +49,6 @@ __all__ = [
     "LangGraphAnswerer",
     "READ_TOOL",
     "READ_TOOL_SCHEMA",
-    "SANDBOX_TOOLS",
     "sandbox_reply",
     "THINK_REPLY",
 ]
@@ -70,7 +70,6 @@ READ_TOOL_SCHEMA: dict[str, Any] = {
         },
     },
 }
-SANDBOX_TOOLS = ("execute_bash", "str_replace_editor", "task_tracker")
 THINK_REPLY = "Your thought has been logged."
 FINISH_REPLY = "Finished."
 _HANDLE = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
@@ -98,6 +97,7 @@ class AgentContext:
     tools: list[dict[str, Any]]
     tags: dict[str, Any]
     store: dict[str, str]
+    profile: Profile = OPENHANDS  # which recorded tools finish or only think
 
 
 class PickleSerde:
@@ -162,9 +162,9 @@ class LangGraphAnswerer:
             reply, record = client.chat(state["messages"], ctx.tools, tags=ctx.tags)
             update = {"messages": [reply], "records": [record], "steps": state["steps"] + 1}
             calls = reply.tool_calls
-            if calls and not reply.invalid_tool_calls and all(c["name"] == "finish" for c in calls):
-                # only `finish`: the run ends here (its replies are recorded as the tools node would)
-                update["messages"] += [ToolMessage(FINISH_REPLY, tool_call_id=c.get("id") or "", name="finish")
+            if calls and not reply.invalid_tool_calls and all(ctx.profile.is_finish(c["name"]) for c in calls):
+                # only finish calls: the run ends here (their replies are recorded as the tools node would)
+                update["messages"] += [ToolMessage(FINISH_REPLY, tool_call_id=c.get("id") or "", name=c["name"])
                                        for c in calls]
                 update["final"] = _finish_text(calls[-1].get("args") or {}, reply)
             return update
@@ -177,16 +177,16 @@ class LangGraphAnswerer:
             return {"messages": [AIMessage(text)], "records": [record], "final": text, "limit": True}
 
         def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
-            store = runtime.context.store
+            store, profile = runtime.context.store, runtime.context.profile
             last = state["messages"][-1]
             replies: list[BaseMessage] = []
             opened: list[str] = []
             final = None
             for call in last.tool_calls:
-                text, handle = self._tool_reply(call["name"], call.get("args") or {}, store)
+                text, handle = self._tool_reply(call["name"], call.get("args") or {}, store, profile)
                 if handle:
                     opened.append(handle)
-                if call["name"] == "finish":
+                if profile.is_finish(call["name"]):
                     final = _finish_text(call.get("args") or {}, last)
                 replies.append(ToolMessage(text, tool_call_id=call.get("id") or "", name=call["name"]))
             for bad in last.invalid_tool_calls:
@@ -219,7 +219,8 @@ class LangGraphAnswerer:
         return graph.compile(checkpointer=self.checkpointer)
 
     @staticmethod
-    def _tool_reply(name: str, args: dict[str, Any], store: dict[str, str]) -> tuple[str, str | None]:
+    def _tool_reply(name: str, args: dict[str, Any], store: dict[str, str],
+                    profile: Profile = OPENHANDS) -> tuple[str, str | None]:
         """Reply text of one tool call, and the handle it opened (if any)."""
         if name == READ_TOOL:
             if not store:
@@ -236,9 +237,9 @@ class LangGraphAnswerer:
                 return (f"ERROR: no stored output has the handle {handle!r} in this conversation. Use a "
                         "handle exactly as shown in a placeholder."), None
             return store[handle], handle
-        if name == "think":
+        if profile.is_think(name):
             return THINK_REPLY, None
-        if name == "finish":
+        if profile.is_finish(name):
             return FINISH_REPLY, None
         return sandbox_reply(name, bool(store)), None
 
@@ -256,7 +257,7 @@ class LangGraphAnswerer:
         thread = {"configurable": {"thread_id": f"{case.case_id}|{view.arm}|{question.qid}|{uuid.uuid4().hex[:8]}"},
                   "recursion_limit": 2 * self.max_steps + 4}
         graph = self.graph
-        context = AgentContext(tools=self.tools_for(case, view), tags=tags, store=view.store)
+        context = AgentContext(tools=self.tools_for(case, view), tags=tags, store=view.store, profile=case.profile)
         base = {"case_id": case.case_id, "qid": question.qid, "type": question.type}
         state: dict[str, Any] | None = None
         try:

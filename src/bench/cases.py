@@ -12,15 +12,15 @@ assistant message whose calls lack results).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from bench.profiles import OPENHANDS, Profile
 from bench.schema import Case, Rejected
 from bench.text import content_text
 
-__all__ = ["row_to_case", "strip_nulls", "find_repo_root", "RejectedRow"]
+__all__ = ["row_to_case", "strip_nulls", "RejectedRow"]
 
 
 class RejectedRow(ValueError):
@@ -36,15 +36,6 @@ def strip_nulls(value: Any) -> Any:
     if hasattr(value, "tolist"):  # numpy arrays from pandas-read parquet
         return strip_nulls(value.tolist())
     return value
-
-
-_UPLOADED = re.compile(r"<uploaded_files>\s*(\S+?)\s*</uploaded_files>", re.S)
-
-
-def find_repo_root(first_user_text: str) -> str | None:
-    """The repository root OpenHands names in ``<uploaded_files>`` of the first user message."""
-    match = _UPLOADED.search(first_user_text or "")
-    return match.group(1).rstrip("/") if match else None
 
 
 def _parse_calls(raw_calls: Any, position: int) -> list[dict[str, Any]]:
@@ -102,7 +93,7 @@ def _to_messages(trajectory: list[dict[str, Any]]) -> tuple[str, list[BaseMessag
     return system_prompt, messages, positions
 
 
-def _drop_trailing(messages: list[BaseMessage]) -> list[BaseMessage]:
+def _drop_trailing(messages: list[BaseMessage], profile: Profile) -> list[BaseMessage]:
     """Drop a final finish call without reply, and a trailing call group missing results."""
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
     # The last assistant message that carries calls, and the tool results after it.
@@ -118,7 +109,7 @@ def _drop_trailing(messages: list[BaseMessage]) -> list[BaseMessage]:
     missing = [c for c in ai.tool_calls if c["id"] not in answered]
     if not missing:
         return messages
-    if len(ai.tool_calls) == 1 and ai.tool_calls[0]["name"] == "finish":
+    if len(ai.tool_calls) == 1 and profile.is_finish(ai.tool_calls[0]["name"]):
         # Final finish without reply: drop the call; the message's own text stays.
         kept = messages[:last_ai]
         if ai.content:
@@ -155,8 +146,10 @@ def _case_id(instance_id: str, source_row: int) -> str:
     return f"{instance_id}@{source_row}"
 
 
-def row_to_case(row: dict[str, Any], source_row: int) -> Case | Rejected:
-    """Convert one source row; never raises for bad content, returns :class:`Rejected`."""
+def row_to_case(row: dict[str, Any], source_row: int, profile: Profile = OPENHANDS) -> Case | Rejected:
+    """Convert one source row; never raises for bad content, returns :class:`Rejected`.
+
+    ``profile`` says what the source's tools mean (its finish tools, its repository root)."""
     instance_id = str(row.get("instance_id") or f"row{source_row}")
     trajectory_id = str(row.get("trajectory_id") or "")
     try:
@@ -171,7 +164,7 @@ def row_to_case(row: dict[str, Any], source_row: int) -> Case | Rejected:
         if not all(isinstance(m, dict) for m in trajectory):
             raise RejectedRow("trajectory holds something other than message objects")
         system_prompt, messages, positions = _to_messages(trajectory)
-        messages = _drop_trailing(messages)
+        messages = _drop_trailing(messages, profile)
         _check_pairing(messages, positions)
         if not any(isinstance(m, HumanMessage) for m in messages):
             raise RejectedRow("no user message")
@@ -190,9 +183,10 @@ def row_to_case(row: dict[str, Any], source_row: int) -> Case | Rejected:
             messages=messages,
             tools=tools or [],
             model_patch=str(row.get("model_patch") or ""),
-            repo_root=find_repo_root(content_text(first_user.content)),
+            repo_root=profile.repo_root(content_text(first_user.content)),
             resolved=None if resolved is None or resolved != resolved else bool(resolved),
             exit_status=row.get("exit_status"),
+            profile=profile,
         )
     except RejectedRow as err:
         return Rejected(source_row, instance_id, str(err), trajectory_id)

@@ -41,6 +41,8 @@ class FiltersSchema:
 class DatasetSchema:
     source: str = "sample"
     path: str | None = None
+    profile: str = "openhands"
+    error_pattern: str | None = None
     format: str = "auto"
     limit: int | None = None
     hf_name: str | None = None
@@ -78,6 +80,25 @@ def validate(cfg: Any) -> None:
         raise ConfigError(f"dataset.source: {merged.source!r} is not one of {_SOURCES}")
     if merged.format not in _FORMATS:
         raise ConfigError(f"dataset.format: {merged.format!r} is not one of {_FORMATS}")
+    from bench.profiles import PROFILES
+
+    if merged.profile not in PROFILES:
+        raise ConfigError(f"dataset.profile: {merged.profile!r} is not one of {tuple(PROFILES)}")
+    if merged.error_pattern is not None:
+        import re
+
+        try:
+            re.compile(merged.error_pattern)
+        except re.error as err:
+            raise ConfigError(f"dataset.error_pattern: not a regular expression ({err})") from None
+    types = (cfg.get("questions") or {}).get("types")
+    if types is not None:
+        from bench.questions import QuestionTypeError, select_types
+
+        try:
+            select_types(list(types) if not isinstance(types, str) else [types])
+        except QuestionTypeError as err:
+            raise ConfigError(f"questions.types: {err}") from None
     if merged.limit is not None and merged.limit < 1:
         raise ConfigError(f"dataset.limit: must be at least 1 (or null for all rows), got {merged.limit}")
 

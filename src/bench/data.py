@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.cases import row_to_case
+from bench.profiles import Profile, get_profile
 from bench.questions import add_questions
 from bench.schema import Case, Rejected
 from bench.tokens import TokenCounter
@@ -167,9 +168,18 @@ def _passes(case: Case, filters: Any, tokens: int, repos: set[str]) -> str | Non
     return None
 
 
-def load_cases(cfg: Any, counter: TokenCounter | None = None) -> Selection:
-    """Read rows until ``cfg.limit`` cases pass the filters (all rows when no limit)."""
+def dataset_profile(cfg: Any) -> Profile:
+    """The profile a dataset config names (``dataset.profile``, default openhands), with
+    ``dataset.error_pattern`` replacing its error-result pattern when set."""
+    return get_profile(str(cfg.get("profile") or "openhands"), error_result=cfg.get("error_pattern"))
+
+
+def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None) -> Selection:
+    """Read rows until ``cfg.limit`` cases pass the filters (all rows when no limit).
+
+    ``types``: the question types to build (None: every type that applies to the profile)."""
     counter = counter or TokenCounter()
+    profile = dataset_profile(cfg)
     limit = cfg.get("limit")
     filters = cfg.get("filters") or {}
     cases: list[Case] = []
@@ -179,12 +189,12 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None) -> Selection:
     rows_read = 0
     for source_row, row in enumerate(iter_rows(cfg)):
         rows_read += 1
-        result = row_to_case(row, source_row)
+        result = row_to_case(row, source_row, profile)
         if isinstance(result, Rejected):
             log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
             rejected.append(result)
             continue
-        add_questions(result)
+        add_questions(result, counter, types)
         failed = _passes(result, filters, counter.count_messages(result.messages), repos)
         if failed:
             skipped[failed] = skipped.get(failed, 0) + 1
@@ -202,6 +212,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None) -> Selection:
              len(cases), rows_read, len(rejected), skipped or "none", dropped or "none")
     source = {
         "source": cfg.source,
+        "profile": profile.name,
         "path": str(sample_path()) if cfg.source == "sample" else cfg.get("path"),
         "hf_name": cfg.get("hf_name") if cfg.source == "hf" else None,
         "revision": cfg.get("revision") if cfg.source == "hf" else None,

@@ -6,18 +6,20 @@ recoverable: visible, or every key is in the view plus the outputs behind expose
 
 from __future__ import annotations
 
+from bench.questions import evidence_visible
 from bench.schema import Case, View
-from bench.text import clean_output, view_text
+from bench.text import view_text
 
 __all__ = ["evidence_flags"]
 
 
 def evidence_flags(case: Case, view: View) -> dict[str, dict[str, bool]]:
-    text = view_text(view.messages, view.summary)
-    stored = "\n".join(clean_output(v) for v in view.store.values())
+    clean = case.profile.clean
+    text = view_text(view.messages, view.summary, clean)
+    stored = "\n".join(clean(v) for v in view.store.values())
     flags = {}
     for question in case.questions:
-        visible = all(key in text for key in question.evidence_keys)
-        recoverable = visible or all(key in text or key in stored for key in question.evidence_keys)
+        visible = evidence_visible(question, text)
+        recoverable = visible or evidence_visible(question, f"{text}\n{stored}")
         flags[question.qid] = {"visible": visible, "recoverable": recoverable}
     return flags

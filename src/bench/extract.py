@@ -2,25 +2,25 @@
 
 The same functions build the references from the full recorded history and let the
 offline evidence reader answer from a shrunk view, which is why the full arm scores
-100% by construction. They work on LangChain messages; a tool result that is missing
-from the view or replaced by a placeholder has ``output=None`` (unknown).
+100% by construction. They work on tool events (:func:`bench.history.tool_events`); a tool
+result that is missing from the view or replaced by a placeholder has ``output=None``
+(unknown). Which tool is a shell or an editor is the case's profile's business.
 
-    events = tool_events(case.messages)
-    runs = command_runs(events)
+    events = tool_events(case.messages, case.profile)
+    runs = command_runs(events, case.profile)
     parse_test_counts(runs[0].output)
 """
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-
-from bench.text import clean_output, content_text, is_placeholder
+from bench.history import ToolEvent, tool_events
+from bench.profiles import Profile
 
 __all__ = [
     "ToolEvent",
@@ -30,29 +30,17 @@ __all__ = [
     "command_runs",
     "repo_edits",
     "edited_files",
+    "added_lines",
+    "changed_lines",
     "parse_test_counts",
     "parse_first_exception",
-    "is_process_input",
     "relative_to_repo",
 ]
 
 
 @dataclass
-class ToolEvent:
-    """One tool call and its (cleaned) result, if the result is known."""
-
-    call_index: int
-    result_index: int | None
-    call_id: str
-    name: str
-    args: dict[str, Any]
-    output: str | None
-    cwd: str | None = None  # working directory reported after the previous bash command
-
-
-@dataclass
 class CommandRun:
-    """One ``execute_bash`` command (inputs to a running process folded into it)."""
+    """One shell command run (inputs to a running process folded into it)."""
 
     command: str
     ordinal: int  # 1 for the first run of this exact command text
@@ -66,66 +54,34 @@ class CommandRun:
 class Edit:
     """A change to the repository: an editor edit (citable) or a shell edit (not)."""
 
-    kind: str  # "editor" | "shell" | "delete"
+    kind: str  # "editor" | "shell" | "delete" | "undo"
     path: str | None  # absolute path, None when a shell edit names no file
-    code: str | None  # inserted code for editor edits
+    code: str | None  # inserted text for editor edits (new_str / file_text)
     command: str
     call_index: int
     result_index: int | None
+    old: str | None = None  # the text a replacement removed (old_str)
 
 
-_CWD_MARKER = re.compile(r"\[Current working directory: ([^\]\n]+)\]")
+def command_runs(events: list[ToolEvent], profile: Profile) -> list[CommandRun]:
+    """Shell command runs in order, with ordinals per exact command text.
 
-
-def tool_events(messages: list[BaseMessage]) -> list[ToolEvent]:
-    """Tool calls in call order with their results (``None`` when absent or cleared)."""
-    results: dict[str, tuple[int, str]] = {}
-    for index, message in enumerate(messages):
-        if isinstance(message, ToolMessage):
-            results[message.tool_call_id] = (index, content_text(message.content))
-    events: list[ToolEvent] = []
-    cwd: str | None = None
-    for index, message in enumerate(messages):
-        if not isinstance(message, AIMessage):
-            continue
-        for call in message.tool_calls:
-            result_index, raw = results.get(call["id"], (None, None))
-            output = None if raw is None or is_placeholder(raw) else clean_output(raw)
-            events.append(
-                ToolEvent(index, result_index, call["id"], call["name"], call["args"], output, cwd)
-            )
-            if call["name"] == "execute_bash" and raw:
-                found = _CWD_MARKER.findall(raw)
-                if found:
-                    cwd = found[-1].strip()
-    return events
-
-
-_INPUT_COMMANDS = {"", "c-c", "ctrl+c", "c-d", "ctrl+d", "c-z", "ctrl+z"}
-
-
-def is_process_input(args: dict[str, Any]) -> bool:
-    """Input sent to a running process (not a new command run)."""
-    if str(args.get("is_input", "")).lower() == "true":
-        return True
-    return str(args.get("command", "")).strip().lower() in _INPUT_COMMANDS
-
-
-def command_runs(events: list[ToolEvent]) -> list[CommandRun]:
-    """``execute_bash`` runs in order, with ordinals per exact command text."""
+    Input sent to a running process is folded into that run; a call whose result says it
+    never executed (the sandbox failed) is not a run.
+    """
     runs: list[CommandRun] = []
     seen: dict[str, int] = {}
     for event in events:
-        if event.name != "execute_bash":
+        if not profile.is_shell(event.name) or profile.never_ran(event.raw):
             continue
-        if is_process_input(event.args):
+        if profile.is_process_input(event.args):
             if runs and event.output is not None:
                 last = runs[-1]
                 last.output = event.output if last.output is None else f"{last.output}\n{event.output}"
                 if event.result_index is not None:
                     last.result_indices.append(event.result_index)
             continue
-        command = str(event.args.get("command", "")).strip()
+        command = profile.command_of(event.args).strip()
         seen[command] = seen.get(command, 0) + 1
         runs.append(
             CommandRun(
@@ -141,27 +97,6 @@ def command_runs(events: list[ToolEvent]) -> list[CommandRun]:
 
 
 # --- edits -----------------------------------------------------------------------------
-
-_EDIT_COMMANDS = {"create": "file_text", "str_replace": "new_str", "insert": "new_str"}
-_EDITOR_FAILURES = (
-    "no replacement was performed",
-    "did not appear verbatim",
-    "cannot overwrite",
-    "invalid `path` parameter",
-    "is not an absolute path",
-    "parameter `",
-    "invalid `insert_line` parameter",
-    "multiple occurrences of old_str",
-)
-
-
-def _editor_failed(output: str | None) -> bool:
-    """Editor reply says the edit was not applied (unknown output counts as applied)."""
-    if output is None:
-        return False
-    head = output.lstrip()[:400].lower()
-    return head.startswith("error") or any(marker in head for marker in _EDITOR_FAILURES)
-
 
 def relative_to_repo(path: str | None, repo_root: str | None, cwd: str | None = None) -> str | None:
     """Repo-relative path, or None when the path lies outside the repository."""
@@ -264,24 +199,32 @@ def _program_targets(seg: list[str]) -> list[tuple[str, str]]:
     return []
 
 
-def repo_edits(events: list[ToolEvent], repo_root: str | None) -> list[Edit]:
-    """Applied changes inside the repository, in order."""
+def repo_edits(events: list[ToolEvent], repo_root: str | None, profile: Profile) -> list[Edit]:
+    """Applied changes inside the repository, in order (an applied ``undo_edit`` is an edit
+    of kind ``undo``: it reverts the last editor edit of its file)."""
     edits: list[Edit] = []
     for event in events:
-        if event.name == "str_replace_editor":
-            command = event.args.get("command")
-            if command not in _EDIT_COMMANDS or _editor_failed(event.output):
+        if profile.is_editor(event.name):
+            command = event.args.get(profile.editor_command_arg)
+            argument = profile.edit_argument(command)
+            undo = profile.editor_undo is not None and command == profile.editor_undo
+            if (argument is None and not undo) or profile.editor_failed(event.output):
                 continue
-            path = event.args.get("path")
+            path = event.args.get(profile.editor_path_arg)
             if relative_to_repo(path, repo_root) is None:
                 continue
-            code = event.args.get(_EDIT_COMMANDS[command])
+            if undo:
+                edits.append(Edit("undo", path, None, command, event.call_index, event.result_index))
+                continue
+            code = event.args.get(argument)
+            old = event.args.get(profile.editor_old_arg) if profile.editor_old_arg else None
             edits.append(
                 Edit("editor", path, code if isinstance(code, str) else None, command,
-                     event.call_index, event.result_index)
+                     event.call_index, event.result_index, old if isinstance(old, str) else None)
             )
-        elif event.name == "execute_bash" and not is_process_input(event.args):
-            command = str(event.args.get("command", ""))
+        elif profile.is_shell(event.name) and not profile.is_process_input(event.args) \
+                and not profile.never_ran(event.raw):
+            command = profile.command_of(event.args)
             targets, cwd = _shell_targets(command, event.cwd)
             for kind, path in targets:
                 if path == "":  # git apply / patch: the repo changes, no single file named
@@ -299,20 +242,60 @@ def repo_edits(events: list[ToolEvent], repo_root: str | None) -> list[Edit]:
 def edited_files(edits: list[Edit], repo_root: str | None) -> list[str]:
     """Repo-relative files the edits leave changed.
 
-    ``rm`` only undoes files the agent created itself: whether another deleted path was
-    tracked by git (build directories usually are not) cannot be told from the history.
+    ``undo`` reverts the file's last editor edit: a file whose editor edits are all undone
+    (and that no shell command wrote) is unchanged. ``rm`` only undoes files the agent
+    created itself: whether another deleted path was tracked by git (build directories
+    usually are not) cannot be told from the history.
     """
-    changed: dict[str, bool] = {}  # path -> created by the agent
+    editor: dict[str, int] = {}  # path -> editor edits not undone
+    shell: set[str] = set()  # paths a shell command wrote
+    created: dict[str, bool] = {}  # path -> created by the agent (first edit was a create)
     for edit in edits:
         rel = relative_to_repo(edit.path, repo_root)
         if rel is None:
             continue
         if edit.kind == "delete":
-            if changed.get(rel):
-                del changed[rel]
+            if created.get(rel):
+                editor.pop(rel, None)
+                shell.discard(rel)
+                created.pop(rel, None)
+        elif edit.kind == "undo":
+            if editor.get(rel):
+                editor[rel] -= 1
         else:
-            changed.setdefault(rel, edit.command == "create")
-    return sorted(changed)
+            created.setdefault(rel, edit.command == "create")
+            if edit.kind == "editor":
+                editor[rel] = editor.get(rel, 0) + 1
+            else:
+                shell.add(rel)
+    return sorted({p for p, n in editor.items() if n > 0} | shell)
+
+
+def changed_lines(old: str | None, new: str) -> list[str]:
+    """The lines of ``new`` a line diff against ``old`` marks as inserted or replaced (all of
+    ``new`` without ``old``): inside the added block, the lines the edit really changed."""
+    new_lines = new.split("\n")
+    if old is None:
+        return new_lines
+    matcher = difflib.SequenceMatcher(a=old.split("\n"), b=new_lines, autojunk=False)
+    return [line for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert")
+            for line in new_lines[j1:j2]]
+
+
+def added_lines(old: str | None, new: str) -> str:
+    """The lines an edit added: ``new`` without the leading and trailing lines it shares with
+    ``old`` (for a replacement); all of ``new`` for an insertion or a new file."""
+    if old is None:
+        return new
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    start = 0
+    while start < min(len(old_lines), len(new_lines)) and old_lines[start] == new_lines[start]:
+        start += 1
+    end = 0
+    while (end < min(len(old_lines), len(new_lines)) - start
+           and old_lines[-1 - end] == new_lines[-1 - end]):
+        end += 1
+    return "\n".join(new_lines[start: len(new_lines) - end])  # "" when the edit only removed lines
 
 
 # --- test runner summaries -------------------------------------------------------------
@@ -430,8 +413,12 @@ _TRACEBACK = "Traceback (most recent call last):"
 _PY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*)(?::[ \t]?(.*))?$")
 _JAVA_EXCEPTION = re.compile(
     r"^\s*(?:Exception in thread \"[^\"]*\"\s+|Caused by:\s+)?"
-    r"((?:[a-zA-Z_$][\w$]*\.)+[A-Za-z_$][\w$]*(?:Exception|Error))(?::\s*(.*?))?\s*$"
+    r"((?:[a-zA-Z_$][\w$]*\.)+(?:[A-Za-z_$][\w$]*)?(?:Exception|Error))(?::\s*(.*?))?\s*$"
 )
+# Python reports a syntax error of the script it was asked to run without a traceback header:
+#   File "x.py", line 3 / the line / a caret / SyntaxError: invalid syntax
+_PY_SYNTAX = re.compile(r"^((?:SyntaxError|IndentationError|TabError))(?::[ \t]?(.*))?$")
+_PY_FILE_LINE = re.compile(r'^\s*File "[^"]+", line \d+')
 
 
 def _python_exception(lines: list[str], start: int) -> tuple[int, dict[str, str]] | None:
@@ -447,8 +434,10 @@ def _python_exception(lines: list[str], start: int) -> tuple[int, dict[str, str]
 
 
 def parse_first_exception(output: str | None) -> tuple[dict[str, str], str] | None:
-    """The first exception an output shows, and its line: a Python traceback's last line
-    or a Java ``pkg.SomeException: message`` line."""
+    """The first exception an output shows, and its line: a Python traceback's last line, a
+    Python syntax error printed without a traceback header (after its ``File ..., line N``
+    lines), or a Java ``pkg.SomeException: message`` line (also ``Exception in thread "main"
+    java.lang.Exception: ...``)."""
     if not output:
         return None
     lines = output.splitlines()
@@ -457,6 +446,9 @@ def parse_first_exception(output: str | None) -> tuple[dict[str, str], str] | No
             hit = _python_exception(lines, index)
             if hit:
                 return hit[1], lines[hit[0]].strip()
+        match = _PY_SYNTAX.match(line.rstrip())
+        if match and any(_PY_FILE_LINE.match(earlier) for earlier in lines[max(0, index - 6):index]):
+            return {"type": match.group(1), "message": (match.group(2) or "").strip()}, line.strip()
         match = _JAVA_EXCEPTION.match(line)
         if match:
             return {"type": match.group(1), "message": (match.group(2) or "").strip()}, line.strip()

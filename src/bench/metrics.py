@@ -1,6 +1,13 @@
 """Job metrics from the stored records (so a resumed job and a report agree).
 
-    metrics = compute_metrics(cases, views, answers, scores)
+    metrics = compute_metrics(cases, views, answers, scores, full_correct)
+
+The headline counts only questions whose answer is *not* readable in the task text
+(``in_task_text`` false): an arm that keeps the first user message would otherwise
+"remember" them without remembering anything. The flagged questions are reported apart
+(``in_task_text``). Accuracy and accuracy relative to full carry 95% intervals from a
+bootstrap over cases clustered by instance (:mod:`bench.stats`); ``by_distance`` splits the
+headline by how far back the evidence last shows (``nearest_back`` tokens).
 """
 
 from __future__ import annotations
@@ -9,12 +16,50 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from bench.schema import VERDICTS
+from bench.stats import ratio_interval
 
-__all__ = ["compute_metrics"]
+__all__ = ["compute_metrics", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions"]
+
+# Tokens back from the end of the history to the latest message that shows the answer.
+DISTANCE_BUCKETS = (("<2k", 0, 2_000), ("2-8k", 2_000, 8_000), ("8-32k", 8_000, 32_000), (">32k", 32_000, None))
+
+
+def distance_bucket(question: dict[str, Any]) -> str | None:
+    """The distance bucket of a question (by ``nearest_back`` tokens; None when unknown)."""
+    back = question.get("nearest_back") or question.get("evidence_back")
+    if not back:
+        return None
+    tokens = back.get("tokens", 0)
+    for label, low, high in DISTANCE_BUCKETS:
+        if tokens >= low and (high is None or tokens < high):
+            return label
+    return None
 
 
 def _rate(numerator: float, denominator: float) -> float | None:
     return round(numerator / denominator, 4) if denominator else None
+
+
+def headline_questions(cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """qid -> question (with its case's instance as ``_instance``), in_task_text ones left out."""
+    return {q["qid"]: {**q, "_instance": c.get("instance_id") or c["case_id"]}
+            for c in cases for q in c["questions"] if not q.get("in_task_text")}
+
+
+def _clusters(questions: dict[str, dict[str, Any]], hit) -> list[tuple[int, int]]:
+    """Per instance: (questions for which ``hit(qid)``, questions)."""
+    sums: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for qid, question in questions.items():
+        row = sums[question["_instance"]]
+        row[0] += 1 if hit(qid) else 0
+        row[1] += 1
+    return [tuple(v) for _, v in sorted(sums.items())]
+
+
+def _verdict_block(qids: list[str], verdict_of: dict[str, str]) -> dict[str, Any]:
+    counts = Counter(verdict_of.get(q, "missing") for q in qids)
+    return {"n": len(qids), "accuracy": _rate(counts["correct"], len(qids)),
+            **{v: counts.get(v, 0) for v in VERDICTS}}
 
 
 def compute_metrics(
@@ -24,31 +69,51 @@ def compute_metrics(
     scores: list[dict[str, Any]],
     full_correct: set[str] | None = None,
 ) -> dict[str, Any]:
-    """Accuracy overall and per type, verdict counts, tokens, evidence and usage.
-
-    ``full_correct``: qids the full arm answered correctly, for accuracy relative to full.
-    """
-    questions = {q["qid"]: q for c in cases for q in c["questions"]}
+    """Accuracy (headline, with its interval) overall, per type and per distance; verdict
+    counts; tokens; evidence and usage. ``full_correct``: qids the full arm answered
+    correctly, for accuracy relative to full."""
+    every = {q["qid"]: q for c in cases for q in c["questions"]}
+    questions = headline_questions(cases)
+    flagged = [qid for qid in every if qid not in questions]
     verdict_of = {s["qid"]: s["verdict"] for s in scores}
-    by_type: dict[str, Counter] = defaultdict(Counter)
+    by_type: dict[str, list[str]] = defaultdict(list)
     for qid, question in questions.items():
-        by_type[question["type"]]["n"] += 1
-        by_type[question["type"]][verdict_of.get(qid, "missing")] += 1
+        by_type[question["type"]].append(qid)
     verdicts = Counter(verdict_of.get(qid, "missing") for qid in questions)
     n = len(questions)
+    correct = lambda qid: verdict_of.get(qid) == "correct"  # noqa: E731
+    clusters = _clusters(questions, correct)
     metrics: dict[str, Any] = {
         "n_cases": len(cases),
-        "n_questions": n,
-        "n_scored": sum(1 for qid in questions if qid in verdict_of),
+        "n_questions": len(every),
+        "n_headline_questions": n,
+        "n_scored": sum(1 for qid in every if qid in verdict_of),
+        "n_clusters": len(clusters),
         "accuracy": _rate(verdicts["correct"], n),
+        "accuracy_ci": ratio_interval(clusters),
+        "accuracy_all_questions": _rate(sum(1 for q in every if correct(q)), len(every)),
+        "in_task_text": _verdict_block(flagged, verdict_of),
         "verdicts": {v: verdicts.get(v, 0) for v in (*VERDICTS, "missing")},
         "confidently_wrong_rate": _rate(verdicts["wrong"], n),
         "abstain_rate": _rate(verdicts["abstained"], n),
-        "by_type": {
-            t: {"n": c["n"], "accuracy": _rate(c["correct"], c["n"]),
-                **{v: c.get(v, 0) for v in VERDICTS}}
-            for t, c in sorted(by_type.items())
-        },
+        "by_type": {t: {**_verdict_block(qids, verdict_of),
+                        "n_in_task_text": sum(1 for q in flagged if every[q]["type"] == t)}
+                    for t, qids in sorted(by_type.items())},
+    }
+    for t in sorted({every[q]["type"] for q in flagged} - set(by_type)):
+        metrics["by_type"][t] = {**_verdict_block([], verdict_of),
+                                 "n_in_task_text": sum(1 for q in flagged if every[q]["type"] == t)}
+    flags = {qid: f for v in views for qid, f in (v.get("evidence") or {}).items()}
+    buckets: dict[str, list[str]] = defaultdict(list)
+    for qid, question in questions.items():
+        label = distance_bucket(question)
+        if label:
+            buckets[label].append(qid)
+    metrics["by_distance"] = {
+        label: {**_verdict_block(buckets[label], verdict_of),
+                "evidence_visible": _rate(sum(bool(flags.get(q, {}).get("visible")) for q in buckets[label]
+                                              if q in flags), sum(1 for q in buckets[label] if q in flags))}
+        for label, _, _ in DISTANCE_BUCKETS if buckets.get(label)
     }
     if views:
         kept = sum(v["kept_tokens"] for v in views)
@@ -61,13 +126,12 @@ def compute_metrics(
             tokens_kept_ratio=_rate(kept, full),
             summarizer_calls=sum(v.get("summarizer_calls", 0) for v in views),
         )
-        flags = {qid: f for v in views for qid, f in (v.get("evidence") or {}).items()}
         evidence: dict[str, Any] = {}
-        for qtype in sorted(by_type):
-            qids = [q for q, question in questions.items() if question["type"] == qtype and q in flags]
+        for qtype, qids in sorted(by_type.items()):
+            seen = [q for q in qids if q in flags]
             evidence[qtype] = {
-                "visible": _rate(sum(flags[q]["visible"] for q in qids), len(qids)),
-                "recoverable": _rate(sum(flags[q]["recoverable"] for q in qids), len(qids)),
+                "visible": _rate(sum(flags[q]["visible"] for q in seen), len(seen)),
+                "recoverable": _rate(sum(flags[q]["recoverable"] for q in seen), len(seen)),
             }
         all_qids = [q for q in questions if q in flags]
         metrics["evidence_visible_rate"] = _rate(sum(flags[q]["visible"] for q in all_qids), len(all_qids))
@@ -75,12 +139,12 @@ def compute_metrics(
             sum(flags[q]["recoverable"] for q in all_qids), len(all_qids))
         metrics["evidence_by_type"] = evidence
     if full_correct is not None:
-        base = [q for q in questions if q in full_correct]
-        metrics["accuracy_relative_to_full"] = _rate(
-            sum(verdict_of.get(q) == "correct" for q in base), len(base))
+        base = {q: questions[q] for q in questions if q in full_correct}
+        metrics["accuracy_relative_to_full"] = _rate(sum(correct(q) for q in base), len(base))
+        metrics["accuracy_relative_to_full_ci"] = ratio_interval(_clusters(base, correct))
         metrics["n_full_correct"] = len(base)
     outcomes = Counter(a.get("outcome", "answered") for a in answers)
-    usage = Counter()
+    usage: Counter = Counter()
     for answer in answers:
         for key, value in (answer.get("usage") or {}).items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -609,7 +609,7 @@ class LLMSummarizer:
     def preflight(self, seen: set | None = None) -> None:
         self.client.preflight(seen)
 
-    def summarize(self, messages: list[BaseMessage], prompt: str) -> tuple[str, dict[str, Any]]:
+    def summarize(self, messages: list[BaseMessage], prompt: str, profile: Any = None) -> tuple[str, dict[str, Any]]:
         head = [SystemMessage(self.system)] if self.system else []
         if self.input == "transcript":
             request = [*head, HumanMessage(f"Conversation to summarize:\n\n{_transcript(messages)}\n\n{prompt}")]

@@ -1,480 +1,58 @@
 """The offline evidence reader: answers by applying each question's extractor to the view.
 
 No LLM, no network, deterministic. On the full arm it reproduces every reference by
-construction. It reads only what the view shows, the way a model reads text, and uses of
-a question only what its text asks (type, command, run ordinal), never its reference or
-evidence keys::
+construction. It reads only what the view shows (:mod:`bench.reading`), the way a model
+reads text, and uses of a question only what its text asks (type and target: tool,
+command, arguments, run ordinal), never its reference or evidence keys::
 
     reader = EvidenceReader()
     answer = reader.answer(case, view, question)
 
-How a view is read, as tool events in time order (the events :mod:`bench.extract` works on):
-
-1. **The summary** (``view.summary``) stands for everything before the view's messages.
-   Two kinds of list in it are read, whatever their section is called:
-
-   - a *timeline*: items ``- `command` -> output excerpt`` and ``- tool command /path ->
-     reply excerpt``, optionally ending with `` [exit code N]`` and `` (stored:
-     read_tool_output(handle="..."))``. The section with most such items is the timeline
-     (other sections repeat a few calls, e.g. ``Recent action: ...``); each item is one call.
-   - a *file list*: items ``- /path (create, str_replace x2)``.
-
-   An excerpt counts as the call's output only when it is whole: ``output cleared``, ``no
-   result`` and an excerpt cut with ``...`` are unknown output, so a test log whose excerpt
-   is not its summary line yields nothing. The summary writes commands on one line, so a
-   summary command is the same command as the question's when they are equal with
-   whitespace folded; a command cut with ``...`` names only a prefix (it *may* be the
-   command). An editor call in the summary does not quote its code.
-2. **The messages**: tool calls and their results; a placeholder is unknown output. An
-   assistant message that starts with a note of collapsed retries (``[Retries collapsed: N
-   earlier failed attempt(s) of this action ...]``) adds the N removed attempts just before
-   its own calls: failed shell runs with their output excerpts (failed editor attempts
-   changed nothing). A note the summary quotes (cut, at no known place) only says that
-   runs of the commands it shows, or of any command where it shows none, were removed.
-3. **Handles**: a handle ``read_tool_output(handle="...")`` attached to a call (a
-   placeholder, a timeline item, a collapsed attempt) that is in ``view.store`` can be
-   opened; its stored output then replaces the excerpt. The reader opens the handles of the
-   calls its answer reads (the asked run and input sent to it; for edits, editor calls whose
-   reply, which tells whether the edit applied, is unknown) when the view alone gives no
-   answer, or before answering under ``verify`` guidance. Each opened handle is a recorded
-   retrieval. A handle named apart from any call (e.g. in a cut note) is not opened: its
-   output could not be placed.
-
-What a summary does not list is unknown, so an answer that depends on it is an abstention:
-the k-th run of a command needs the summary's timeline, complete (no ``(N earlier items
-omitted)``), and no earlier call that may be that command (a cut command, a removed retry
-the summary mentions); the first edit needs the timeline complete (and is unanswerable when
-it lies in the summary, which quotes no code); the changed files need the timeline or the
-file list complete (shell edits such as ``sed -i`` show only in the timeline). A summary
-with no timeline (the ``generic`` prompt, free text) thus answers no ordinal question.
-Without a summary (``full``, ``nlatest``) the messages are all there is.
+Each question type answers from the reading (``QuestionType.read``) and names the calls
+its answer depends on. A handle ``read_tool_output(handle="...")`` attached to such a call
+and exposed in ``view.store`` is opened when the view alone gives no answer, or first
+under ``verify`` guidance; each opened handle is a recorded retrieval. What the view does
+not show is unknown, so an answer that depends on it is an abstention.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass, field, replace
 from typing import Any
 
-from langchain_core.messages import BaseMessage, ToolMessage
+from langchain_core.messages import BaseMessage
 
-from bench.extract import (
-    CommandRun,
-    ToolEvent,
-    command_runs,
-    edited_files,
-    is_process_input,
-    parse_first_exception,
-    parse_test_counts,
-    relative_to_repo,
-    repo_edits,
-    tool_events,
-)
+from bench.questions import question_type
+from bench.reading import read_view
 from bench.schema import Answer, Case, Question, View
-from bench.text import clean_output, content_text, placeholder_handle
 
-__all__ = ["EvidenceReader", "Reading", "answer_from", "extract_answer", "read_view", "ABSTENTION"]
+__all__ = ["EvidenceReader", "extract_answer", "ABSTENTION"]
 
 ABSTENTION = "I don't know: that evidence is not in my context any more."
 
-_EDIT_OPS = ("create", "str_replace", "insert")
 
-
-def _fold(text: str) -> str:
-    """Whitespace folded to single spaces (how a summary writes a command on one line)."""
-    return re.sub(r"\s+", " ", text or "").strip()
-
-
-@dataclass
-class _Seen:
-    """One tool call as the view shows it."""
-
-    event: ToolEvent
-    text: str  # command text as shown (execute_bash) or ""
-    handle: str | None = None  # stored output that opens this call's result
-    exact: bool = True  # False: the summary's one-line form of the command
-    prefix: bool = False  # the shown command is cut: it names only a prefix
-
-
-@dataclass
-class Reading:
-    """What a view shows: tool calls in time order, and what the summary leaves unknown."""
-
-    events: list[_Seen] = field(default_factory=list)
-    summary: bool = False  # a summary stands for the history before the messages
-    timeline_complete: bool = False  # the summary lists every earlier call
-    files_complete: bool = False  # the summary lists every earlier file touched with a path
-    # Collapsed retries the summary mentions at no known place: command prefixes (complete or not).
-    unplaced_runs: list[tuple[str, bool]] = field(default_factory=list)
-
-    @property
-    def handles(self) -> list[str]:
-        return list(dict.fromkeys(s.handle for s in self.events if s.handle))
-
-
-# --- output excerpts ---------------------------------------------------------------------
-
-_STORED_SUFFIX = re.compile(r"\s*\(stored: read_tool_output\(handle=\"([A-Za-z0-9_-]+)\"\)\)\s*$")
-_EXIT_SUFFIX = re.compile(r"\s*\[exit code -?\d+\]\s*$")
-_UNKNOWN_OUTPUT = {"output cleared", "no result"}
-
-
-def _excerpt(text: str, limit: int | None = None) -> tuple[str | None, str | None]:
-    """(output, handle) of an excerpt: None output when cleared, missing or cut."""
-    handle = None
-    match = _STORED_SUFFIX.search(text)
-    if match:
-        handle, text = match.group(1), text[: match.start()]
-    text = _EXIT_SUFFIX.sub("", text).strip()
-    if text in _UNKNOWN_OUTPUT or text.endswith("...") or (limit is not None and len(text) >= limit):
-        return None, handle
-    return ("" if text == "(no output)" else text), handle
-
-
-_HEREDOC = re.compile(r"<<-?\s*['\"]?\w+['\"]?")
-
-
-def _shell_form(command: str, cut: bool) -> str:
-    """A one-line command as far as it can be read for the files it writes: a heredoc body
-    (written on the lines after the command, now run into it) and a cut last word dropped."""
-    match = _HEREDOC.search(command)
-    if match:
-        return command[: match.end()]
-    if cut:
-        return command.rsplit(" ", 1)[0] if " " in command else ""
-    return command
-
-
-def _bash_seen(shown: str, output: str | None, handle: str | None, *, cut: bool, index: int = -1,
-               cwd: str | None = None) -> _Seen:
-    args = {"command": _shell_form(shown, cut)}
-    event = ToolEvent(index, None, "", "execute_bash", args, output, cwd)
-    return _Seen(event, shown, handle, exact=False, prefix=cut)
-
-
-# --- the summary ---------------------------------------------------------------------------
-
-_HEADING = re.compile(r"^\s*(?:\d{1,2}[.)]|#{1,6})\s+\S")
-_ITEM = re.compile(r"^\s*[-*]\s+(.*?)\s*$")
-_OMITTED = re.compile(r"^\((\d+) earlier items omitted\)$")
-_EDITOR_ITEM = re.compile(r"^([A-Za-z_][\w-]*) (?:([a-z_]+) )?(\S+) -> (.*)$")
-_FILE_ITEM = re.compile(r"^(\S+) \(((?:[A-Za-z_]+(?: x\d+)?)(?:, [A-Za-z_]+(?: x\d+)?)*)\)$")
-_NOTE = re.compile(
-    r"\[Retries collapsed: (\d+) earlier failed attempt\(s\) of this action were removed from the "
-    r"history: ([^\n]*)"
-)
-_NOTE_COMMAND_CHARS = 120  # a note cuts an attempt's action to this many characters, unmarked
-_NOTE_DETAIL_CHARS = 160  # and its output line to this many
-
-
-def _sections(summary: str) -> list[list[str]]:
-    """Bullet items grouped by numbered or markdown headings (one group when there are none)."""
-    sections: list[list[str]] = [[]]
-    for line in summary.splitlines():
-        if _HEADING.match(line):
-            sections.append([])
-            continue
-        match = _ITEM.match(line)
-        if match:
-            sections[-1].append(match.group(1))
-    return [s for s in sections if s]
-
-
-def _timeline_item(item: str, tools: set[str]) -> _Seen | None:
-    """A call as a timeline item shows it, or None when the item is not a call."""
-    if item.startswith("`"):
-        end = item.find("` -> ")
-        if end < 1:
-            return None
-        shown, rest = item[1:end], item[end + 5 :]
-        cut = shown.endswith("...")
-        output, handle = _excerpt(rest)
-        return _bash_seen(shown[:-3].rstrip() if cut else shown, output, handle, cut=cut)
-    match = _EDITOR_ITEM.match(item)
-    if not match or match.group(1) not in tools:
-        return None
-    name, command, path, rest = match.groups()
-    output, handle = _excerpt(rest)
-    args = {"path": path, **({"command": command} if command else {})}
-    return _Seen(ToolEvent(-1, None, "", name, args, output), "", handle, exact=False)
-
-
-def _file_ops(item: str) -> tuple[str, dict[str, int]] | None:
-    match = _FILE_ITEM.match(item)
-    if not match:
-        return None
-    ops: dict[str, int] = {}
-    for part in match.group(2).split(", "):
-        op, _, times = part.partition(" x")
-        ops[op] = ops.get(op, 0) + (int(times) if times else 1)
-    return match.group(1), ops
-
-
-def _mentioned_retries(summary: str, tools: set[str]) -> list[tuple[str, bool]]:
-    """Shell runs that notes of collapsed retries, quoted in the summary, say were removed:
-    (command or its visible prefix, whether it is complete).
-
-    The N attempts of a note are attempts at one action, so when the quote shows one of
-    them as an editor call, all were failed editor calls (they changed nothing and are not
-    runs). An attempt the quote does not show is a run of some command (prefix ``""``).
-    """
-    runs: list[tuple[str, bool]] = []
-    for count, body in _NOTE.findall(summary):
-        parts = [p for p in re.split(r"; (?=`)", body) if p.startswith("`")][: int(count)]
-        shown = []
-        for part in parts:
-            end = part.find("` -> ")
-            text = part[1:end] if end > 0 else part[1:].removesuffix("...").rstrip()
-            shown.append((text, end > 0 and len(text) < _NOTE_COMMAND_CHARS))
-        if any(text.split(" ", 1)[0] in tools for text, _ in shown):
-            continue
-        runs += shown + [("", False)] * (int(count) - len(shown))
-    return runs
-
-
-def _read_summary(summary: str, tools: set[str]) -> tuple[list[_Seen], bool, bool, list[tuple[str, bool]]]:
-    """(events placed before the messages, timeline complete, file list complete, unplaced runs)."""
-    timeline: list[_Seen] = []
-    omitted_calls = True  # no timeline: every earlier call is unknown
-    files: dict[str, dict[str, int]] | None = None
-    omitted_files = True
-    best_calls = best_files = 0
-    for items in _sections(summary):
-        calls = [seen for item in items if (seen := _timeline_item(item, tools)) is not None]
-        listed = [hit for item in items if (hit := _file_ops(item)) is not None]
-        omitted = any(_OMITTED.match(item) for item in items)
-        if len(calls) > best_calls:
-            best_calls, timeline, omitted_calls = len(calls), calls, omitted
-        if len(listed) > best_files:
-            best_files, omitted_files = len(listed), omitted
-            files = {}
-            for path, ops in listed:
-                for op, times in ops.items():
-                    files.setdefault(path, {})[op] = files.get(path, {}).get(op, 0) + times
-    # Edits the file list counts but the timeline does not show (it left them out as
-    # older): editor calls of unknown outcome, before everything the timeline shows.
-    earlier: list[_Seen] = []
-    if omitted_calls and files:
-        shown: dict[tuple[str, str], int] = {}
-        for seen in timeline:
-            key = (str(seen.event.args.get("path")), str(seen.event.args.get("command")))
-            shown[key] = shown.get(key, 0) + 1
-        for path, ops in files.items():
-            for op in _EDIT_OPS:
-                for _ in range(ops.get(op, 0) - shown.get((path, op), 0)):
-                    event = ToolEvent(-1, None, "", "str_replace_editor", {"command": op, "path": path}, None)
-                    earlier.append(_Seen(event, "", exact=False))
-    return earlier + timeline, not omitted_calls, not omitted_files, _mentioned_retries(summary, tools)
-
-
-# --- the messages --------------------------------------------------------------------------
-
-
-def _note_attempts(text: str, calls: list[dict[str, Any]], index: int, cwd: str | None) -> list[_Seen]:
-    """The removed attempts a note of collapsed retries at the start of ``text`` describes."""
-    match = _NOTE.match(text)
-    if not match:
-        return []
-    count, body = int(match.group(1)), match.group(2).removesuffix("]")
-    parts = [p for p in re.split(r"; (?=`)", body) if p.startswith("`")]
-    bash = [i for i, c in enumerate(calls) if c["name"] == "execute_bash" and not is_process_input(c["args"])]
-    seen: list[_Seen] = []
-    for number in range(count):
-        part = parts[number] if number < len(parts) else ""
-        end = part.find("` -> ")
-        actions, details = ([part[1:end]], [part[end + 5 :]]) if end > 0 else ([], [])
-        if end > 0 and len(calls) > 1:  # one step of several calls: " | " and " / " join them
-            actions, details = actions[0].split(" | "), details[0].split(" / ")
-        known = len(actions) == len(calls) and len(details) == len(calls)
-        for position in bash:
-            if not known:  # the attempt cannot be read call by call: a run of some command
-                seen.append(_bash_seen("", None, None, cut=True, index=index, cwd=cwd))
-                continue
-            shown = actions[position]
-            output, handle = _excerpt(details[position], _NOTE_DETAIL_CHARS)
-            cut = len(shown) >= _NOTE_COMMAND_CHARS
-            seen.append(_bash_seen(shown, output, handle, cut=cut, index=index, cwd=cwd))
-    return seen
-
-
-def _placeholder_handles(messages: list[BaseMessage]) -> dict[int, str]:
-    """Index of each tool result shown as a placeholder with a handle -> the handle."""
-    found = {}
-    for index, message in enumerate(messages):
-        if isinstance(message, ToolMessage) and (handle := placeholder_handle(content_text(message.content))):
-            found[index] = handle
-    return found
-
-
-def _message_events(messages: list[BaseMessage], handles: dict[int, str]) -> list[_Seen]:
-    events = tool_events(messages)
-    first_call = {}
-    for event in events:
-        first_call.setdefault(event.call_index, event)
-    seen: list[_Seen] = []
-    for event in events:
-        if first_call[event.call_index] is event:
-            message = messages[event.call_index]
-            seen += _note_attempts(content_text(message.content), message.tool_calls, event.call_index,
-                                   event.cwd)
-        text = str(event.args.get("command", "")) if event.name == "execute_bash" else ""
-        seen.append(_Seen(event, text, handles.get(event.result_index)))
-    return seen
-
-
-def _tool_names(case: Case | None) -> set[str]:
-    names = {"str_replace_editor"}
-    for tool in (case.tools if case else []) or []:
-        name = (tool.get("function") or {}).get("name") or tool.get("name")
-        if name and name != "execute_bash":
-            names.add(str(name))
-    return names
-
-
-def read_view(messages: list[BaseMessage], summary: str | None = None, case: Case | None = None,
-              store: dict[str, str] | None = None) -> tuple[Reading, list[str]]:
-    """What the view shows, with the handles in ``store`` (handle -> stored output) opened.
-
-    Returns the reading and the handles opened, in view order.
-    """
-    tools = _tool_names(case)
-    handles = _placeholder_handles(messages)
-    if store:  # placeholders in the messages get their stored output back
-        messages = [
-            m.model_copy(update={"content": store[handles[i]]}) if handles.get(i) in store else m
-            for i, m in enumerate(messages)
-        ]
-    reading = Reading()
-    if summary:
-        events, reading.timeline_complete, reading.files_complete, reading.unplaced_runs = _read_summary(
-            summary, tools)
-        reading.summary = True
-        reading.events.extend(events)
-    reading.events.extend(_message_events(messages, handles))
-    opened: list[str] = []
-    if store:
-        for index, seen in enumerate(reading.events):
-            if seen.handle and seen.handle in store:
-                opened.append(seen.handle)
-                if not seen.exact:  # a result the summary or a note shows: the stored output replaces it
-                    output = clean_output(store[seen.handle])
-                    reading.events[index] = replace(seen, event=replace(seen.event, output=output))
-    return reading, list(dict.fromkeys(opened))
-
-
-# --- answering -----------------------------------------------------------------------------
-
-
-def _may_be(shown: str, complete: bool, command: str) -> bool:
-    return _fold(shown) == command if complete else command.startswith(_fold(shown))
-
-
-def _the_run(reading: Reading, command: str, wanted: Any) -> tuple[CommandRun, list[int]] | None:
-    """The wanted run of ``command`` and the positions of its calls in ``reading.events``
-    (the command, then input sent to it), or None when it is not shown or its ordinal is unknown."""
-    if reading.summary and not reading.timeline_complete:
-        return None  # earlier runs the summary left out
-    folded = _fold(command)
-    if any(_may_be(shown, complete, folded) for shown, complete in reading.unplaced_runs):
-        return None  # a removed retry, at no known place, may be a run of it
-    events: list[ToolEvent] = []
-    starts: list[int] = []  # positions of the commands (not inputs) in order
-    for index, seen in enumerate(reading.events):
-        event = replace(seen.event, call_index=index)
-        if event.name == "execute_bash" and not is_process_input(event.args):
-            if seen.exact:
-                same, maybe = seen.text.strip() == command, False
-            else:
-                same = not seen.prefix and _fold(seen.text) == folded
-                maybe = seen.prefix and _may_be(seen.text, False, folded)
-            name = command if same else (f"\0may-be-{index}" if maybe else f"\0other:{seen.text.strip()}")
-            event = replace(event, args={**event.args, "command": name})
-            starts.append(index)
-        events.append(event)
-    for run in command_runs(events):
-        if run.command.startswith("\0may-be-"):
-            return None  # a run before the wanted one may be a run of the command
-        if run.command == command and run.ordinal == wanted:
-            end = next((i for i in starts if i > run.call_index), len(events))
-            inputs = [i for i in range(run.call_index + 1, end) if events[i].name == "execute_bash"]
-            return run, [run.call_index, *inputs]
-    return None
-
-
-def _depends_on(question: Question, reading: Reading, repo_root: str | None) -> list[int]:
-    """Positions of the calls whose results the answer reads (their handles are worth opening).
-
-    For edits: editor edits whose reply is unknown (the reply tells whether the edit
-    applied); for the first edit only those up to the first edit known to be applied.
-    For a command question: the asked run (and input sent to it).
-    """
-    if question.type in ("files_changed", "first_edit"):
-        if reading.summary and not (reading.timeline_complete or
-                                    (question.type == "files_changed" and reading.files_complete)):
-            return []
-        events = [replace(seen.event, call_index=i) for i, seen in enumerate(reading.events)]
-        unknown: list[int] = []
-        for edit in repo_edits(events, repo_root):
-            known = edit.kind != "editor" or events[edit.call_index].output is not None
-            if not known and reading.events[edit.call_index].handle:
-                unknown.append(edit.call_index)
-            elif question.type == "first_edit" and edit.kind != "delete":
-                break  # the first edit: later ones do not matter
-        return unknown
-    found = _the_run(reading, str(question.params.get("command", "")).strip(), question.params.get("ordinal"))
-    return found[1] if found else []
-
-
-def answer_from(question: Question, reading: Reading, repo_root: str | None) -> Any:
-    """The question's answer as the reading shows it, or None (abstain)."""
-    events = [seen.event for seen in reading.events]
-    if question.type == "files_changed":
-        if reading.summary and not (reading.timeline_complete or reading.files_complete):
-            return None
-        return edited_files(repo_edits(events, repo_root), repo_root) or None
-    if question.type == "first_edit":
-        if reading.summary and not reading.timeline_complete:
-            return None
-        first = next((e for e in repo_edits(events, repo_root) if e.kind != "delete"), None)
-        if first is None or first.kind != "editor" or first.code is None:
-            return None
-        return {"path": relative_to_repo(first.path, repo_root), "code": first.code}
-    if question.type in ("test_counts", "first_error"):
-        found = _the_run(reading, str(question.params.get("command", "")).strip(), question.params.get("ordinal"))
-        if found is None:
-            return None
-        if question.type == "test_counts":
-            return parse_test_counts(found[0].output)
-        hit = parse_first_exception(found[0].output)
-        return hit[0] if hit else None
-    raise ValueError(f"unknown question type {question.type!r}")
-
-
-def extract_answer(question: Question, messages: list[BaseMessage], repo_root: str | None) -> Any:
+def extract_answer(question: Question, messages: list[BaseMessage], case: Case) -> Any:
     """The question's answer as the given messages show it (no summary), or None."""
-    reading, _ = read_view(messages)
-    return answer_from(question, reading, repo_root)
+    reading, _ = read_view(messages, None, case)
+    return question_type(question.type).read(question, reading, case.repo_root).value
 
 
 class EvidenceReader:
-    """Offline answering model (``model=offline``).
-
-    It opens the handles of the calls its answer reads (see :func:`_depends_on`): when the
-    view alone gives no answer, or before answering under ``verify`` guidance.
-    """
+    """Offline answering model (``model=offline``)."""
 
     name = "offline-evidence-reader"
 
     def answer(self, case: Case, view: View, question: Question) -> Answer:
+        qtype = question_type(question.type)
         reading, _ = read_view(view.messages, view.summary, case)
-        handles = [reading.events[i].handle for i in _depends_on(question, reading, case.repo_root)]
+        first = qtype.read(question, reading, case.repo_root)
+        handles = [reading.events[i].handle for i in first.depends]
         wanted = {h: view.store[h] for h in handles if h and h in view.store}
         opened: list[str] = []
-        value = None if view.guidance and wanted else answer_from(question, reading, case.repo_root)
+        value = None if view.guidance and wanted else first.value
         if value is None and wanted:
             reading, opened = read_view(view.messages, view.summary, case, wanted)
-            value = answer_from(question, reading, case.repo_root)
+            value = qtype.read(question, reading, case.repo_root).value
         text = ABSTENTION if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
         return Answer(
             case_id=case.case_id,

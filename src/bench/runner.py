@@ -218,7 +218,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
     # 2. cases
     store = JobStore(out)
-    selection = load_cases(cfg.dataset, counter)
+    selection = load_cases(cfg.dataset, counter, (cfg.get("questions") or {}).get("types"))
     case_set_hash = selection.case_set_hash  # hashes every case: computed once per run
     if resuming and previous.get("case_set_hash") not in (None, case_set_hash):
         raise ResumeError(f"resume={out}: the dataset selection differs from the job's "

@@ -11,6 +11,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, messages_from_dict, messages_to_dict
 
+from bench.profiles import OPENHANDS, Profile
+
 __all__ = [
     "Question",
     "DroppedQuestion",
@@ -30,12 +32,16 @@ class Question:
     """One recall question with its code-extracted reference."""
 
     qid: str  # unique across the run: "<case_id>:<type>"
-    type: str  # files_changed | first_edit | test_counts | first_error
+    type: str  # a registered question type (bench.questions.QUESTION_TYPES)
     question: str
     reference: Any
     evidence_keys: list[str]  # strings that must be visible to answer
     evidence_messages: list[int]  # indices in Case.messages holding the evidence
-    params: dict[str, Any] = field(default_factory=dict)  # e.g. command and run ordinal
+    params: dict[str, Any] = field(default_factory=dict)  # coding types: command and run ordinal
+    target: dict[str, Any] = field(default_factory=dict)  # what is asked about: tool, arguments, ordinal ...
+    in_task_text: bool = False  # the answer is readable in the first user message (kept out of the headline)
+    evidence_back: dict[str, int] | None = None  # {messages, tokens} from the end to the earliest evidence
+    nearest_back: dict[str, int] | None = None  # {messages, tokens} from the end to the latest showing of it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,6 +71,15 @@ class Case:
     dropped_questions: list[DroppedQuestion] = field(default_factory=list)
     resolved: bool | None = None
     exit_status: str | None = None
+    profile: Profile = OPENHANDS  # what the source's tools mean (bench.profiles)
+
+    @property
+    def task_text(self) -> str:
+        """The first user message: the task as given (an answer readable here proves no memory)."""
+        from bench.text import content_text
+
+        first = next((m for m in self.messages if m.type == "human"), None)
+        return content_text(first.content) if first is not None else ""
 
     def to_dict(self, messages: bool = True) -> dict[str, Any]:
         """The ``cases.jsonl`` record; ``messages=False`` leaves ``[]`` in the messages' place
@@ -77,6 +92,7 @@ class Case:
             "trajectory_id": self.trajectory_id,
             "resolved": self.resolved,
             "exit_status": self.exit_status,
+            "profile": self.profile.to_dict(),
             "repo_root": self.repo_root,
             "system_prompt": self.system_prompt,
             "tools": self.tools,
@@ -96,6 +112,7 @@ class Case:
             trajectory_id=data.get("trajectory_id", ""),
             resolved=data.get("resolved"),
             exit_status=data.get("exit_status"),
+            profile=Profile.from_dict(data["profile"]) if data.get("profile") else OPENHANDS,
             repo_root=data.get("repo_root"),
             system_prompt=data["system_prompt"],
             tools=data.get("tools", []),

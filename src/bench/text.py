@@ -1,52 +1,30 @@
 """Text helpers shared by the extractors, the views and the offline stack.
 
-OpenHands decorates tool output with metadata the agent never wrote: an
-``OBSERVATION:`` prefix and ``[Python Interpreter: ...]``, ``[Current working
-directory: ...]``, ``[Command finished with exit code N]`` markers, sometimes glued to
-the last line. :func:`clean_output` strips them so that references never carry them.
+Message content as text, what a reader sees of a message or a view, and micro_compact's
+placeholder. Source-specific output decoration (OpenHands markers) is stripped by the
+case's profile (:meth:`bench.profiles.Profile.clean`), not here.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from bench.wire import memoized_text
-
 __all__ = [
-    "clean_output",
     "content_text",
     "message_text",
     "view_text",
+    "reader_text",
     "PLACEHOLDER",
+    "TAIL_MARK",
     "is_placeholder",
     "placeholder",
     "placeholder_handle",
 ]
-
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # terminal colours in test runner output
-_OBSERVATION_PREFIX = re.compile(r"^\s*OBSERVATION:[ \t]*\r?\n?")
-# Markers may stand on their own line or be glued to the end of the previous one.
-_MARKERS = re.compile(
-    r"\[(?:Python Interpreter: [^\]\n]*|Current working directory: [^\]\n]*|"
-    r"Command finished with exit code -?\d+|Command exited with code -?\d+)\]",
-    re.I,  # older OpenHands writes "[Python interpreter: ...]"
-)
-
-
-def clean_output(text: str | None) -> str:
-    """Tool output without OpenHands metadata or ANSI colours, ``\\r\\n`` folded to ``\\n``."""
-    if not text:
-        return ""
-    text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-    text = _OBSERVATION_PREFIX.sub("", text, count=1)
-    text = _MARKERS.sub("", text)
-    # Markers on their own line leave empty trailing lines behind.
-    return re.sub(r"\n{2,}$", "\n", text).rstrip("\n")
-
 
 def content_text(content: Any) -> str:
     """Message content as plain text (string content or a list of content parts)."""
@@ -85,20 +63,26 @@ def message_text(message: BaseMessage) -> str:
     return text
 
 
-def _reader_text(message: BaseMessage) -> str:
-    return clean_output(content_text(message.content)) if message.type == "tool" else message_text(message)
+def reader_text(message: BaseMessage, clean: Callable[[str], str]) -> str:
+    """A message as a reader sees it: tool outputs cleaned (``clean``, the profile's), others as shown."""
+    return clean(content_text(message.content)) if message.type == "tool" else message_text(message)
 
 
-def view_text(messages: list[BaseMessage], summary: str | None = None) -> str:
+def view_text(messages: list[BaseMessage], summary: str | None, clean: Callable[[str], str]) -> str:
     """All the text of a view as a reader sees it, for evidence checks (key visible or not).
 
-    Tool outputs are cleaned like references are, so a key string matches its output.
+    Tool outputs are cleaned like references are (``clean``: the profile's), so a key string
+    matches its output.
     """
-    texts = [memoized_text(m, "reader", _reader_text) for m in messages]
+    texts = [reader_text(m, clean) for m in messages]
     if summary:
         texts.append(summary)
     return "\n".join(texts).replace("\r\n", "\n").replace("\r", "\n")
 
+
+# A summary timeline excerpt that is the last line of a longer output starts with this
+# (written by the extractive summarizer, read by bench.reading).
+TAIL_MARK = "... "
 
 # micro_compact's placeholder for a cleared tool result. With offload on, it carries a
 # handle that ``read_tool_output`` opens.

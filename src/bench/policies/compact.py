@@ -42,7 +42,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from bench.config import ConfigError, check_types
-from bench.extract import is_process_input
+from bench.history import args_text
 from bench.policies.base import make_view, steps
 from bench.policies.summarize import (
     ExtractiveSummarizer,
@@ -51,8 +51,9 @@ from bench.policies.summarize import (
     stored_handles,
     stored_note,
 )
+from bench.profiles import Profile
 from bench.schema import Case, View
-from bench.text import clean_output, content_text, is_placeholder, message_text, placeholder
+from bench.text import content_text, is_placeholder, message_text, placeholder
 from bench.tokens import TokenCounter
 
 __all__ = [
@@ -143,27 +144,15 @@ def _typed(kind: type, value: Any) -> Any:
 
 # --- retry chains ----------------------------------------------------------------------
 
-_EDITOR_FAILURES = (
-    "no replacement was performed", "did not appear verbatim", "multiple occurrences",
-    "invalid `path` parameter", "is not an absolute path", "cannot overwrite", "unknown command",
-    "invalid `insert_line` parameter",
-)
-_EXIT = re.compile(r"(?:Command finished with|Command exited with) (?:exit )?code (-?\d+)")
 _CD = re.compile(r"^\s*cd\s+\S+\s*(?:&&|;)\s*")
 _ENV = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
 
 
-def result_failed(name: str, raw: str | None) -> bool | None:
+def result_failed(profile: Profile, raw: str | None) -> bool | None:
     """Whether a tool result reports a failure (None: result unknown or cleared)."""
     if raw is None or is_placeholder(raw):
         return None
-    codes = _EXIT.findall(raw)
-    if codes:
-        return int(codes[-1]) != 0
-    head = clean_output(raw).lstrip()[:400].lower()
-    if "command timed out" in head or "no new output after" in head:
-        return True
-    return head.startswith("error") or any(marker in head for marker in _EDITOR_FAILURES)
+    return profile.attempt_failed(raw)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -194,13 +183,18 @@ def command_key(command: str) -> tuple[str, str]:
     return (program, operand)
 
 
-def _call_key(call: dict[str, Any]) -> tuple | None:
+def _call_key(profile: Profile, call: dict[str, Any]) -> tuple | None:
+    """What a call attempts: a shell command's program and target, an edit's command and file,
+    any other call's arguments."""
     args = call.get("args") or {}
-    if call["name"] == "execute_bash":
-        if is_process_input(args):
+    name = call["name"]
+    if profile.is_shell(name):
+        if profile.is_process_input(args):
             return None  # input to a running process is not an attempt of its own
-        return ("execute_bash", *command_key(str(args.get("command", ""))))
-    return (call["name"], str(args.get("command", "")), str(args.get("path", "")))
+        return (name, *command_key(profile.command_of(args)))
+    if profile.is_editor(name):
+        return (name, str(args.get(profile.editor_command_arg, "")), str(args.get(profile.editor_path_arg, "")))
+    return (name, args_text(args))
 
 
 # --- micro_compact ---------------------------------------------------------------------
@@ -380,16 +374,15 @@ class _Replay:
     # --- collapse --------------------------------------------------------------------
 
     def _step_key(self, begin: int) -> tuple | None:
-        keys = [_call_key(c) for c in self.state[begin].message.tool_calls]
+        keys = [_call_key(self.case.profile, c) for c in self.state[begin].message.tool_calls]
         return None if any(k is None for k in keys) else tuple(keys)
 
     def _step_failed(self, begin: int, end: int) -> bool | None:
-        calls = {c["id"]: c["name"] for c in self.state[begin].message.tool_calls}
         verdicts = []
         for entry in self.state[begin + 1 : end]:
             if entry.orig not in self.failed:  # judged by the recorded output, even if cleared since
                 recorded = self.case.messages[entry.orig]
-                self.failed[entry.orig] = result_failed(calls.get(recorded.tool_call_id, ""), _text(recorded))
+                self.failed[entry.orig] = result_failed(self.case.profile, _text(recorded))
             verdicts.append(self.failed[entry.orig])
         if any(v is None for v in verdicts) or not verdicts:
             return None
@@ -433,18 +426,27 @@ class _Replay:
         parts = []
         for call in self.state[begin].message.tool_calls:
             args = call.get("args") or {}
-            what = (str(args.get("command", "")) if call["name"] == "execute_bash"
-                    else f"{call['name']} {args.get('command', '')} {args.get('path', '')}".strip())
+            what = self._action(call["name"], args)
             parts.append(re.sub(r"\s+", " ", what)[:120])
         detail = []
         for entry in self.state[begin + 1 : end]:
-            lines = [ln for ln in clean_output(_text(self.case.messages[entry.orig])).splitlines() if ln.strip()]
+            lines = [ln for ln in self.case.profile.clean(_text(self.case.messages[entry.orig])).splitlines()
+                     if ln.strip()]
             last = re.sub(r"\s+", " ", lines[-1]).strip()[:160] if lines else "(no output)"
             stored = ""
             if self.mech.offload:
                 stored = f' (stored: read_tool_output(handle="{self._stash(entry.orig)}"))'
             detail.append(f"{last}{stored}")
         return f"`{' | '.join(parts)}` -> {' / '.join(detail)}"
+
+    def _action(self, name: str, args: dict[str, Any]) -> str:
+        """An attempt's action as a note shows it: a shell command, an edit, or a call with its arguments."""
+        profile = self.case.profile
+        if profile.is_shell(name):
+            return profile.command_of(args)
+        if profile.is_editor(name):
+            return f"{name} {args.get(profile.editor_command_arg, '')} {args.get(profile.editor_path_arg, '')}".strip()
+        return f"{name} {args_text(args)}"
 
     # --- auto_compact ----------------------------------------------------------------
 
@@ -467,7 +469,8 @@ class _Replay:
         if not head:
             self.stats["tail"] = tail_stats
             return
-        text, usage = self.p.summarizer.summarize(self._summary_input(head), self._summary_prompt())
+        text, usage = self.p.summarizer.summarize(self._summary_input(head), self._summary_prompt(),
+                                                  profile=self.case.profile)
         self.usage.append(usage)
         header = f"{SUMMARY_HEADER} {TAIL_NOTE}" if tail else SUMMARY_HEADER
         self.state = [_Entry(-1, HumanMessage(content=f"{header}\n\n{text}")), *tail, *after]

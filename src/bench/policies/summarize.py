@@ -22,10 +22,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from bench.config import ConfigError
-from bench.text import clean_output, content_text, is_placeholder
+from bench.history import args_text, pair_results
+from bench.profiles import OPENHANDS, Profile
+from bench.text import TAIL_MARK, content_text, is_placeholder
 
 __all__ = [
     "Summarizer",
@@ -46,13 +48,15 @@ class Summarizer(Protocol):
 
     ``messages`` is a valid chat history (every call has its results) in order; it may
     hold placeholders of cleared outputs and ``read_tool_output(handle="...")`` references
-    to stored ones. Returns the summary text and a usage dict (model, tokens, cost...).
+    to stored ones; ``profile`` says what its tools mean. Returns the summary text and a
+    usage dict (model, tokens, cost...).
     """
 
     name: str
     calls_model: bool  # True when summarize() calls a model (the runner then builds views concurrently)
 
-    def summarize(self, messages: list[BaseMessage], prompt: str) -> tuple[str, dict[str, Any]]: ...
+    def summarize(self, messages: list[BaseMessage], prompt: str,
+                  profile: Profile = OPENHANDS) -> tuple[str, dict[str, Any]]: ...
 
 
 def load_prompt(name_or_path: str) -> str:
@@ -107,7 +111,6 @@ _ERROR_LINE = re.compile(
     r"\b(?:[A-Z]\w*(?:Error|Exception)\b|Traceback\b|FAILED\b|FAILURE\b|ERROR\b|[Ee]rror:|fatal:|"
     r"No replacement was performed)"
 )
-_EXIT_CODE = re.compile(r"\[Command finished with exit code (-?\d+)\]|exit code (-?\d+)\]")
 
 
 @dataclass
@@ -118,12 +121,13 @@ class _Call:
     name: str
     args: dict[str, Any]
     raw: str | None  # result as recorded in the history (None: no result)
+    profile: Profile = OPENHANDS
 
     @property
     def output(self) -> str:
         if self.raw is None or is_placeholder(self.raw):
             return ""
-        return clean_output(_STORED_NOTE.sub("", self.raw))
+        return self.profile.clean(_STORED_NOTE.sub("", self.raw))
 
     @property
     def handle(self) -> str | None:
@@ -132,10 +136,8 @@ class _Call:
 
     @property
     def exit_code(self) -> int | None:
-        found = _EXIT_CODE.findall(self.raw or "")
-        if not found:
-            return None
-        return int(found[-1][0] or found[-1][1])
+        found = self.profile.exit_codes(self.raw)
+        return found[-1] if found else None
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -153,8 +155,9 @@ class ExtractiveSummarizer:
     excerpt_chars: int = 200  # length of one excerpt (output line, command, message)
     request_chars: int = 1500  # length kept of the first user request
 
-    def summarize(self, messages: list[BaseMessage], prompt: str) -> tuple[str, dict[str, Any]]:
-        calls = self._calls(messages)
+    def summarize(self, messages: list[BaseMessage], prompt: str,
+                  profile: Profile = OPENHANDS) -> tuple[str, dict[str, Any]]:
+        calls = self._calls(messages, profile)
         parts = [EXTRACTIVE_LABEL]
         for number, title in enumerate(prompt_sections(prompt), start=1):
             items = self._section(title, messages, calls)
@@ -166,12 +169,14 @@ class ExtractiveSummarizer:
     # --- reading the history ---------------------------------------------------------------
 
     @staticmethod
-    def _calls(messages: list[BaseMessage]) -> list[_Call]:
-        results = {m.tool_call_id: content_text(m.content) for m in messages if isinstance(m, ToolMessage)}
+    def _calls(messages: list[BaseMessage], profile: Profile) -> list[_Call]:
+        pairs = pair_results(messages)
         return [
-            _Call(index, call["name"], call.get("args") or {}, results.get(call["id"]))
+            _Call(index, call["name"], call.get("args") or {},
+                  content_text(messages[pairs[(index, position)]].content) if (index, position) in pairs else None,
+                  profile)
             for index, message in enumerate(messages) if isinstance(message, AIMessage)
-            for call in message.tool_calls
+            for position, call in enumerate(message.tool_calls)
         ]
 
     def _cap(self, items: list[str]) -> list[str]:
@@ -233,13 +238,19 @@ class ExtractiveSummarizer:
             items.append(f"{path} ({', '.join(op if n == 1 else f'{op} x{n}' for op, n in counted.items())})")
         return self._cap(items)
 
+    def _action(self, call: _Call) -> str:
+        """A call as a timeline item names it: `command`, an edit with its path, or name {arguments}."""
+        profile = call.profile
+        if profile.is_shell(call.name):
+            return f"`{_one_line(profile.command_of(call.args), self.excerpt_chars)}`"
+        if profile.is_editor(call.name) or "path" in call.args:
+            path_arg = profile.editor_path_arg if profile.is_editor(call.name) else "path"
+            command = call.args.get(profile.editor_command_arg, "")
+            return f"{call.name} {command} {call.args.get(path_arg)}".replace("  ", " ")
+        return f"{call.name} {_one_line(args_text(call.args), self.excerpt_chars)}"
+
     def _describe(self, call: _Call) -> str:
-        if call.name == "execute_bash":
-            what = f"`{_one_line(str(call.args.get('command', '')), self.excerpt_chars)}`"
-        elif "path" in call.args:
-            what = f"{call.name} {call.args.get('command', '')} {call.args.get('path')}".replace("  ", " ")
-        else:
-            what = f"{call.name} {_one_line(str(call.args), self.excerpt_chars // 2)}"
+        what = self._action(call)
         if call.raw is None:
             return f"{what} -> no result"
         if is_placeholder(call.raw):
@@ -247,13 +258,16 @@ class ExtractiveSummarizer:
         else:
             lines = [line for line in call.output.splitlines() if line.strip()]
             result = _one_line(lines[-1], self.excerpt_chars) if lines else "(no output)"
+            if len(lines) > 1:  # the last line of a longer output: marked, so no one takes it for all of it
+                result = TAIL_MARK + result
         code = call.exit_code
         status = f" [exit code {code}]" if code not in (None, 0) else ""
         stored = f' (stored: read_tool_output(handle="{call.handle}"))' if call.handle else ""
         return f"{what} -> {result}{status}{stored}"
 
     def _commands(self, calls: list[_Call]) -> list[str]:
-        return self._cap([self._describe(c) for c in calls if c.name not in ("think", "finish")])
+        return self._cap([self._describe(c) for c in calls
+                          if not c.profile.is_think(c.name) and not c.profile.is_finish(c.name)])
 
     def _errors(self, calls: list[_Call]) -> list[str]:
         items = []
@@ -262,8 +276,8 @@ class ExtractiveSummarizer:
             code = call.exit_code
             if line is None and code in (None, 0):
                 continue
-            what = (_one_line(str(call.args.get("command", "")), self.excerpt_chars // 2)
-                    if call.name == "execute_bash" else f"{call.name} {call.args.get('path', '')}".strip())
+            what = (_one_line(call.profile.command_of(call.args), self.excerpt_chars // 2)
+                    if call.profile.is_shell(call.name) else f"{call.name} {call.args.get('path', '')}".strip())
             detail = _one_line(line, self.excerpt_chars) if line else f"exit code {code}"
             stored = f' (stored: read_tool_output(handle="{call.handle}"))' if call.handle else ""
             items.append(f"{what}: {detail}{stored}")
@@ -273,7 +287,8 @@ class ExtractiveSummarizer:
         items = []
         for call in calls:
             if call.handle:
-                label = call.args.get("command") if call.name == "execute_bash" else call.args.get("path")
+                label = (call.profile.command_of(call.args) if call.profile.is_shell(call.name)
+                         else call.args.get("path"))
                 items.append(f'read_tool_output(handle="{call.handle}"): {call.name} '
                              f"{_one_line(str(label or ''), self.excerpt_chars // 2)}")
         return self._cap(items)
@@ -281,7 +296,7 @@ class ExtractiveSummarizer:
     def _environment(self, calls: list[_Call]) -> list[str]:
         tools = sorted({c.name for c in calls})
         dirs = list(dict.fromkeys(
-            d.strip() for c in calls for d in re.findall(r"\[Current working directory: ([^\]\n]+)\]", c.raw or "")
+            d for c in calls for d in c.profile.working_dirs(c.raw)
         ))
         suffixes = sorted({Path(str(c.args["path"])).suffix for c in calls
                            if isinstance(c.args.get("path"), str)

@@ -1,0 +1,175 @@
+"""The source-profile interface: what a source's tools and tool outputs mean.
+
+A :class:`Profile` is data (names and patterns), so a case can carry the profile it was
+read with (``cases.jsonl`` stores it) and every later step (questions, views, the offline
+reader, the answering agent) interprets the history the same way. No module outside
+``bench.profiles`` names a tool or an output marker: they ask the case's profile.
+
+    profile = get_profile("openhands")
+    profile.is_shell("execute_bash"), profile.clean(raw_output), profile.is_error(output)
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+__all__ = ["Profile"]
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # terminal colours in test runner output
+
+
+@functools.lru_cache(maxsize=256)
+def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What a source's tools mean. Every field has a neutral default (no such tool)."""
+
+    name: str
+    # Shell tools: each runs the command in ``command_arg``; ``input_arg`` true (or a command in
+    # ``process_inputs``) means input sent to a running process, not a new command run.
+    shell_tools: tuple[str, ...] = ()
+    command_arg: str = "command"
+    input_arg: str | None = None
+    process_inputs: tuple[str, ...] = ()
+    # The file editor: ``editor_commands`` maps each editing command to the argument holding the
+    # text it inserts; ``editor_old_arg`` holds the text a replacement removes.
+    editor_tool: str | None = None
+    editor_command_arg: str = "command"
+    editor_path_arg: str = "path"
+    editor_commands: tuple[tuple[str, str], ...] = ()
+    editor_old_arg: str | None = None
+    editor_undo: str | None = None  # the command that reverts the last edit of a file
+    editor_failures: tuple[str, ...] = ()  # reply phrases that mean the edit was not applied
+    failure_markers: tuple[str, ...] = ()  # other phrases at the start of a result that mean the call failed
+    finish_tools: tuple[str, ...] = ()  # tools that end the episode (their argument may carry the answer)
+    think_tools: tuple[str, ...] = ()  # tools that only log a thought
+    # Output decoration added by the harness, stripped before anything reads an output.
+    output_prefix: str | None = None  # a prefix at the start of an output
+    output_markers: str | None = None  # markers anywhere (often glued to the last line)
+    cwd_marker: str | None = None  # group 1: the working directory after a shell command
+    exit_code_marker: str | None = None  # group 1: the exit code of a shell command
+    error_result: str | None = None  # a result that reports an error (matched at its start)
+    not_run: str | None = None  # a result that says the action never executed
+    repo_root_marker: str | None = None  # group 1: the repository root, in the first user message
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)  # free notes (provenance)
+
+    # --- tools -------------------------------------------------------------------------
+    def is_shell(self, name: str) -> bool:
+        return name in self.shell_tools
+
+    def is_editor(self, name: str) -> bool:
+        return self.editor_tool is not None and name == self.editor_tool
+
+    def is_finish(self, name: str) -> bool:
+        return name in self.finish_tools
+
+    def is_think(self, name: str) -> bool:
+        return name in self.think_tools
+
+    def command_of(self, args: dict[str, Any]) -> str:
+        return str(args.get(self.command_arg, ""))
+
+    def is_process_input(self, args: dict[str, Any]) -> bool:
+        """Input sent to a running process (not a new command run)."""
+        if self.input_arg and str(args.get(self.input_arg, "")).lower() == "true":
+            return True
+        return self.command_of(args).strip().lower() in self.process_inputs
+
+    def edit_argument(self, command: Any) -> str | None:
+        """The argument holding the text an editor command inserts (None: not an edit)."""
+        return dict(self.editor_commands).get(command) if isinstance(command, str) else None
+
+    @property
+    def edit_commands(self) -> tuple[str, ...]:
+        return tuple(c for c, _ in self.editor_commands)
+
+    @property
+    def has_repository(self) -> bool:
+        """Whether the source edits a repository (the coding question types apply)."""
+        return bool(self.editor_tool or self.shell_tools)
+
+    # --- outputs -----------------------------------------------------------------------
+    def clean(self, text: str | None) -> str:
+        """An output without harness decoration or ANSI colours, ``\\r\\n`` folded to ``\\n``."""
+        if not text:
+            return ""
+        text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+        if self.output_prefix:
+            text = _rx(self.output_prefix).sub("", text, count=1)
+        if self.output_markers:
+            text = _rx(self.output_markers, re.I).sub("", text)
+        # Markers on their own line leave empty trailing lines behind.
+        return re.sub(r"\n{2,}$", "\n", text).rstrip("\n")
+
+    def is_error(self, raw: str | None) -> bool:
+        """The result reports an error (the tool refused or failed), by the profile's pattern."""
+        if not raw or not self.error_result:
+            return False
+        return bool(_rx(self.error_result, re.I).match(self.clean(raw).lstrip()))
+
+    def never_ran(self, raw: str | None) -> bool:
+        """The result says the action never executed (the sandbox failed, a gateway timeout)."""
+        return bool(raw and self.not_run and _rx(self.not_run).search(raw))
+
+    def exit_codes(self, raw: str | None) -> list[int]:
+        if not raw or not self.exit_code_marker:
+            return []
+        return [int(code) for code in _rx(self.exit_code_marker).findall(raw)]
+
+    def working_dirs(self, raw: str | None) -> list[str]:
+        if not raw or not self.cwd_marker:
+            return []
+        return [d.strip() for d in _rx(self.cwd_marker).findall(raw)]
+
+    def editor_failed(self, output: str | None) -> bool:
+        """The editor's reply says the edit was not applied (unknown output counts as applied)."""
+        if output is None:
+            return False
+        head = output.lstrip()[:400].lower()
+        return head.startswith("error") or any(marker in head for marker in self.editor_failures)
+
+    def attempt_failed(self, raw: str | None) -> bool:
+        """Whether a recorded result reports a failed attempt (a non-zero exit code, an error
+        reply, a timeout): what makes consecutive attempts a retry chain."""
+        codes = self.exit_codes(raw)
+        if codes:
+            return codes[-1] != 0
+        head = self.clean(raw).lstrip()[:400].lower()
+        if any(marker in head for marker in self.failure_markers):
+            return True
+        return self.is_error(raw) or any(marker in head for marker in self.editor_failures)
+
+    def repo_root(self, first_user_text: str) -> str | None:
+        if not self.repo_root_marker:
+            return None
+        match = _rx(self.repo_root_marker, re.S).search(first_user_text or "")
+        return match.group(1).rstrip("/") if match else None
+
+    # --- records -----------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["editor_commands"] = {c: a for c, a in self.editor_commands}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Profile:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        for key, value in values.items():
+            if key == "editor_commands":
+                items = value.items() if isinstance(value, dict) else value
+                values[key] = tuple((str(c), str(a)) for c, a in items)
+            elif isinstance(value, list):
+                values[key] = tuple(value)
+        return cls(**values)
+
+    def with_overrides(self, **overrides: Any) -> Profile:
+        """This profile with some fields replaced (``None`` values are ignored)."""
+        given = {k: (tuple(v) if isinstance(v, list) else v) for k, v in overrides.items() if v is not None}
+        return replace(self, **given) if given else self

@@ -1,0 +1,140 @@
+"""Questions and references (spec 1.3 and issue 11), extracted by code from the recorded history.
+
+Question types are a registry: one module per type (``bench/questions/<name>.py``) behind
+the :class:`~bench.questions.base.QuestionType` interface, listed in ``REGISTRY`` in the
+order they are asked (``files_changed`` first: its view closes the recorded history).
+The coding types need a repository (the OpenHands profile); the domain-neutral ones apply
+to every source. A question that cannot be referenced exactly is dropped with a reason,
+never replaced.
+
+    from bench.questions import add_questions
+    add_questions(case, counter)                 # every type that applies to case.profile
+    add_questions(case, counter, types=["call_count"])
+
+A new question type: write its module and add it to ``REGISTRY``; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from bench.questions.base import CaseFacts, QuestionType, ReaderAnswer, ordinal
+from bench.questions.call_count import CALL_COUNT
+from bench.questions.files_changed import FILES_CHANGED, patch_paths
+from bench.questions.first_edit import FIRST_EDIT
+from bench.questions.first_error import FIRST_ERROR
+from bench.questions.first_tool_error import FIRST_TOOL_ERROR
+from bench.questions.matching import squash
+from bench.questions.test_counts import TEST_COUNTS
+from bench.questions.tool_output import TOOL_OUTPUT
+from bench.questions.tool_value import TOOL_VALUE
+from bench.schema import Case, DroppedQuestion, Question
+from bench.text import reader_text
+
+__all__ = ["QUESTION_TYPES", "CODING_TYPES", "REGISTRY", "QuestionType", "ReaderAnswer", "add_questions",
+           "question_type", "question_text", "select_types", "ordinal", "patch_paths", "evidence_visible", "QuestionTypeError"]
+
+log = logging.getLogger(__name__)
+
+REGISTRY: dict[str, QuestionType] = {t.name: t for t in (
+    FILES_CHANGED, FIRST_EDIT, TEST_COUNTS, FIRST_ERROR,  # coding (a repository)
+    TOOL_OUTPUT, TOOL_VALUE, CALL_COUNT, FIRST_TOOL_ERROR,  # domain-neutral (every source)
+)}
+QUESTION_TYPES = tuple(REGISTRY)
+CODING_TYPES = ("files_changed", "first_edit", "test_counts", "first_error")
+
+
+class QuestionTypeError(ValueError):
+    """``questions.types`` names a type that is not registered."""
+
+
+def question_type(name: str) -> QuestionType:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise QuestionTypeError(f"unknown question type {name!r}: choose from {', '.join(REGISTRY)}") from None
+
+
+def question_text(name: str, target: dict[str, Any]) -> str:
+    """The question a type asks about ``target`` (coding run types: ``{"command", "ordinal"}``)."""
+    return question_type(name).text(target)
+
+
+def select_types(types: Iterable[str] | None) -> list[str]:
+    """The registered types named (in registry order), or all of them for None."""
+    if types is None:
+        return list(REGISTRY)
+    wanted = [str(t) for t in types]
+    for name in wanted:
+        question_type(name)
+    return [name for name in REGISTRY if name in wanted]
+
+
+def evidence_visible(question: Question | dict[str, Any], text: str) -> bool:
+    """Whether a text (a view's, or a suffix of the history) shows the question's evidence."""
+    qtype = REGISTRY.get(question["type"] if isinstance(question, dict) else question.type)
+    keys = question["evidence_keys"] if isinstance(question, dict) else question.evidence_keys
+    check = getattr(qtype, "visible", None)
+    if check is not None:
+        return check(Question(**question) if isinstance(question, dict) else question, text)
+    return all(key in text for key in keys)
+
+
+def _distances(case: Case, question: Question, counter: Any) -> None:
+    """``evidence_back`` (to the earliest evidence message) and ``nearest_back`` (to the shortest
+    suffix of the history that still shows the evidence), in messages and tokens."""
+    messages = case.messages
+    n = len(messages)
+    sizes = [counter.count_message(m) for m in messages]
+    suffix_tokens = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        suffix_tokens[i] = suffix_tokens[i + 1] + sizes[i]
+
+    def back(start: int) -> dict[str, int]:
+        return {"messages": n - start, "tokens": suffix_tokens[start]}
+
+    if question.evidence_messages:
+        question.evidence_back = back(min(question.evidence_messages))
+    texts = [reader_text(m, case.profile.clean) for m in messages]
+    low, high = 0, n  # the largest start whose suffix still shows the evidence (shorter suffix, less text)
+    if not evidence_visible(question, "\n".join(texts)):
+        question.nearest_back = question.evidence_back
+        return
+    while low < high:
+        mid = (low + high + 1) // 2
+        if evidence_visible(question, "\n".join(texts[mid:])):
+            low = mid
+        else:
+            high = mid - 1
+    question.nearest_back = back(low)
+
+
+def add_questions(case: Case, counter: Any = None, types: Iterable[str] | None = None) -> Case:
+    """Build every selected type that applies to the case's profile; record drops with reasons.
+
+    With a token counter, each question also gets its distances (``evidence_back``,
+    ``nearest_back``); ``in_task_text`` is set when its answer is readable in the task text.
+    """
+    facts = CaseFacts(case)
+    task = squash(case.task_text)
+    questions: list[Question] = []
+    dropped: list[DroppedQuestion] = []
+    for name in select_types(types):
+        qtype = REGISTRY[name]
+        if not qtype.applies(case.profile):
+            continue
+        built = qtype.build(facts)
+        if isinstance(built, DroppedQuestion):
+            dropped.append(built)
+            log.debug("dropped %s question of %s: %s", built.type, case.case_id, built.reason)
+            continue
+        keys = [squash(k) for k in qtype.answer_keys(built.reference)]
+        built.in_task_text = bool(keys) and all(k and k in task for k in keys)
+        if counter is not None:
+            _distances(case, built, counter)
+        questions.append(built)
+    case.questions = questions
+    case.dropped_questions = dropped
+    return case

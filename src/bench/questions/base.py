@@ -1,0 +1,115 @@
+"""The question-type interface, and what every type's builder reads of a case.
+
+A question type is one module (``bench/questions/<name>.py``) holding one object that
+implements :class:`QuestionType`, registered in ``bench/questions/__init__.py``:
+
+- ``text(target)``: the question asked about a target (tool, arguments, run ordinal ...);
+- ``applies(profile)``: whether the type makes sense for a source (coding types need a repository);
+- ``build(facts)``: a :class:`~bench.schema.Question` with its code-extracted reference,
+  evidence and ``target``, or a :class:`~bench.schema.DroppedQuestion` with the reason;
+- ``read(question, reading, repo_root)``: the offline reader's answer from a view, and the
+  positions of the calls whose stored outputs the answer depends on (worth opening);
+- ``claim(parsed, text, repo_root)`` / ``grade(reference, claim, repo_root)``: the exact
+  judge's reading of an answer (None: no specific claim) and its check of that claim;
+- ``rubric``: the type's lines of the LLM judge's rubric (the one grading rule, README);
+- ``answer_keys(reference)``: strings that show the answer (``in_task_text`` looks for them
+  in the task text).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bench.extract import CommandRun, Edit, command_runs, repo_edits
+from bench.history import ToolEvent, args_text, tool_events
+from bench.profiles import Profile
+from bench.reading import Reading
+from bench.schema import Case, DroppedQuestion, Question
+
+__all__ = ["QuestionType", "CaseFacts", "ReaderAnswer", "make_question", "ordinal", "args_text",
+           "same_args", "calls_of"]
+
+
+@dataclass
+class ReaderAnswer:
+    """The offline reader's answer (None: abstain) and the calls it depends on (reading positions)."""
+
+    value: Any
+    depends: list[int] = field(default_factory=list)
+
+
+class QuestionType(Protocol):
+    name: str
+    rubric: str
+
+    def text(self, target: dict[str, Any]) -> str: ...
+
+    def applies(self, profile: Profile) -> bool: ...
+
+    def build(self, facts: CaseFacts) -> Question | DroppedQuestion: ...
+
+    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer: ...
+
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any: ...
+
+    def grade(self, reference: Any, claim: Any, repo_root: str | None) -> tuple[bool, str]: ...
+
+    def answer_keys(self, reference: Any) -> list[str]: ...
+
+
+class CaseFacts:
+    """What the builders read of a case's full recorded history, each computed once."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.profile: Profile = case.profile
+
+    @functools.cached_property
+    def events(self) -> list[ToolEvent]:
+        return tool_events(self.case.messages, self.profile)
+
+    @functools.cached_property
+    def runs(self) -> list[CommandRun]:
+        return command_runs(self.events, self.profile)
+
+    @functools.cached_property
+    def edits(self) -> list[Edit]:
+        return repo_edits(self.events, self.case.repo_root, self.profile)
+
+    @functools.cached_property
+    def task_text(self) -> str:
+        return self.case.task_text
+
+    def asked_events(self) -> list[ToolEvent]:
+        """Calls a domain-neutral question may ask about: not finish or think tools."""
+        return [e for e in self.events if not self.profile.is_finish(e.name) and not self.profile.is_think(e.name)]
+
+
+def ordinal(k: int) -> str:
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def same_args(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return args_text(a) == args_text(b)
+
+
+def calls_of(events: list[ToolEvent], tool: str, args: dict[str, Any]) -> list[ToolEvent]:
+    """The calls of ``tool`` with exactly these arguments, in order (their ordinals are 1, 2, ...)."""
+    return [e for e in events if e.name == tool and same_args(e.args, args)]
+
+
+def make_question(case: Case, qtype: str, question: str, reference: Any, keys: list[str], indices: list[int],
+                  *, target: dict[str, Any], params: dict[str, Any] | None = None) -> Question:
+    return Question(
+        qid=f"{case.case_id}:{qtype}",
+        type=qtype,
+        question=question,
+        reference=reference,
+        evidence_keys=[k for k in keys if k],
+        evidence_messages=sorted(set(i for i in indices if i is not None)),
+        params=params or {},
+        target=target,
+    )

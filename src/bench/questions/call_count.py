@@ -1,0 +1,89 @@
+"""``call_count``: how many times did the agent call its most-used tool?
+
+The tool with the most calls in the case's history, finish and think tools excluded (ties:
+alphabetical); reference: the number of its calls.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from bench.profiles import Profile
+from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.matching import is_abstention, numbers, same_number
+from bench.reading import Reading
+from bench.schema import DroppedQuestion, Question
+
+__all__ = ["CALL_COUNT", "call_key"]
+
+NAME = "call_count"
+_TIMES = re.compile(r"(\d+|[a-z]+)\s+(?:times?|calls?)\b|\b(once|twice|thrice)\b", re.I)
+
+
+def call_key(tool: str) -> str:
+    """How a call of ``tool`` shows in a view's text (``bench.text.message_text``): one per call."""
+    return f"[{tool}]\n"
+
+
+class CallCount:
+    name = NAME
+    template = "How many times did you call `{tool}`?"
+    rubric = "Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\")."
+
+    def text(self, target: dict[str, Any]) -> str:
+        return self.template.format(tool=target["tool"])
+
+    def applies(self, profile: Profile) -> bool:
+        return True
+
+    def build(self, facts: CaseFacts) -> Question | DroppedQuestion:
+        counts = Counter(e.name for e in facts.asked_events())
+        if not counts:
+            return DroppedQuestion(NAME, "no tool call (other than finish and think tools)")
+        tool, count = min(counts.items(), key=lambda item: (-item[1], item[0]))
+        calls = [e.call_index for e in facts.events if e.name == tool]
+        return make_question(facts.case, NAME, self.template.format(tool=tool), count, [call_key(tool)], calls,
+                             target={"tool": tool})
+
+    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
+        tool = question.target["tool"]
+        if reading.summary and not reading.timeline_complete:
+            return ReaderAnswer(None)
+        if tool in reading.collapsed or "*" in reading.collapsed:
+            return ReaderAnswer(None)  # removed retries may have been calls of it
+        count = sum(1 for seen in reading.events if seen.event.name == tool)
+        return ReaderAnswer(count or None)
+
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> float | None:
+        if isinstance(parsed, (int, float)) and not isinstance(parsed, bool):
+            return float(parsed)
+        if isinstance(parsed, dict):
+            for value in parsed.values():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    return float(value)
+        if is_abstention(text) and not numbers(text, words=False):
+            return None
+        times = _TIMES.search(text)
+        if times:
+            found = numbers(times.group(0))
+            if found:
+                return found[0]
+        found = numbers(text)
+        return found[0] if found else None
+
+    def grade(self, reference: int, claim: float, repo_root: str | None) -> tuple[bool, str]:
+        if same_number(claim, reference):
+            return True, "same number of calls"
+        return False, f"expected {reference}, the answer says {claim:g}"
+
+    def answer_keys(self, reference: int) -> list[str]:
+        return []  # a count is never readable in the task text
+
+    def visible(self, question: Question, text: str) -> bool:
+        """Every call is in the view (a count needs all of them)."""
+        return text.count(question.evidence_keys[0]) >= int(question.reference)
+
+
+CALL_COUNT = CallCount()

@@ -1,0 +1,131 @@
+"""``first_edit``: what exact code did the agent's first edit of the repository insert?
+
+Reference ``{"path", "code", "context", "changed"}``: the first successful editor create /
+str_replace / insert inside the task repository; ``code`` = the lines it added (for a
+replacement, ``new_str`` without the leading and trailing lines it shares with ``old_str``),
+``context`` = the whole inserted text, ``changed`` = the lines of ``code`` a line diff marks
+as new (unchanged lines inside the block are context too: an answer needs only these). Dropped (never replaced by a later edit) when the first change
+was a shell command that cannot be cited exactly (``sed -i``, a redirect), or when it only
+removed lines.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bench.extract import added_lines, changed_lines, relative_to_repo, repo_edits
+from bench.profiles import Profile
+from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.files_changed import unknown_edit_results
+from bench.questions.matching import code_candidates, match_paths, nows, path_tokens
+from bench.reading import Reading
+from bench.schema import DroppedQuestion, Question
+
+__all__ = ["FIRST_EDIT"]
+
+NAME = "first_edit"
+QUESTION = ("What exact code did your first edit of the repository insert? "
+            "Give the file (path relative to the repository root) and the code.")
+
+_ELLIPSIS = re.compile(r"^(?:#|//|/\*)?\s*(?:\.\.\.|…)+\s*(?:\*/)?$")
+
+
+def _first_edit(edits):
+    return next((e for e in edits if e.kind not in ("delete", "undo")), None)
+
+
+def _in_order(lines: list[str], text: str) -> bool:
+    """Every (non-empty) line is in ``text``, in this order."""
+    at = 0
+    for line in lines:
+        if not line:
+            continue
+        found = text.find(line, at)
+        if found < 0:
+            return False
+        at = found + len(line)
+    return True
+
+
+class FirstEdit:
+    name = NAME
+    rubric = ("Code: the right file (as for files) and the lines the edit changed (`changed`, all inside "
+              "`code`), whitespace and indentation ignored. The other lines of `code` and `context` are "
+              "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong.")
+
+    def text(self, target: dict[str, Any]) -> str:
+        return QUESTION
+
+    def applies(self, profile: Profile) -> bool:
+        return profile.has_repository
+
+    def build(self, facts: CaseFacts) -> Question | DroppedQuestion:
+        case = facts.case
+        first = _first_edit(facts.edits)
+        if case.repo_root is None:
+            return DroppedQuestion(NAME, "repository root unknown (no <uploaded_files>)")
+        if first is None:
+            return DroppedQuestion(NAME, "no edit inside the repository")
+        if first.kind != "editor" or first.code is None:
+            return DroppedQuestion(NAME, f"first edit of the repository was a shell command that cannot be cited "
+                                         f"exactly: {first.command[:120]!r}")
+        code = added_lines(first.old, first.code)
+        if not code.strip():
+            return DroppedQuestion(NAME, "first edit of the repository only removed lines (it inserted no code)")
+        path = relative_to_repo(first.path, case.repo_root)
+        changed = [line for line in changed_lines(first.old, first.code) if line.strip()]
+        reference = {"path": path, "code": code, "context": first.code, "changed": changed}
+        return make_question(case, NAME, QUESTION, reference,
+                             [path, code], [first.call_index, first.result_index],
+                             target={"repository": case.repo_root, "tool": facts.profile.editor_tool,
+                                     "command": first.command})
+
+    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
+        if reading.summary and not reading.timeline_complete:
+            return ReaderAnswer(None)
+        events = [seen.event for seen in reading.events]
+        depends = unknown_edit_results(reading, repo_root, first_only=True)
+        first = _first_edit(repo_edits(events, repo_root, reading.profile))
+        if first is None or first.kind != "editor" or first.code is None:
+            return ReaderAnswer(None, depends)
+        code = added_lines(first.old, first.code)
+        if not code.strip():
+            return ReaderAnswer(None, depends)
+        return ReaderAnswer({"path": relative_to_repo(first.path, repo_root), "code": code}, depends)
+
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
+        if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):
+            path = parsed.get("path") or parsed.get("file") or ""
+            return {"paths": [str(path)] if path else [], "code": parsed["code"], "delimited": True}
+        code, delimited = code_candidates(text)
+        if not delimited and not path_tokens(text):
+            return None  # neither code nor a file: no specific claim
+        outside = text
+        if delimited:  # paths are named outside the code (a path inside the code is code)
+            outside = re.sub(r"```.*?```", " ", text, flags=re.S)
+        return {"paths": path_tokens(outside, skip_negated=False), "code": code, "delimited": delimited}
+
+    def grade(self, reference: dict[str, Any], claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
+        named, _ = match_paths(claim["paths"], [reference["path"]], repo_root)
+        path_ok = bool(named)
+        context = nows(reference.get("context") or reference["code"])
+        got = claim["code"]
+        code_ok = _in_order([nows(line) for line in reference.get("changed") or reference["code"].split("\n")],
+                            nows(got))
+        invented = []
+        if code_ok and claim["delimited"]:
+            invented = [line for line in got.split("\n")
+                        if nows(line) and not _ELLIPSIS.match(line.strip()) and nows(line) not in context
+                        and not any(nows(line) in nows(p) for p in claim["paths"])]
+        if path_ok and code_ok and not invented:
+            return True, "same file and added code"
+        if invented:
+            return False, f"code has lines the edit did not insert: {invented[0].strip()[:80]!r}"
+        return False, f"path {'matches' if path_ok else 'differs'}, code {'matches' if code_ok else 'differs'}"
+
+    def answer_keys(self, reference: dict[str, Any]) -> list[str]:
+        return [line.strip() for line in reference.get("changed") or reference["code"].split("\n") if line.strip()]
+
+
+FIRST_EDIT = FirstEdit()

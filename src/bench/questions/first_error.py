@@ -1,0 +1,85 @@
+"""``first_error``: what exception did the k-th run of a command print?
+
+Reference ``{"type", "message"}`` of the first exception line in a command's output: a
+Python traceback's last line, a Python syntax error printed without a traceback header, or
+a Java ``pkg.SomeException: message`` line (also ``Exception in thread "main" ...``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bench.extract import parse_first_exception
+from bench.profiles import Profile
+from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.matching import exception_types, in_substance, same_type
+from bench.questions.test_counts import run_question_text
+from bench.reading import Reading, find_run
+from bench.schema import DroppedQuestion, Question
+
+__all__ = ["FIRST_ERROR"]
+
+NAME = "first_error"
+_EITHER = re.compile(r"\beither\b|\bor\b", re.I)
+
+
+class FirstError:
+    name = NAME
+    template = "What exception (type and message) did the {nth} run of `{command}` print?"
+    rubric = ("Errors: the same exception type (qualified or not: java.lang.NullPointerException = "
+              "NullPointerException) and the message in substance: a paraphrase is fine if it keeps the key "
+              "identifiers (names, numbers, quoted strings, paths). When the reference message is empty, the "
+              "type decides. An answer that names another type (\"a KeyError, not an AssertionError\") is wrong.")
+
+    def text(self, target: dict[str, Any]) -> str:
+        return run_question_text(self.template, target)
+
+    def applies(self, profile: Profile) -> bool:
+        return bool(profile.shell_tools)
+
+    def build(self, facts: CaseFacts) -> Question | DroppedQuestion:
+        for run in facts.runs:
+            hit = parse_first_exception(run.output)
+            if hit is not None:
+                error, line = hit
+                params = {"command": run.command, "ordinal": run.ordinal}
+                return make_question(facts.case, NAME, run_question_text(self.template, params), error,
+                                     [run.command, line], [run.call_index, *run.result_indices],
+                                     params=params, target={"tool": facts.profile.shell_tools[0], **params})
+        return DroppedQuestion(NAME, "no exception in any command output")
+
+    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
+        found = find_run(reading, str(question.params.get("command", "")).strip(), question.params.get("ordinal"))
+        if found is None:
+            return ReaderAnswer(None)
+        hit = parse_first_exception(found[0].output)
+        return ReaderAnswer(hit[0] if hit else None, found[1])
+
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
+        if isinstance(parsed, dict) and isinstance(parsed.get("type"), str):
+            return {"types": [parsed["type"]], "message": str(parsed.get("message") or ""), "text": None}
+        types = exception_types(text)
+        if not types:
+            return None
+        return {"types": types, "message": None, "text": text}
+
+    def grade(self, reference: dict[str, str], claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
+        types = claim["types"]
+        claimed = types[0]
+        # several distinct types offered as alternatives ("either X or Y") do not state the reference
+        distinct = {t.rsplit(".", 1)[-1] for t in types}
+        if len(distinct) > 1 and claim["text"] and _EITHER.search(claim["text"]):
+            return False, f"conflicting candidates: {sorted(distinct)}"
+        if not same_type(claimed, reference["type"]):
+            return False, f"type {claimed} differs from {reference['type']}"
+        message = claim["message"] if claim["message"] is not None else claim["text"]
+        if reference["message"] and not in_substance(reference["message"], message):
+            return False, "type matches, message differs"
+        return True, "same exception type and message"
+
+    def answer_keys(self, reference: dict[str, str]) -> list[str]:
+        return [reference["type"].rsplit(".", 1)[-1]] + ([reference["message"]] if reference["message"] else [])
+
+
+FIRST_ERROR = FirstError()

@@ -1,0 +1,293 @@
+"""Reading claims out of free-text answers: paths, code, numbers, exception types, messages.
+
+The exact judge's per-type ``claim`` functions use these to read what an LLM wrote (prose,
+markdown, JSON, code fences) as tolerantly as the grading rule allows (README, "Grading").
+
+    parse_json('```json\\n{"a": 1}\\n```')     # {'a': 1}
+    path_tokens("I edited `mypy/checker.py`")  # ['mypy/checker.py']
+    numbers("three tests, 2.50 s")             # [3.0, 2.5]
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from typing import Any
+
+__all__ = ["ABSTAIN_PATTERNS", "is_abstention", "has_values", "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "path_tokens", "norm_path", "match_paths", "code_candidates",
+           "numbers", "same_number", "exception_types", "same_type", "in_substance", "negated_spans"]
+
+
+ABSTAIN_PATTERNS = re.compile(
+    r"\b(i (?:do not|don't|no longer) have (?:the|that|it|any|this)"
+    r"|i (?:do not|don't|cannot|can't|no longer|am not able to|am unable to|did not|didn't) (?:know|recall|"
+    r"remember|see|tell|determine|find|say|access|keep (?:count|track))"
+    r"|i (?:can't|cannot) count|not (?:available|visible|in my context|able to (?:recall|determine|tell))"
+    r"|cannot (?:be )?determine|unable to (?:determine|recall|tell)|no (?:longer )?(?:access|record)"
+    r"|(?:is|was|are|were)(?:n't| not| no longer) (?:in my (?:context|memory)|visible|available|shown)"
+    r"|no longer (?:have|see|visible|available|in my)|(?:won't|will not) guess|no idea"
+    r"|(?:was|were|has been|have been) (?:cleared|removed|dropped|compacted) from my"
+    r"|(?:i'm|i am) not sure (?:what|which|how|whether)|i have no (?:way|information|memory))\b"
+    r"|^\W*(?:unknown|not sure|n/a|none available)\W*$",
+    re.I,
+)
+
+
+def is_abstention(text: str) -> bool:
+    """The answer says it does not know (or is empty)."""
+    return not (text or "").strip() or bool(ABSTAIN_PATTERNS.search(text))
+
+
+_VALUE = re.compile(r"\d|`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\b|\w/\w")
+
+
+def has_values(text: str) -> bool:
+    """Whether a text holds something specific: a number, a quoted string, an identifier, a path."""
+    return bool(_VALUE.search(text or ""))
+
+
+_ALTERNATIVES = re.compile(r"\beither\b[^.\n]*\bor\b|\bor\b[^.\n]*\b(?:not sure which|can't tell which)", re.I)
+
+
+_NEGATED_YES = re.compile(r"\b(?:not|n't|never|no longer)\s+(?:\w+\s+)?(?:enabled|on|active|true|connected|yes|set)\b",
+                          re.I)
+TRUE_WORDS = ("true", "yes", "enabled", "on", "active", "connected")
+FALSE_WORDS = ("false", "no", "disabled", "off", "not", "none", "inactive", "disconnected")
+
+
+def stated_bool(text: str) -> bool | None:
+    """The yes/no a text states ("not enabled" is no), None when it states neither or both."""
+    words = set(re.findall(r"[a-z]+", _NEGATED_YES.sub(" false ", text or "").lower()))
+    yes, no = bool(words & set(TRUE_WORDS)), bool(words & set(FALSE_WORDS))
+    return None if yes == no else yes
+
+
+def offers_alternatives(text: str) -> bool:
+    """The answer offers candidates without choosing ("either X or Y", "X or Y, not sure which")."""
+    return bool(_ALTERNATIVES.search(text or ""))
+
+
+def parse_json(text: str) -> Any:
+    """The answer as JSON (a whole JSON text, or the first fenced ```json block), else None."""
+    text = (text or "").strip()
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    for candidate in ([fenced.group(1).strip()] if fenced else []) + [text]:
+        try:
+            return json.loads(candidate)
+        except (json.JSONDecodeError, ValueError):
+            continue
+    return None
+
+
+def squash(text: str) -> str:
+    """Whitespace runs folded to one space."""
+    return re.sub(r"\s+", " ", text or "").strip()
+
+
+def nows(text: str) -> str:
+    """All whitespace removed (code compared with indentation and line breaks ignored)."""
+    return re.sub(r"\s+", "", text or "")
+
+
+# --- paths -------------------------------------------------------------------------------
+
+# File name extensions a repository file commonly has (a token like `2022.6` or
+# `module.function` is not a file).
+_EXTENSIONS = {
+    "py", "pyi", "pyx", "pxd", "java", "kt", "kts", "scala", "groovy", "gradle", "js", "jsx", "ts", "tsx", "mjs",
+    "cjs", "go", "rs", "c", "h", "cc", "cpp", "hpp", "cxx", "m", "mm", "swift", "rb", "php", "cs", "fs", "pony",
+    "lua", "pl", "r", "jl", "hs", "ml", "ex", "exs", "erl", "clj", "dart", "vue", "svelte", "sh", "bash", "zsh",
+    "ps1", "bat", "md", "rst", "txt", "toml", "cfg", "ini", "yaml", "yml", "json", "xml", "html", "htm", "css",
+    "scss", "less", "sql", "proto", "properties", "lock", "in", "csv", "tsv", "conf", "mk", "cmake", "dockerfile",
+    "tf", "gemspec", "podspec", "sbt", "ipynb", "tex", "bib", "svg", "po", "pot", "j2", "jinja", "tmpl", "env",
+}
+_PATH = re.compile(r"(?<![\w@])(?:\.{0,2}/)?[\w.+-]+(?:/[\w.+-]+)*")
+_NEGATION = re.compile(
+    r"(?:not|n't|never|without|no longer|instead of|rather than|unchanged|untouched|only (?:read|viewed|looked)|"
+    r"did not|didn't)\b",
+    re.I,
+)
+
+
+def negated_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of sentences (or list items) that deny something ("X was not changed")."""
+    spans = []
+    for match in re.finditer(r"[^\n.;!?]+(?:[.;!?](?=\s|$)|\n|$)", text):
+        if _NEGATION.search(match.group(0)):
+            spans.append(match.span())
+    return spans
+
+
+def _is_file(token: str) -> bool:
+    name = token.rstrip("/").rsplit("/", 1)[-1]
+    if "." not in name.strip("."):
+        return False
+    extension = name.rsplit(".", 1)[-1].lower()
+    return extension in _EXTENSIONS
+
+
+def path_tokens(text: str, *, skip_negated: bool = True) -> list[str]:
+    """File paths named in a text, in order (things like `2022.6` or `pkg.module` are not files)."""
+    denied = negated_spans(text) if skip_negated else []
+    found: list[str] = []
+    for match in _PATH.finditer(text or ""):
+        token = match.group(0).rstrip(".,:;")
+        if not _is_file(token):
+            continue
+        if any(start <= match.start() < end for start, end in denied):
+            continue
+        found.append(token)
+    return list(dict.fromkeys(found))
+
+
+def norm_path(path: str, root: str | None) -> str:
+    """A claimed path relative to the repository root when it is under it (``./`` dropped)."""
+    path = str(path).strip().strip("`'\",")
+    if root:
+        root = root.rstrip("/")
+        if path.startswith(root + "/"):
+            path = path[len(root) + 1 :]
+    while path.startswith("./"):
+        path = path[2:]
+    return posixpath.normpath(path) if path else path
+
+
+def match_paths(claimed: list[str], reference: list[str], root: str | None) -> tuple[set[str], list[str]]:
+    """(reference paths the claim names, claimed paths that name no reference path).
+
+    A claimed path names a reference path when it is that path relative to the root, the
+    absolute path under the root (or, without a known root, an absolute path ending in it),
+    or its bare file name when exactly one reference path has that name.
+    """
+    named: set[str] = set()
+    extra: list[str] = []
+    basenames: dict[str, list[str]] = {}
+    for ref in reference:
+        basenames.setdefault(posixpath.basename(ref), []).append(ref)
+    for raw in claimed:
+        path = norm_path(raw, root)
+        if path in reference:
+            named.add(path)
+        elif path.startswith("/") and not root and (hits := [r for r in reference if path.endswith("/" + r)]):
+            named.add(hits[0])
+        elif "/" not in path and len(basenames.get(path, [])) == 1:
+            named.add(basenames[path][0])
+        else:
+            extra.append(path)
+    return named, extra
+
+
+# --- code --------------------------------------------------------------------------------
+
+
+def code_candidates(text: str) -> tuple[str, bool]:
+    """The code an answer gives: its fenced blocks, else its inline code spans, else the whole
+    text; and whether it was delimited (fenced or inline) rather than the whole text."""
+    blocks = re.findall(r"```[\w+.-]*[ \t]*\n?(.*?)```", text or "", re.S)
+    if blocks:
+        return "\n".join(b.strip("\n") for b in blocks), True
+    spans = re.findall(r"`([^`\n]+)`", text or "")
+    if spans:
+        return "\n".join(spans), True
+    return text or "", False
+
+
+# --- numbers -----------------------------------------------------------------------------
+
+_WORDS = {"zero": 0, "no": 0, "none": 0, "one": 1, "once": 1, "single": 1, "two": 2, "twice": 2, "three": 3,
+          "thrice": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+          "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+          "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+_UNITS = "|".join(w for w, n in _WORDS.items() if 1 <= n <= 9 and w not in ("once", "twice", "thrice", "single"))
+_NUMBER = re.compile(
+    r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?![\w.]*\w)"
+    rf"|\b({'|'.join(_TENS)})(?:[- ]({_UNITS}))?\b"
+    r"|\b(" + "|".join(_WORDS) + r")\b", re.I)
+
+
+def numbers(text: str, words: bool = True) -> list[float]:
+    """Numbers in a text, in order (digits, and number words such as 'three', 'thirty-one' or 'twice')."""
+    found = []
+    for match in _NUMBER.finditer(text or ""):
+        tens, unit, word = match.group(1), match.group(2), match.group(3)
+        if tens:
+            if words:
+                found.append(float(_TENS[tens.lower()] + (_WORDS[unit.lower()] if unit else 0)))
+        elif word:
+            if words and word.lower() not in ("no", "none", "single"):
+                found.append(float(_WORDS[word.lower()]))
+        else:
+            found.append(float(match.group(0).replace(",", "")))
+    return found
+
+
+def same_number(a: Any, b: Any) -> bool:
+    try:
+        return abs(float(a) - float(b)) < 1e-9
+    except (TypeError, ValueError):
+        return False
+
+
+# --- exceptions --------------------------------------------------------------------------
+
+_EXC = re.compile(r"(?<![\w.])((?:[A-Za-z_$][\w$]*\.)*(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Exit|Interrupt|"
+                  r"Warning|Failure|Iteration))\b")
+_NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bno|\binstead of|\brather than)\s+(?:an?\s+|the\s+)?[`'\"]?$", re.I)
+
+
+def exception_types(text: str) -> list[str]:
+    """Exception type names the text asserts, in order; names it denies ("not a KeyError") are left out."""
+    found = []
+    for match in _EXC.finditer(text or ""):
+        if _NOT_BEFORE.search(text[max(0, match.start() - 20): match.start()]):
+            continue
+        found.append(match.group(1))
+    return list(dict.fromkeys(found))
+
+
+def same_type(got: str, want: str) -> bool:
+    """Same exception type, qualified or not (java.lang.NullPointerException = NullPointerException)."""
+    got, want = got.strip(), want.strip()
+    return got == want or got.endswith("." + want) or want.endswith("." + got) or \
+        got.rsplit(".", 1)[-1] == want.rsplit(".", 1)[-1]
+
+
+# --- messages in substance ----------------------------------------------------------------
+
+_STOP = {"you", "your", "please", "the", "a", "an", "of", "to", "in", "on", "for", "is", "are", "was", "were", "be", "and", "or", "with",
+         "that", "this", "it", "its", "at", "by", "as", "from", "has", "have", "had", "not", "no", "can", "could",
+         "should", "must", "will", "does", "did", "do"}
+_KEY = re.compile(r"'[^'\n]+'|\"[^\"\n]+\"|`[^`\n]+`|[\w./:-]*\d[\w./:-]*|[\w]+[._/:][\w./:-]+|"
+                  r"\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b\w+_\w+")
+
+
+def _key_tokens(message: str) -> list[str]:
+    keys = []
+    for token in _KEY.findall(message):
+        token = token.strip("'\"`").strip().rstrip(".,:;")
+        if token:
+            keys.append(token)
+    return keys
+
+
+def in_substance(reference: str, text: str) -> bool:
+    """The reference message is in the text in substance: verbatim (whitespace folded), or every
+    key identifier of it (quoted strings, names with digits, dots, underscores or inner capitals,
+    paths) is in the text; a message without such identifiers needs two thirds of its words."""
+    reference, text = squash(reference), squash(text)
+    if not reference:
+        return True
+    if reference.lower() in text.lower():
+        return True
+    keys = _key_tokens(reference)
+    if keys:
+        return all(key.lower() in text.lower() for key in keys)
+    words = [w for w in re.findall(r"[A-Za-z]{3,}", reference.lower()) if w not in _STOP]
+    if not words:
+        return False
+    # a word counts in any inflection: its stem (all but the last two letters, at least four) is enough
+    present = sum(1 for w in words if re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", text.lower()))
+    return present * 3 >= len(words) * 2

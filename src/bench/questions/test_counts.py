@@ -1,0 +1,133 @@
+"""``test_counts``: the k-th time the agent ran a command, how many tests passed and failed?
+
+Reference ``{"passed", "failed"[, "errors"]}`` from the first command run whose output has a
+test-runner summary (pytest, unittest, Maven/Surefire, Gradle, JUnit console); ``errors``
+only when the runner reports errors apart. Runs are counted per exact command text;
+input sent to a running command is not a run, nor is a call that never executed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bench.extract import parse_test_counts, summary_line
+from bench.profiles import Profile
+from bench.questions.base import CaseFacts, ReaderAnswer, make_question, ordinal
+from bench.questions.matching import numbers, same_number
+from bench.reading import Reading, find_run
+from bench.schema import DroppedQuestion, Question
+
+__all__ = ["TEST_COUNTS", "run_question_text"]
+
+NAME = "test_counts"
+
+_WORD = r"(\d+|no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty)"
+_COUNT = {  # "passed: 3" forms first: in "Passed: 21 / Failed: 0" the 21 is not a failure count
+    "passed": [r"(?:passed|passing|successful|succeeded)[ \t]*[:=][ \t]*(\d+)",
+               rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:passed|pass(?:es|ing)?|succeeded|successful|ok)\b"],
+    "failed": [r"(?:failed|failures?|failing)[ \t]*[:=][ \t]*(\d+)",
+               rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:failed|fail(?:s|ing|ures?)?)\b"],
+    "errors": [r"errors?[ \t]*[:=][ \t]*(\d+)", rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+)?errors?(?:ed)?\b"],
+}
+_NONE_FAILED = re.compile(r"\b(?:none|nothing|no (?:tests? )?(?:failures?|failed|fails))\b[^.\n]{0,20}?(?:failed|failures?)?"
+                          r"|\bno failures\b|\bnone (?:of them )?failed\b|\b(?:0|zero) fail", re.I)
+_ALL_PASSED = re.compile(r"\ball\s+(?:of\s+the\s+)?(\d+|[a-z]+)?\s*(?:tests?\s+)?(?:passed|pass(?:es|ing)?|succeeded)\b",
+                         re.I)
+
+
+def run_question_text(template: str, params: dict[str, Any]) -> str:
+    return template.format(nth=ordinal(params["ordinal"]), command=params["command"])
+
+
+def _number(word: str) -> int | None:
+    found = numbers(word)
+    if word.lower() in ("no", "none"):
+        return 0
+    return int(found[0]) if found else None
+
+
+def text_counts(text: str) -> dict[str, int]:
+    """Test counts a free-text answer states (``passed``, ``failed``, ``errors``)."""
+    counts: dict[str, int] = {}
+    for key, patterns in _COUNT.items():
+        for pattern in patterns:
+            match = re.search(pattern, text, re.I)
+            if match and (value := _number(match.group(1))) is not None:
+                counts[key] = value
+                break
+    if "failed" not in counts and _NONE_FAILED.search(text):
+        counts["failed"] = 0
+    every = _ALL_PASSED.search(text)
+    if every:
+        if "passed" not in counts and every.group(1) and (value := _number(every.group(1))) is not None:
+            counts["passed"] = value
+        counts.setdefault("failed", 0)
+    return counts
+
+
+class TestCounts:
+    name = NAME
+    template = ("The {nth} time you ran `{command}`, how many tests passed and how many failed? "
+                "Report errors separately if the test runner did.")
+    rubric = ("Test counts: passed and failed equal the reference. When the reference has `errors` and the "
+              "answer does not name errors, its failed count may include them (failed + errors); when the "
+              "answer names errors they must equal. A count the answer leaves out is zero only when it says "
+              "so or implies it (\"all 21 tests passed\" = 21 passed, 0 failed).")
+
+    def text(self, target: dict[str, Any]) -> str:
+        return run_question_text(self.template, target)
+
+    def applies(self, profile: Profile) -> bool:
+        return bool(profile.shell_tools)
+
+    def build(self, facts: CaseFacts) -> Question | DroppedQuestion:
+        for run in facts.runs:
+            counts = parse_test_counts(run.output)
+            if counts is not None:
+                params = {"command": run.command, "ordinal": run.ordinal}
+                return make_question(
+                    facts.case, NAME, run_question_text(self.template, params), counts,
+                    [run.command, summary_line(run.output or "")], [run.call_index, *run.result_indices],
+                    params=params, target={"tool": facts.profile.shell_tools[0], **params})
+        return DroppedQuestion(NAME, "no test-runner summary in any command output")
+
+    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
+        found = find_run(reading, str(question.params.get("command", "")).strip(), question.params.get("ordinal"))
+        if found is None:
+            return ReaderAnswer(None)
+        return ReaderAnswer(parse_test_counts(found[0].output), found[1])
+
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, int] | None:
+        if isinstance(parsed, dict) and any(k in parsed for k in ("passed", "failed")):
+            got = {}
+            for key in ("passed", "failed", "errors"):
+                if key in parsed:
+                    try:
+                        got[key] = int(parsed[key])
+                    except (TypeError, ValueError):
+                        return None
+            return got
+        counts = text_counts(re.sub(r"[*_]+", "", text))  # markdown emphasis: **Passed:** 21
+        return counts if ("passed" in counts or "failed" in counts) else None
+
+    def grade(self, reference: dict[str, int], claim: dict[str, int], repo_root: str | None) -> tuple[bool, str]:
+        want_errors = int(reference.get("errors", 0))
+        passed_ok = same_number(claim.get("passed", 0), reference["passed"])
+        if "errors" in claim:
+            failed_ok = same_number(claim.get("failed", 0), reference["failed"]) and \
+                same_number(claim["errors"], want_errors)
+        else:
+            failed_ok = any(same_number(claim.get("failed", 0), n)
+                            for n in {reference["failed"], reference["failed"] + want_errors})
+        if passed_ok and failed_ok:
+            return True, "same counts"
+        wanted = ", ".join(f"{k} {reference[k]}" for k in ("passed", "failed", "errors") if k in reference)
+        stated = ", ".join(f"{k} {v}" for k, v in claim.items())
+        return False, f"expected {wanted}; the answer says {stated}"
+
+    def answer_keys(self, reference: dict[str, int]) -> list[str]:
+        return [f"{reference['passed']} passed", f"{reference['failed']} failed"]
+
+
+TEST_COUNTS = TestCounts()

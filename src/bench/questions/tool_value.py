@@ -1,0 +1,117 @@
+"""``tool_value``: in what a tool returned the k-th time, what was one field's value?
+
+The earliest result that is a JSON object with a top-level scalar field (string, number,
+boolean) whose value, as text, appears nowhere else in the history (no other message, no
+call's arguments): the first such field in the object's key order. Reference: the value.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+
+from bench.profiles import Profile
+from bench.questions.base import CaseFacts, ReaderAnswer, args_text, calls_of, make_question, ordinal
+from bench.questions.matching import has_values, is_abstention, numbers, parse_json, same_number, stated_bool
+from bench.reading import Reading, find_call
+from bench.schema import DroppedQuestion, Question
+from bench.text import content_text, message_text
+
+__all__ = ["TOOL_VALUE", "value_text"]
+
+NAME = "tool_value"
+
+
+def value_text(value: Any) -> str:
+    """A scalar as it reads in JSON text (strings without their quotes)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _record(output: str | None) -> dict[str, Any] | None:
+    try:
+        data = json.loads(output or "")
+    except (json.JSONDecodeError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+class ToolValue:
+    name = NAME
+    template = "In what `{tool}` with `{arguments}` returned the {nth} time, what was `{field}`?"
+    rubric = ("Value: the stated value equals the reference: numbers numerically (275 = 275.00, a unit may "
+              "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no.")
+
+    def text(self, target: dict[str, Any]) -> str:
+        return self.template.format(tool=target["tool"], arguments=args_text(target["arguments"]),
+                                    nth=ordinal(target["ordinal"]), field=target["field"])
+
+    def applies(self, profile: Profile) -> bool:
+        return True
+
+    def build(self, facts: CaseFacts) -> Question | DroppedQuestion:
+        messages = facts.case.messages
+        texts = [content_text(m.content) if isinstance(m, ToolMessage) else message_text(m) for m in messages]
+        for event in facts.asked_events():
+            record = _record(event.output)
+            if record is None or event.result_index is None:
+                continue
+            others = "\n".join(t for i, t in enumerate(texts) if i != event.result_index)
+            for field, value in record.items():
+                if value is None or isinstance(value, (dict, list)):
+                    continue
+                shown = value_text(value)
+                if not shown.strip() or shown in others:
+                    continue
+                same = calls_of(facts.events, event.name, event.args)
+                k = next(i for i, e in enumerate(same, start=1) if e is event)
+                target = {"tool": event.name, "arguments": event.args, "ordinal": k, "field": field}
+                return make_question(facts.case, NAME, self.text(target), value, [shown],
+                                     [event.call_index, event.result_index], target=target)
+        return DroppedQuestion(NAME, "no JSON object result with a scalar field whose value appears nowhere else")
+
+    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
+        found = find_call(reading, question.target, whole_output=True)
+        if found is None:
+            return ReaderAnswer(None)
+        seen, position = found
+        record = _record(seen.event.output)
+        field = question.target["field"]
+        value = record.get(field) if record is not None else None
+        return ReaderAnswer(value, [position])
+
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
+        if isinstance(parsed, (str, int, float, bool)):
+            return {"value": parsed}
+        if isinstance(parsed, dict) and len(parsed) == 1:
+            return {"value": next(iter(parsed.values()))}
+        if not text.strip() or (is_abstention(text) and not has_values(text)):
+            return None
+        return {"text": text}
+
+    def grade(self, reference: Any, claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
+        if "value" in claim:
+            got = claim["value"]
+            text = value_text(got) if not isinstance(got, str) else got
+        else:
+            got, text = None, claim["text"]
+        low = text.lower()
+        if isinstance(reference, bool):
+            ok = stated_bool(text) is reference
+        elif isinstance(reference, (int, float)):
+            ok = any(same_number(reference, n) for n in numbers(text, words=False))
+        else:
+            want = str(reference).strip().lower()
+            ok = low.strip().strip("'\"`") == want if "value" in claim else want in low
+            if not ok and parse_json(text) is not None:
+                ok = str(parse_json(text)).strip().lower() == want
+        if ok:
+            return True, "same value"
+        return False, f"expected {value_text(reference)!r}"
+
+    def answer_keys(self, reference: Any) -> list[str]:
+        return [value_text(reference)]
+
+
+TOOL_VALUE = ToolValue()
