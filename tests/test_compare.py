@@ -70,3 +70,20 @@ def test_cli(pair, tmp_path, capsys):
     assert compare_main([str(a), str(b), "--output", str(out)]) == 0
     assert out.read_text() == capsys.readouterr().out.rstrip("\n") + "\n"
     assert compare_main([str(a), str(tmp_path)]) == 2
+
+
+def test_paired_comparison_on_the_same_case_set(pair):
+    a, b = pair
+    text = compare_markdown(a, b)
+    block = text.split("### Paired comparison (same questions)", 1)[1].split("###", 1)[0]
+    cells = [c.strip() for c in block.strip().splitlines()[-1].strip("|").split(" | ")]
+    difference, interval, a_only, b_only, n_questions, n_instances = cells
+    va = {s["qid"]: s["verdict"] for s in read_jsonl(a / "scores.jsonl")}
+    vb = {s["qid"]: s["verdict"] for s in read_jsonl(b / "scores.jsonl")}
+    headline = {q["qid"] for c in read_jsonl(a / "cases.jsonl") for q in c["questions"] if not q.get("in_task_text")}
+    assert int(a_only) == sum(va[q] == "correct" and vb[q] != "correct" for q in headline)
+    assert int(b_only) == sum(vb[q] == "correct" and va[q] != "correct" for q in headline)
+    assert int(n_questions) == len(headline) and int(n_instances) >= 1
+    low, high = (float(x.replace(" pp", "")) for x in interval.split(" to "))
+    assert low <= float(difference.replace(" pp", "")) <= high
+    assert compare_markdown(a, b) == text  # seeded: the same interval every time

@@ -8,7 +8,8 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from bench.cache import ResponseCache
-from bench.judge import JUDGE_PROMPT, LLMJudge, parse_verdict
+from bench.judge import JUDGE_PROMPT, LLMJudge, parse_verdict, rubric_for
+from bench.questions import REGISTRY
 from bench.schema import Answer, Question
 from test_agent import scripted_client
 
@@ -30,6 +31,9 @@ def answer(text: str, outcome: str = "answered") -> Answer:
     ('{"verdict": "correct"}', ("correct", "(the judge gave no reason)")),
     ("Verdict: WRONG\nReason: the message differs", ("wrong", "the message differs")),
     ('{"verdict": "partially correct", "reason": "x"}', ("wrong", "x")),
+    ('{"verdict": "incorrect", "reason": "other file"}', ("wrong", "other file")),
+    ("Verdict: incorrect. Reason: off by one", ("wrong", "off by one")),
+    ('{"verdict": "excellent"}', None),
     ("I think the answer is fine.", None),
     ("", None),
 ])
@@ -43,6 +47,17 @@ def test_prompt_is_one_rubric_with_question_reference_and_answer():
     assert QUESTION.question in prompt and json.dumps(QUESTION.reference, indent=1) in prompt
     assert "{braces ok}" in prompt and '"correct" | "wrong" | "abstained"' in prompt
     assert "{qtype}" in JUDGE_PROMPT  # a module constant template, filled per answer
+    # the one grading rule, then the type's own lines
+    assert "graded on that claim" in prompt and rubric_for("first_error") in prompt
+    assert "qualified or not" in prompt and "empty" in prompt  # first_error: qualified types, empty messages
+
+
+@pytest.mark.parametrize("qtype", sorted(REGISTRY))
+def test_every_type_has_its_rubric_lines_in_the_prompt(qtype):
+    question = Question(qid=f"c@0:{qtype}", type=qtype, question="q?", reference=1, evidence_keys=[],
+                        evidence_messages=[])
+    prompt = LLMJudge(client=scripted_client(AIMessage("{}"))).prompt(question, answer("x"))
+    assert REGISTRY[qtype].rubric in prompt
 
 
 def test_verdict_and_reason_are_stored():

@@ -7,7 +7,9 @@
 2. provenance that differs (git commit, dirty tree, case set, prompt hash, packages);
 3. the metrics side by side with the delta B - A (recomputed from the records, as the
    report does; an incomplete job is flagged);
-4. the questions whose verdict changed.
+4. on the same case set, the paired comparison: the difference of headline accuracy B - A
+   with its 95% interval (paired bootstrap over instances) and the discordant questions;
+5. the questions whose verdict changed.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench.paired import compare_pair
 from bench.report import (
     PCT_METRICS,
     Job,
@@ -32,7 +35,8 @@ __all__ = ["config_diff", "metric_rows", "compare_markdown", "main"]
 
 # compared in this order (others found in both rows follow: per-type accuracy, evidence)
 METRICS = (
-    "n_cases", "n_questions", "n_scored", "accuracy", "accuracy_relative_to_full", "confidently_wrong_rate",
+    "n_cases", "n_questions", "n_scored", "accuracy", "accuracy_ci", "accuracy_relative_to_full",
+    "accuracy_relative_to_full_ci", "n_in_task_text", "confidently_wrong_rate",
     "abstain_rate", "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens",
     "tokens_kept_ratio", "mean_kept_messages", "summarizer_calls", "retrievals", "context_overflow", "errors",
     "latency_s", "tokens_spent", "model_calls", "cache_hits", "wall_time_s", "missing_traces",
@@ -112,6 +116,10 @@ def metric_rows(row_a: dict[str, Any], row_b: dict[str, Any]) -> list[list[str]]
     return rows
 
 
+def _pp(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:+.1f} pp"
+
+
 def _verdicts(job: Job) -> dict[str, str]:
     return {s["qid"]: s["verdict"] for s in job.scores}
 
@@ -140,6 +148,15 @@ def compare_markdown(dir_a: Path | str, dir_b: Path | str, max_questions: int = 
         lines += ["", "### Provenance that differs", "",
                   markdown_table(["key", "A", "B"], [[f"`{k}`", _show(x), _show(y)] for k, x, y in prov])]
     lines += ["", "### Metrics (B − A)", "", markdown_table(["metric", "A", "B", "Δ"], metric_rows(row_a, row_b))]
+    if a.run.get("case_set_hash") == b.run.get("case_set_hash"):
+        pair = compare_pair([(a.cases, a.scores)], [(b.cases, b.scores)])
+        interval = pair["difference_ci"]
+        lines += ["", "### Paired comparison (same questions)", "",
+                  markdown_table(["accuracy B − A", "95% CI", "correct only in A", "correct only in B",
+                                  "questions", "instances"],
+                                 [[_pp(pair["difference"]), f"{_pp(interval[0])} to {_pp(interval[1])}"
+                                   if interval else "–", str(pair["a_only"]), str(pair["b_only"]),
+                                   str(pair["n_questions"]), str(pair["n_clusters"])]])]
     va, vb = _verdicts(a), _verdicts(b)
     changed = [(q, va.get(q, "missing"), vb.get(q, "missing")) for q in sorted(set(va) | set(vb))
                if va.get(q, "missing") != vb.get(q, "missing")]

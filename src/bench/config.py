@@ -58,7 +58,7 @@ class TopSchema:
     output_dir: str | None = None
 
 
-_SOURCES = ("sample", "local", "hf")
+_SOURCES = ("sample", "ops", "local", "chat", "hf")
 _FORMATS = ("auto", "parquet", "json")
 
 

@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.cases import row_to_case
+from bench.chatlog import ChatLogError, iter_chat_rows, iter_jsonl
 from bench.profiles import Profile, get_profile
 from bench.questions import add_questions
 from bench.schema import Case, Rejected
 from bench.tokens import TokenCounter
 
-__all__ = ["DatasetError", "Selection", "load_cases", "iter_rows", "sample_path", "REQUIRED_COLUMNS"]
+__all__ = ["DatasetError", "Selection", "load_cases", "iter_rows", "sample_path", "dataset_profile",
+           "REQUIRED_COLUMNS", "SHIPPED", "SOURCES"]
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +59,17 @@ class Selection:
         return digest.hexdigest()[:16]
 
 
-def sample_path() -> Path:
-    """The shipped synthetic sample (written for this project, not real agent runs)."""
-    return Path(str(resources.files("bench") / "samples" / "sample.jsonl"))
+# Samples shipped with the package: read line by line (no `datasets` import for them).
+SHIPPED = {
+    "sample": ("sample.jsonl",),  # synthetic coding trajectories (samples/README.md)
+    "ops": ("ops", "dev.jsonl"),  # 12 real tau2-bench telecom runs (samples/ops/README.md, PROVENANCE.md)
+}
+SOURCES = ("sample", "ops", "local", "chat", "hf")
+
+
+def sample_path(name: str = "sample") -> Path:
+    """A shipped sample: ``sample`` (synthetic coding trajectories) or ``ops`` (real tau2-bench runs)."""
+    return Path(str(resources.files("bench").joinpath("samples", *SHIPPED[name])))
 
 
 def _format_of(path: str, fmt: str) -> str:
@@ -107,12 +117,15 @@ def _check_hub_reachable(where: str, timeout: float = 5.0) -> None:
 
 def iter_rows(cfg: Any) -> Iterator[dict[str, Any]]:
     """Stream the source's rows in order (``datasets`` streaming, page by page)."""
+    source = cfg.source
+    if source in SHIPPED or source == "chat":
+        yield from _plain_rows(cfg)
+        return
     import datasets
 
     datasets.disable_progress_bars()
-    source = cfg.source
-    if source in ("sample", "local"):
-        path = str(sample_path()) if source == "sample" else cfg.path
+    if source == "local":
+        path = cfg.path
         if not path or path == "???":
             raise DatasetError("dataset=local needs dataset.path=FILE (a .parquet or .jsonl file)")
         if not os.path.isfile(path):
@@ -137,7 +150,7 @@ def iter_rows(cfg: Any) -> Iterator[dict[str, Any]]:
                 "with dataset=local dataset.path=FILE"
             ) from err
     else:
-        raise DatasetError(f"unknown dataset.source {source!r} (sample | local | hf)")
+        raise DatasetError(f"unknown dataset.source {source!r} ({' | '.join(SOURCES)})")
     _check_columns(list(stream.column_names) if stream.column_names else None, where)
     try:
         for row in stream:
@@ -147,6 +160,27 @@ def iter_rows(cfg: Any) -> Iterator[dict[str, Any]]:
         raise
     except Exception as err:  # noqa: BLE001
         raise DatasetError(f"cannot read {where}: {type(err).__name__}: {err}") from err
+
+
+def _plain_rows(cfg: Any) -> Iterator[dict[str, Any]]:
+    """Rows of a shipped sample or of a chat log (``dataset=chat``), read line by line."""
+    if cfg.source == "chat":
+        path = cfg.get("path")
+        if not path or path == "???":
+            raise DatasetError("dataset=chat needs dataset.path=FILE (a .jsonl chat log, one conversation a line)")
+    else:
+        path = str(sample_path(cfg.source))
+    if not os.path.isfile(path):
+        raise DatasetError(f"dataset file not found: {path}")
+    try:
+        if cfg.source == "chat":
+            yield from iter_chat_rows(path)
+            return
+        for number, row in iter_jsonl(path):
+            _check_columns(list(row), f"{path}, line {number}")
+            yield row
+    except (ChatLogError, UnicodeDecodeError) as err:
+        raise DatasetError(f"cannot read {path}: {err}") from None
 
 
 def _passes(case: Case, filters: Any, tokens: int, repos: set[str]) -> str | None:
@@ -213,7 +247,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None)
     source = {
         "source": cfg.source,
         "profile": profile.name,
-        "path": str(sample_path()) if cfg.source == "sample" else cfg.get("path"),
+        "path": str(sample_path(cfg.source)) if cfg.source in SHIPPED else cfg.get("path"),
         "hf_name": cfg.get("hf_name") if cfg.source == "hf" else None,
         "revision": cfg.get("revision") if cfg.source == "hf" else None,
         "source_rows": [c.source_row for c in cases],

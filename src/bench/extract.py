@@ -200,7 +200,7 @@ def _program_targets(seg: list[str]) -> list[tuple[str, str]]:
 
 
 def repo_edits(events: list[ToolEvent], repo_root: str | None, profile: Profile) -> list[Edit]:
-    """Applied changes inside the repository, in order (an applied ``undo_edit`` is an edit
+    """Applied changes inside the repository, in order (an applied undo of the editor is an edit
     of kind ``undo``: it reverts the last editor edit of its file)."""
     edits: list[Edit] = []
     for event in events:

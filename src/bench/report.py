@@ -338,6 +338,11 @@ def _duration(run: dict[str, Any]) -> float | None:
     return (end - start).total_seconds()
 
 
+def _interval(interval: Any) -> str | None:
+    """A 95% interval as ``low-high`` (fractions), for CSV cells."""
+    return f"{interval[0]:.4f}-{interval[1]:.4f}" if interval else None
+
+
 def job_row(job: Job) -> dict[str, Any]:
     m = job.metrics
     config = job.config
@@ -362,11 +367,15 @@ def job_row(job: Job) -> dict[str, Any]:
         "n_questions": m["n_questions"],
         "n_scored": m["n_scored"],
         "accuracy": m["accuracy"],
+        "accuracy_ci": _interval(m.get("accuracy_ci")),
+        "n_in_task_text": (m.get("in_task_text") or {}).get("n", 0),
+        "n_clusters": m.get("n_clusters"),
     }
     for qtype, by in m["by_type"].items():
         row[f"acc.{qtype}"] = by["accuracy"]
     row.update({
         "accuracy_relative_to_full": m.get("accuracy_relative_to_full"),
+        "accuracy_relative_to_full_ci": _interval(m.get("accuracy_relative_to_full_ci")),
         "n_full_correct": m.get("n_full_correct"),
         "confidently_wrong_rate": m["confidently_wrong_rate"],
         "abstain_rate": m["abstain_rate"],

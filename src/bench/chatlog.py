@@ -1,0 +1,84 @@
+"""Your own trajectories: OpenAI-format chat logs (``dataset=chat``), reader and writer.
+
+One conversation a line, the format most agent stacks can dump::
+
+    {"id": "run-17", "messages": [OpenAI chat messages], "tools": [OpenAI tool schemas], "metadata": {...}}
+
+``messages`` are OpenAI chat messages (``role`` system / user / assistant / tool;
+assistant ``tool_calls`` with JSON ``arguments``; tool ``tool_call_id``); ``tools`` and
+``metadata`` are optional. A line becomes a row of the benchmark's column schema (the
+nebius schema): ``instance_id`` = ``id``, ``trajectory`` = ``messages``; ``metadata`` may
+give ``repo``, ``resolved``, ``exit_status``, ``model_patch`` and ``trajectory_id``.
+
+    rows = iter_chat_rows("my_runs.jsonl")          # rows for bench.cases.row_to_case
+    write_chat_jsonl(rows, "out.jsonl")             # rows of the column schema -> chat JSONL
+
+Bad lines are not guessed at: a line that is not a JSON object, or lacks ``id`` or
+``messages``, raises :class:`ChatLogError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", "iter_jsonl"]
+
+_METADATA_COLUMNS = ("repo", "resolved", "exit_status", "model_patch", "trajectory_id")
+
+
+class ChatLogError(ValueError):
+    """A chat log line that cannot be read; the message names the file and line."""
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` of each non-empty line of a JSONL file, read on ``\\n`` only."""
+    with open(path, encoding="utf-8", newline="\n") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ChatLogError(f"{path}, line {number}: not valid JSON ({err.msg} at char {err.pos})") from None
+            if not isinstance(data, dict):
+                raise ChatLogError(f"{path}, line {number}: not a JSON object")
+            yield number, data
+
+
+def _row(record: dict[str, Any], where: str) -> dict[str, Any]:
+    if "id" not in record or record["id"] in (None, ""):
+        raise ChatLogError(f"{where}: no `id`")
+    messages = record.get("messages")
+    if not isinstance(messages, list):
+        raise ChatLogError(f"{where}: `messages` must be a list of chat messages")
+    metadata = record.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise ChatLogError(f"{where}: `metadata` must be an object")
+    row = {"instance_id": str(record["id"]), "trajectory": messages, "tools": record.get("tools") or [],
+           "repo": "", "model_patch": "", "resolved": None, "exit_status": None, "trajectory_id": ""}
+    row.update({k: metadata[k] for k in _METADATA_COLUMNS if k in metadata})
+    return row
+
+
+def iter_chat_rows(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Rows of the column schema, one per conversation of a chat log."""
+    for number, record in iter_jsonl(path):
+        yield _row(record, f"{path}, line {number}")
+
+
+def chat_record(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of the column schema as one chat-log line (what :func:`iter_chat_rows` reads back)."""
+    metadata = {k: row[k] for k in _METADATA_COLUMNS if row.get(k) not in (None, "")}
+    return {"id": row["instance_id"], "messages": row["trajectory"], "tools": row.get("tools") or [],
+            "metadata": metadata}
+
+
+def write_chat_jsonl(rows: Iterable[dict[str, Any]], path: str | Path) -> Path:
+    path = Path(path)
+    with path.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(chat_record(row), ensure_ascii=False) + "\n")
+    return path
