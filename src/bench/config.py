@@ -12,13 +12,27 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
 from omegaconf import OmegaConf
 from omegaconf.errors import ValidationError
 
-__all__ = ["ConfigError", "validate", "check_types"]
+__all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose"]
+
+# The project's config directory: what bench.main composes from (the one definition).
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+
+
+def compose(overrides: list[str] | tuple[str, ...] = (), config_dir: Path | str | None = None) -> Any:
+    """The job config for ``overrides`` through Hydra's compose API (as ``bench.main`` would build it,
+    without a Hydra run): for the command-line tools and for tests."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(config_dir or CONF_DIR), version_base="1.3"):
+        return hydra_compose("config", overrides=list(overrides))
 
 
 class ConfigError(ValueError):

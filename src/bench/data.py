@@ -50,6 +50,7 @@ class Selection:
     source: dict[str, Any]
     rows_read: int = 0
     skipped: dict[str, int] = field(default_factory=dict)  # filter name -> rows skipped
+    rows: list[dict[str, Any]] = field(default_factory=list, repr=False)  # raw rows of the cases (keep_rows)
 
     @property
     def case_set_hash(self) -> str:
@@ -138,7 +139,8 @@ def iter_rows(cfg: Any) -> Iterator[dict[str, Any]]:
             raise DatasetError(f"cannot read {where}: {type(err).__name__}: {err}") from err
     elif source == "hf":
         where = f"hf://{cfg.hf_name}@{cfg.revision}"
-        _check_hub_reachable(where)
+        if not os.path.isdir(str(cfg.hf_name)):  # a local copy laid out like the hub needs no network
+            _check_hub_reachable(where)
         try:
             stream = datasets.load_dataset(
                 cfg.hf_name, revision=cfg.revision, split=cfg.get("split", "train"), streaming=True
@@ -208,10 +210,14 @@ def dataset_profile(cfg: Any) -> Profile:
     return get_profile(str(cfg.get("profile") or "openhands"), error_result=cfg.get("error_pattern"))
 
 
-def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None) -> Selection:
+def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
+               keep_rows: bool = False) -> Selection:
     """Read rows until ``cfg.limit`` cases pass the filters (all rows when no limit).
 
-    ``types``: the question types to build (None: every type that applies to the profile)."""
+    ``types``: the question types to build (None: every type that applies to the profile).
+    ``keep_rows``: keep each selected case's raw source row in ``Selection.rows`` (bench.download).
+    A row that carries a ``source_row`` column (a file written by ``bench.download``) keeps that
+    index, so a downloaded selection has the case ids and case-set hash of its source."""
     counter = counter or TokenCounter()
     profile = dataset_profile(cfg)
     limit = cfg.get("limit")
@@ -221,8 +227,11 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None)
     skipped: dict[str, int] = {}
     repos: set[str] = set()
     rows_read = 0
-    for source_row, row in enumerate(iter_rows(cfg)):
+    kept_rows: list[dict[str, Any]] = []
+    for position, row in enumerate(iter_rows(cfg)):
         rows_read += 1
+        recorded = row.get("source_row")
+        source_row = int(recorded) if isinstance(recorded, int) and not isinstance(recorded, bool) else position
         result = row_to_case(row, source_row, profile)
         if isinstance(result, Rejected):
             log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
@@ -235,6 +244,8 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None)
             continue
         repos.add(result.repo)
         cases.append(result)
+        if keep_rows:
+            kept_rows.append(row)
         if limit and len(cases) >= limit:
             break
     dropped: dict[str, int] = {}
@@ -252,4 +263,4 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None)
         "revision": cfg.get("revision") if cfg.source == "hf" else None,
         "source_rows": [c.source_row for c in cases],
     }
-    return Selection(cases, rejected, source, rows_read, skipped)
+    return Selection(cases, rejected, source, rows_read, skipped, rows=kept_rows)

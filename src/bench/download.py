@@ -1,0 +1,116 @@
+"""Download the selected raw rows with a manifest, to run later without the hub.
+
+    uv run python -m bench.download dataset=hf dataset.limit=20 out=rows.parquet
+    uv run python -m bench.main dataset=local dataset.path=rows.parquet      # same cases, same hash
+
+Takes the same Hydra overrides as ``bench.main`` (``dataset``, its filters and limit, the
+tokenizer, ``questions.types``) and selects exactly the rows a job with those overrides
+would run on: the first rows that pass the filters. Writes them unchanged (plus their
+``source_row`` index in the source) to ``out`` (parquet, or jsonl by its extension), and
+``<out>.manifest.json``: the source, revision, filters and, per row, ``source_row``,
+``instance_id`` and the sha256 of the row. ``dataset=local dataset.path=<out>`` then yields
+the same case ids, ``source_row`` values and case-set hash as the source with those filters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main", "row_sha256", "download"]
+
+log = logging.getLogger(__name__)
+
+
+def row_sha256(row: dict[str, Any]) -> str:
+    """The sha256 of a row's canonical JSON (sorted keys; ``source_row`` excluded)."""
+    data = {k: v for k, v in row.items() if k != "source_row"}
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "tolist"):  # numpy values from parquet
+        return value.tolist()
+    return str(value)
+
+
+def download(cfg: Any, out: Path) -> dict[str, Any]:
+    """Select the rows of ``cfg.dataset`` and write them and the manifest; return the manifest."""
+    from omegaconf import OmegaConf
+
+    from bench.data import load_cases
+    from bench.tokens import TokenCounter
+
+    selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding),
+                           (cfg.get("questions") or {}).get("types"), keep_rows=True)
+    rows = [{**row, "source_row": case.source_row} for row, case in zip(selection.rows, selection.cases, strict=True)]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows), out)
+    else:
+        with out.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False, default=_plain) + "\n")
+    dataset = OmegaConf.to_container(cfg.dataset, resolve=True)
+    manifest = {
+        "written": datetime.now(UTC).isoformat(timespec="seconds"),
+        "file": out.name,
+        "source": {k: dataset.get(k) for k in ("source", "hf_name", "revision", "split", "path", "profile")},
+        "filters": dataset.get("filters"),
+        "limit": dataset.get("limit"),
+        "question_types": (cfg.get("questions") or {}).get("types"),
+        "rows_read": selection.rows_read,
+        "case_set_hash": selection.case_set_hash,
+        "rows": [{"source_row": case.source_row, "instance_id": case.instance_id, "sha256": row_sha256(row)}
+                 for row, case in zip(selection.rows, selection.cases, strict=True)],
+    }
+    manifest_path = out.with_name(out.name.rsplit(".", 1)[0] + ".manifest.json")
+    manifest_path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.download", description=__doc__.split("\n\n")[0])
+    parser.add_argument("overrides", nargs="*", help="out=FILE (.parquet or .jsonl) and Hydra overrides as for "
+                                                     "bench.main (dataset=hf dataset.limit=20 ...)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    outs = [o for o in args.overrides if o.startswith("out=")]
+    overrides = [o for o in args.overrides if not o.startswith("out=")]
+    if len(outs) != 1 or not outs[0][4:]:
+        print("error: give the output file once: out=FILE.parquet (or .jsonl)", file=sys.stderr)
+        return 2
+    out = Path(outs[0][4:])
+    if out.suffix.lower() not in (".parquet", ".jsonl"):
+        print(f"error: out={out}: use a .parquet or .jsonl file name", file=sys.stderr)
+        return 2
+
+    from bench.config import CONF_DIR, compose
+    from bench.data import DatasetError
+
+    try:
+        cfg = compose(overrides)
+        manifest = download(cfg, out)
+    except DatasetError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except Exception as err:  # noqa: BLE001 - a bad override: one line, no traceback
+        print(f"error: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(manifest['rows'])} row(s) to {out} and its manifest (case-set hash "
+          f"{manifest['case_set_hash']}; configs from {CONF_DIR})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""bench.download: the selected raw rows and a manifest; the local copy gives the same selection."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from omegaconf import OmegaConf
+
+from bench.config import compose
+from bench.data import load_cases
+from bench.download import main as download_main
+from bench.download import row_sha256
+from bench.tokens import TokenCounter
+
+FILTERS = ["dataset.filters.min_tokens=0", "dataset.filters.max_tokens=null", "dataset.filters.resolved=null",
+           "dataset.filters.exit_status=null"]
+
+
+@pytest.fixture
+def hub_dir(tmp_path, dev_parquet):
+    """A local directory laid out like the hub dataset (data/train-*.parquet)."""
+    root = tmp_path / "hub"
+    (root / "data").mkdir(parents=True)
+    shutil.copy(dev_parquet, root / "data" / "train-00000-of-00001.parquet")
+    return root
+
+
+def test_download_then_local_gives_the_same_selection(hub_dir, tmp_path, capsys):
+    source = ["dataset=hf", f"dataset.hf_name={hub_dir}", "dataset.limit=4", *FILTERS]  # one_per_repo on
+    out = tmp_path / "rows.parquet"
+    assert download_main([*source, f"out={out}"]) == 0
+    manifest = json.loads((tmp_path / "rows.manifest.json").read_text())
+    assert manifest["source"]["source"] == "hf" and manifest["source"]["revision"]
+    assert manifest["filters"]["one_per_repo"] is True and manifest["limit"] == 4
+    from_hub = load_cases(compose(source).dataset, TokenCounter())
+    assert [r["source_row"] for r in manifest["rows"]] == [c.source_row for c in from_hub.cases]
+    assert [r["instance_id"] for r in manifest["rows"]] == [c.instance_id for c in from_hub.cases]
+    assert len(set(from_hub.source["source_rows"])) == 4 and from_hub.skipped.get("one_per_repo")
+    local = load_cases(compose(["dataset=local", f"dataset.path={out}"]).dataset, TokenCounter())
+    assert [c.case_id for c in local.cases] == [c.case_id for c in from_hub.cases]
+    assert local.case_set_hash == from_hub.case_set_hash == manifest["case_set_hash"]
+    rows = load_cases(OmegaConf.create({"source": "local", "path": str(out), "filters": {}}), keep_rows=True).rows
+    assert [row_sha256(r) for r in rows] == [r["sha256"] for r in manifest["rows"]]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["dataset=ops"], "give the output file once"),
+    (["dataset=ops", "out=rows.csv"], "use a .parquet or .jsonl"),
+    (["dataset=local", "dataset.path=/nonexistent.parquet", "out=x.parquet"], "dataset file not found"),
+])
+def test_bad_arguments_get_one_line(args, message, capsys):
+    assert download_main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
