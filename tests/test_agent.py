@@ -24,6 +24,7 @@ from pydantic import PrivateAttr
 
 from bench.agent import READ_TOOL, THINK_REPLY, LangGraphAnswerer
 from bench.cache import ResponseCache
+from bench.formats import placeholder
 from bench.models import (
     ChatClient,
     LLMSummarizer,
@@ -33,7 +34,6 @@ from bench.models import (
     openai_client,
 )
 from bench.schema import Case, Question, View
-from bench.text import placeholder
 
 # --------------------------------------------------------------------------- fakes
 

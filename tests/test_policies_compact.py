@@ -14,13 +14,14 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from bench.evidence import evidence_flags
+from bench.formats import PLACEHOLDER, is_placeholder, placeholder_handle
 from bench.policies import CompactPolicy, ExtractiveSummarizer, build_policy, steps, view_problems
 from bench.policies.compact import command_key, micro_compact_targets, result_failed
 from bench.policies.summarize import EXTRACTIVE_LABEL
 from bench.profiles import OPENHANDS
 from bench.reader import EvidenceReader
 from bench.schema import Case, Question
-from bench.text import PLACEHOLDER, content_text, is_placeholder, placeholder_handle
+from bench.text import content_text
 from bench.tokens import TokenCounter
 
 from builders import random_history

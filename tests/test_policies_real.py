@@ -14,10 +14,11 @@ from langchain_core.messages import ToolMessage
 from omegaconf import OmegaConf
 
 from bench.evidence import evidence_flags
+from bench.formats import is_placeholder, placeholder_handle
 from bench.policies import CompactPolicy, NLatest, view_problems
 from bench.policies.compact import micro_compact_targets
 from bench.schema import Case
-from bench.text import content_text, is_placeholder, placeholder_handle
+from bench.text import content_text
 from bench.tokens import TokenCounter
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "real" / "dev.parquet"

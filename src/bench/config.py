@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf

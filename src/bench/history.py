@@ -17,8 +17,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from bench.formats import is_placeholder
 from bench.profiles import Profile
-from bench.text import content_text, is_placeholder
+from bench.text import content_text
 
 __all__ = ["ToolEvent", "pair_results", "tool_events", "args_text"]
 

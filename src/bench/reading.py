@@ -57,10 +57,21 @@ from typing import Any
 from langchain_core.messages import BaseMessage, ToolMessage
 
 from bench.extract import CommandRun, command_runs
+from bench.formats import (
+    NOTE_ACTION_CHARS,
+    NOTE_DETAIL_CHARS,
+    RETRY_NOTE,
+    note_parts,
+    parse_excerpt,
+    parse_file_item,
+    parse_omitted,
+    parse_retry_note,
+    placeholder_handle,
+)
 from bench.history import ToolEvent, args_text, tool_events
 from bench.profiles import OPENHANDS, Profile
 from bench.schema import Case
-from bench.text import TAIL_MARK, content_text, placeholder_handle
+from bench.text import content_text
 
 __all__ = ["Reading", "read_view", "find_run", "find_call", "events_of"]
 
@@ -103,25 +114,10 @@ class Reading:
 
 # --- output excerpts ---------------------------------------------------------------------
 
-_STORED_SUFFIX = re.compile(r"\s*\(stored: read_tool_output\(handle=\"([A-Za-z0-9_-]+)\"\)\)\s*$")
-_EXIT_SUFFIX = re.compile(r"\s*\[exit code -?\d+\]\s*$")
-_UNKNOWN_OUTPUT = {"output cleared", "no result"}
-
-
 def _excerpt(text: str, limit: int | None = None) -> tuple[str | None, str | None, bool]:
-    """(output, handle, partial) of an excerpt: None output when cleared, missing or cut at its
-    end; partial when it is the last line of a longer output (written ``... last line``)."""
-    handle = None
-    match = _STORED_SUFFIX.search(text)
-    if match:
-        handle, text = match.group(1), text[: match.start()]
-    text = _EXIT_SUFFIX.sub("", text).strip()
-    if text in _UNKNOWN_OUTPUT or text.endswith("...") or (limit is not None and len(text) >= limit):
-        return None, handle, False
-    partial = text.startswith(TAIL_MARK)
-    if partial:
-        text = text[len(TAIL_MARK):]
-    return ("" if text == "(no output)" else text), handle, partial
+    """(output, handle, partial) of a timeline excerpt (:func:`bench.formats.parse_excerpt`)."""
+    excerpt = parse_excerpt(text, limit)
+    return excerpt.output, excerpt.handle, excerpt.partial
 
 
 _HEREDOC = re.compile(r"<<-?\s*['\"]?\w+['\"]?")
@@ -153,16 +149,9 @@ def _bash_seen(profile: Profile, shown: str, output: str | None, handle: str | N
 
 _HEADING = re.compile(r"^\s*(?:\d{1,2}[.)]|#{1,6})\s+\S")
 _ITEM = re.compile(r"^\s*[-*]\s+(.*?)\s*$")
-_OMITTED = re.compile(r"^\((\d+) earlier items omitted\)$")
 _CALL_ITEM = re.compile(r"^([A-Za-z_][\w.-]*) (\{.*?(?:\}|\.\.\.)) -> (.*)$")
 _EDITOR_ITEM = re.compile(r"^([A-Za-z_][\w-]*) (?:([a-z_]+) )?(\S+) -> (.*)$")
-_FILE_ITEM = re.compile(r"^(\S+) \(((?:[A-Za-z_]+(?: x\d+)?)(?:, [A-Za-z_]+(?: x\d+)?)*)\)$")
-_NOTE = re.compile(
-    r"\[Retries collapsed: (\d+) earlier failed attempt\(s\) of this action were removed from the "
-    r"history: ([^\n]*)"
-)
-_NOTE_COMMAND_CHARS = 120  # a note cuts an attempt's action to this many characters, unmarked
-_NOTE_DETAIL_CHARS = 160  # and its output line to this many
+_NOTE = RETRY_NOTE
 
 
 def _sections(summary: str) -> list[list[str]]:
@@ -212,17 +201,6 @@ def _timeline_item(item: str, tools: set[str], profile: Profile) -> _Seen | None
     return _Seen(ToolEvent(-1, None, "", name, args, output), "", handle, exact=False, partial=partial)
 
 
-def _file_ops(item: str) -> tuple[str, dict[str, int]] | None:
-    match = _FILE_ITEM.match(item)
-    if not match:
-        return None
-    ops: dict[str, int] = {}
-    for part in match.group(2).split(", "):
-        op, _, times = part.partition(" x")
-        ops[op] = ops.get(op, 0) + (int(times) if times else 1)
-    return match.group(1), ops
-
-
 def _mentioned_retries(summary: str, tools: set[str]) -> list[tuple[str, bool]]:
     """Shell runs that notes of collapsed retries, quoted in the summary, say were removed:
     (command or its visible prefix, whether it is complete).
@@ -233,12 +211,12 @@ def _mentioned_retries(summary: str, tools: set[str]) -> list[tuple[str, bool]]:
     """
     runs: list[tuple[str, bool]] = []
     for count, body in _NOTE.findall(summary):
-        parts = [p for p in re.split(r"; (?=`)", body) if p.startswith("`")][: int(count)]
+        parts = note_parts(body)[: int(count)]
         shown = []
         for part in parts:
             end = part.find("` -> ")
             text = part[1:end] if end > 0 else part[1:].removesuffix("...").rstrip()
-            shown.append((text, end > 0 and len(text) < _NOTE_COMMAND_CHARS))
+            shown.append((text, end > 0 and len(text) < NOTE_ACTION_CHARS))
         if any(text.split(" ", 1)[0] in tools for text, _ in shown):
             continue
         runs += shown + [("", False)] * (int(count) - len(shown))
@@ -255,8 +233,8 @@ def _read_summary(summary: str, tools: set[str], profile: Profile
     best_calls = best_files = 0
     for items in _sections(summary):
         calls = [seen for item in items if (seen := _timeline_item(item, tools, profile)) is not None]
-        listed = [hit for item in items if (hit := _file_ops(item)) is not None]
-        omitted = any(_OMITTED.match(item) for item in items)
+        listed = [hit for item in items if (hit := parse_file_item(item)) is not None]
+        omitted = any(parse_omitted(item) is not None for item in items)
         if len(calls) > best_calls:
             best_calls, timeline, omitted_calls = len(calls), calls, omitted
         if len(listed) > best_files:
@@ -288,11 +266,10 @@ def _read_summary(summary: str, tools: set[str], profile: Profile
 def _note_attempts(profile: Profile, text: str, calls: list[dict[str, Any]], index: int,
                    cwd: str | None) -> list[_Seen]:
     """The removed attempts a note of collapsed retries at the start of ``text`` describes."""
-    match = _NOTE.match(text)
-    if not match:
+    note = parse_retry_note(text)
+    if note is None:
         return []
-    count, body = int(match.group(1)), match.group(2).removesuffix("]")
-    parts = [p for p in re.split(r"; (?=`)", body) if p.startswith("`")]
+    count, parts = note
     bash = [i for i, c in enumerate(calls) if profile.is_shell(c["name"]) and not profile.is_process_input(c["args"])]
     seen: list[_Seen] = []
     for number in range(count):
@@ -307,8 +284,8 @@ def _note_attempts(profile: Profile, text: str, calls: list[dict[str, Any]], ind
                 seen.append(_bash_seen(profile, "", None, None, cut=True, index=index, cwd=cwd))
                 continue
             shown = actions[position]
-            output, handle, _ = _excerpt(details[position], _NOTE_DETAIL_CHARS)
-            cut = len(shown) >= _NOTE_COMMAND_CHARS
+            output, handle, _ = _excerpt(details[position], NOTE_DETAIL_CHARS)
+            cut = len(shown) >= NOTE_ACTION_CHARS
             seen.append(_bash_seen(profile, shown, output, handle, cut=cut, index=index, cwd=cwd))
     return seen
 

@@ -1,14 +1,13 @@
 """Text helpers shared by the extractors, the views and the offline stack.
 
-Message content as text, what a reader sees of a message or a view, and micro_compact's
-placeholder. Source-specific output decoration (OpenHands markers) is stripped by the
+Message content as text, and what a reader sees of a message or a view (the formats
+compaction writes into views are :mod:`bench.formats`). Source-specific output decoration (OpenHands markers) is stripped by the
 case's profile (:meth:`bench.profiles.Profile.clean`), not here.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -19,11 +18,6 @@ __all__ = [
     "message_text",
     "view_text",
     "reader_text",
-    "PLACEHOLDER",
-    "TAIL_MARK",
-    "is_placeholder",
-    "placeholder",
-    "placeholder_handle",
 ]
 
 def content_text(content: Any) -> str:
@@ -78,31 +72,3 @@ def view_text(messages: list[BaseMessage], summary: str | None, clean: Callable[
     if summary:
         texts.append(summary)
     return "\n".join(texts).replace("\r\n", "\n").replace("\r", "\n")
-
-
-# A summary timeline excerpt that is the last line of a longer output starts with this
-# (written by the extractive summarizer, read by bench.reading).
-TAIL_MARK = "... "
-
-# micro_compact's placeholder for a cleared tool result. With offload on, it carries a
-# handle that ``read_tool_output`` opens.
-PLACEHOLDER = "[Old tool result content cleared]"
-_HANDLE = re.compile(r"read_tool_output\(handle=\"([A-Za-z0-9_-]+)\"\)")
-
-
-def is_placeholder(text: str | None) -> bool:
-    return bool(text) and text.startswith(PLACEHOLDER)
-
-
-def placeholder(handle: str | None = None) -> str:
-    """The fixed placeholder text; with a handle, how to get the content back."""
-    if handle is None:
-        return PLACEHOLDER
-    return f'{PLACEHOLDER} Stored output: read_tool_output(handle="{handle}")'
-
-
-def placeholder_handle(text: str | None) -> str | None:
-    if not is_placeholder(text):
-        return None
-    match = _HANDLE.search(text)
-    return match.group(1) if match else None

@@ -42,18 +42,21 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from bench.config import ConfigError, check_types
-from bench.history import args_text
-from bench.policies.base import make_view, steps
-from bench.policies.summarize import (
-    ExtractiveSummarizer,
-    Summarizer,
-    load_prompt,
-    stored_handles,
+from bench.formats import (
+    Attempt,
+    find_handles,
+    format_retry_note,
+    is_placeholder,
+    note_detail,
+    placeholder,
     stored_note,
 )
+from bench.history import args_text
+from bench.policies.base import make_view, steps
+from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
 from bench.profiles import Profile
 from bench.schema import Case, View
-from bench.text import content_text, is_placeholder, message_text, placeholder
+from bench.text import content_text, message_text
 from bench.tokens import TokenCounter
 
 __all__ = [
@@ -410,10 +413,8 @@ class _Replay:
                     settled.append((chain, (begin, end)))
                 chain, chain_key = [], None
         for attempts, (final, _) in reversed(settled):  # from the end, so indices stay valid
-            notes = [self._attempt_note(b, e) for b, e in attempts]
+            note = format_retry_note([self._attempt(b, e) for b, e in attempts])
             head = self.state[final].message
-            note = (f"[Retries collapsed: {len(attempts)} earlier failed attempt(s) of this action were "
-                    f"removed from the history: {'; '.join(notes)}]")
             body = _text(head)
             self.state[final].message = head.model_copy(update={"content": f"{note}\n\n{body}" if body else note})
             for begin, end in reversed(attempts):
@@ -422,22 +423,16 @@ class _Replay:
             self.stats["collapse"]["chains"] += 1
             self.stats["collapse"]["attempts_removed"] += len(attempts)
 
-    def _attempt_note(self, begin: int, end: int) -> str:
-        parts = []
-        for call in self.state[begin].message.tool_calls:
-            args = call.get("args") or {}
-            what = self._action(call["name"], args)
-            parts.append(re.sub(r"\s+", " ", what)[:120])
-        detail = []
+    def _attempt(self, begin: int, end: int) -> Attempt:
+        """A failed attempt as its note describes it: each call's action, each result's last line."""
+        actions = [self._action(c["name"], c.get("args") or {}) for c in self.state[begin].message.tool_calls]
+        details = []
         for entry in self.state[begin + 1 : end]:
             lines = [ln for ln in self.case.profile.clean(_text(self.case.messages[entry.orig])).splitlines()
                      if ln.strip()]
-            last = re.sub(r"\s+", " ", lines[-1]).strip()[:160] if lines else "(no output)"
-            stored = ""
-            if self.mech.offload:
-                stored = f' (stored: read_tool_output(handle="{self._stash(entry.orig)}"))'
-            detail.append(f"{last}{stored}")
-        return f"`{' | '.join(parts)}` -> {' / '.join(detail)}"
+            handle = self._stash(entry.orig) if self.mech.offload else None
+            details.append(note_detail(lines[-1] if lines else None, handle))
+        return Attempt(actions, details)
 
     def _action(self, name: str, args: dict[str, Any]) -> str:
         """An attempt's action as a note shows it: a shell command, an edit, or a call with its arguments."""
@@ -540,7 +535,7 @@ class _Replay:
         text = "\n".join(message_text(m) for m in messages)
         if self.summary:
             text += "\n" + self.summary
-        exposed = {h: self.store[h] for h in stored_handles(text) if h in self.store}
+        exposed = {h: self.store[h] for h in find_handles(text) if h in self.store}
         evidence_handles = {}
         for question in self.case.questions:
             outputs = [i for i in question.evidence_messages

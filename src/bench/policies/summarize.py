@@ -25,9 +25,19 @@ from typing import Any, ClassVar, Protocol
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from bench.config import ConfigError
+from bench.formats import (
+    cut,
+    find_handles,
+    format_excerpt,
+    format_file_item,
+    format_omitted,
+    handle_ref,
+    is_placeholder,
+    strip_stored_note,
+)
 from bench.history import args_text, pair_results
 from bench.profiles import OPENHANDS, Profile
-from bench.text import TAIL_MARK, content_text, is_placeholder
+from bench.text import content_text
 
 __all__ = [
     "Summarizer",
@@ -36,8 +46,6 @@ __all__ = [
     "PROMPT_NAMES",
     "load_prompt",
     "prompt_sections",
-    "stored_handles",
-    "stored_note",
 ]
 
 PROMPT_NAMES = ("sre", "generic", "hybrid", "hybrid_v2")
@@ -85,22 +93,6 @@ def prompt_sections(prompt: str) -> list[str]:
     return titles or list(_DEFAULT_SECTIONS)
 
 
-_HANDLE_REF = re.compile(r"read_tool_output\(handle=\"([A-Za-z0-9_-]+)\"\)")
-
-
-def stored_handles(text: str) -> list[str]:
-    """Handles referenced as ``read_tool_output(handle="...")`` in a text, in order."""
-    return _HANDLE_REF.findall(text or "")
-
-
-def stored_note(handle: str) -> str:
-    """The line appended to an output the summarizer sees in full although it is stored."""
-    return f'[Stored output: read_tool_output(handle="{handle}")]'
-
-
-_STORED_NOTE = re.compile(r"\n?\[Stored output: read_tool_output\(handle=\"[A-Za-z0-9_-]+\"\)\]\s*$")
-
-
 EXTRACTIVE_LABEL = (
     "[EXTRACTIVE SUMMARY: produced offline by rules, not written by a language model. "
     "Each section holds excerpts copied from the earlier history.]"
@@ -127,11 +119,11 @@ class _Call:
     def output(self) -> str:
         if self.raw is None or is_placeholder(self.raw):
             return ""
-        return self.profile.clean(_STORED_NOTE.sub("", self.raw))
+        return self.profile.clean(strip_stored_note(self.raw))
 
     @property
     def handle(self) -> str | None:
-        found = stored_handles(self.raw or "")
+        found = find_handles(self.raw)
         return found[-1] if found else None
 
     @property
@@ -140,9 +132,7 @@ class _Call:
         return found[-1] if found else None
 
 
-def _one_line(text: str, limit: int) -> str:
-    text = re.sub(r"\s+", " ", text or "").strip()
-    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+_one_line = cut  # text on one line, cut to a length (bench.formats)
 
 
 @dataclass
@@ -182,7 +172,7 @@ class ExtractiveSummarizer:
     def _cap(self, items: list[str]) -> list[str]:
         if len(items) <= self.max_items:
             return items
-        return [f"({len(items) - self.max_items} earlier items omitted)", *items[-self.max_items :]]
+        return [format_omitted(len(items) - self.max_items), *items[-self.max_items :]]
 
     def _section(self, title: str, messages: list[BaseMessage], calls: list[_Call]) -> list[str]:
         key = title.lower()
@@ -234,8 +224,7 @@ class ExtractiveSummarizer:
                 ops.setdefault(path, []).append(str(call.args.get("command") or call.name))
         items = []
         for path, used in ops.items():
-            counted = {op: used.count(op) for op in dict.fromkeys(used)}
-            items.append(f"{path} ({', '.join(op if n == 1 else f'{op} x{n}' for op, n in counted.items())})")
+            items.append(format_file_item(path, {op: used.count(op) for op in dict.fromkeys(used)}))
         return self._cap(items)
 
     def _action(self, call: _Call) -> str:
@@ -251,19 +240,10 @@ class ExtractiveSummarizer:
 
     def _describe(self, call: _Call) -> str:
         what = self._action(call)
-        if call.raw is None:
-            return f"{what} -> no result"
-        if is_placeholder(call.raw):
-            result = "output cleared"
-        else:
-            lines = [line for line in call.output.splitlines() if line.strip()]
-            result = _one_line(lines[-1], self.excerpt_chars) if lines else "(no output)"
-            if len(lines) > 1:  # the last line of a longer output: marked, so no one takes it for all of it
-                result = TAIL_MARK + result
-        code = call.exit_code
-        status = f" [exit code {code}]" if code not in (None, 0) else ""
-        stored = f' (stored: read_tool_output(handle="{call.handle}"))' if call.handle else ""
-        return f"{what} -> {result}{status}{stored}"
+        output = None if call.raw is None else call.output
+        return f"{what} -> " + format_excerpt(output, cleared=call.raw is not None and is_placeholder(call.raw),
+                                              limit=self.excerpt_chars, exit_code=call.exit_code,
+                                              handle=call.handle)
 
     def _commands(self, calls: list[_Call]) -> list[str]:
         return self._cap([self._describe(c) for c in calls
@@ -279,7 +259,7 @@ class ExtractiveSummarizer:
             what = (_one_line(call.profile.command_of(call.args), self.excerpt_chars // 2)
                     if call.profile.is_shell(call.name) else f"{call.name} {call.args.get('path', '')}".strip())
             detail = _one_line(line, self.excerpt_chars) if line else f"exit code {code}"
-            stored = f' (stored: read_tool_output(handle="{call.handle}"))' if call.handle else ""
+            stored = f" (stored: {handle_ref(call.handle)})" if call.handle else ""
             items.append(f"{what}: {detail}{stored}")
         return self._cap(items)
 
@@ -289,7 +269,7 @@ class ExtractiveSummarizer:
             if call.handle:
                 label = (call.profile.command_of(call.args) if call.profile.is_shell(call.name)
                          else call.args.get("path"))
-                items.append(f'read_tool_output(handle="{call.handle}"): {call.name} '
+                items.append(f"{handle_ref(call.handle)}: {call.name} "
                              f"{_one_line(str(label or ''), self.excerpt_chars // 2)}")
         return self._cap(items)
 
