@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from bench.evidence import evidence_flags
 from bench.formats import PLACEHOLDER, is_placeholder, placeholder_handle
-from bench.policies import CompactPolicy, ExtractiveSummarizer, build_policy, steps, view_problems
+from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext, build_policy, steps, view_problems
 from bench.policies.compact import command_key, micro_compact_targets, result_failed
 from bench.policies.summarize import EXTRACTIVE_LABEL
 from bench.profiles import OPENHANDS
@@ -61,8 +61,10 @@ def make_case(messages: list[BaseMessage], questions: list[Question] | None = No
                 messages=messages, tools=[], model_patch="", repo_root="/repo", questions=questions or [])
 
 
-def policy(mechanism: dict | None = None, **kw) -> CompactPolicy:
-    return CompactPolicy(mechanism=mechanism or {}, counter=COUNTER, **kw)
+def policy(mechanism: dict | None = None, summarizer=None, prompt_name: str = "sre", **kw) -> CompactPolicy:
+    context = PolicyContext(counter=COUNTER, mechanism=mechanism or {}, summarizer=summarizer,
+                            prompt_name=prompt_name)
+    return CompactPolicy(context=context, **kw)
 
 
 NO_AUTO = {"enabled": False}
@@ -465,6 +467,6 @@ def test_bad_values_fail_when_the_policy_is_built() -> None:
     with pytest.raises(ValueError, match="tail_fraction"):
         build_policy(_compose(["arm=compact", "mechanism.tail_fraction=1.5"]), COUNTER)
     with pytest.raises(ValueError, match="unknown Mechanisms key"):
-        CompactPolicy(mechanism={"offlaod": True}, counter=COUNTER)
+        CompactPolicy(context=PolicyContext(counter=COUNTER, mechanism={"offlaod": True}))
     with pytest.raises(Exception, match="offlaod"):
         _compose(["arm=compact", "mechanism.offlaod=true"])  # Hydra rejects unknown keys

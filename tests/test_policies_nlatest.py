@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from bench.policies import NLatest, build_policy, view_problems
+from bench.policies import NLatest, PolicyContext, build_policy, view_problems
 from bench.schema import Case, Question, View
 from bench.tokens import TokenCounter
 
@@ -20,6 +20,7 @@ from builders import random_history
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 COUNTER = TokenCounter()
+CONTEXT = PolicyContext(counter=COUNTER)
 
 
 def ai(*ids: str, text: str = "") -> AIMessage:
@@ -49,40 +50,40 @@ def kept(view: View) -> list[BaseMessage]:
 
 
 def test_cut_inside_parallel_results_moves_toward_newer() -> None:
-    view = NLatest(n=5, counter=COUNTER)(make_case(PARALLEL))  # would start at Tb
+    view = NLatest(n=5, context=CONTEXT)(make_case(PARALLEL))  # would start at Tb
     assert kept(view) == PARALLEL[5:]
     assert view.info["boundary_moved"] == 2 and view.info["first_kept"] == 5
     assert not view_problems(view.messages)
 
 
 def test_cut_at_the_call_keeps_all_its_results() -> None:
-    view = NLatest(n=7, counter=COUNTER)(make_case(PARALLEL))  # starts exactly at A(a,b,c)
+    view = NLatest(n=7, context=CONTEXT)(make_case(PARALLEL))  # starts exactly at A(a,b,c)
     assert kept(view) == PARALLEL[1:]
     assert view.info["boundary_moved"] == 0
     assert view.kept_messages == 7
 
 
 def test_cut_right_after_the_call_drops_the_whole_exchange() -> None:
-    view = NLatest(n=6, counter=COUNTER)(make_case(PARALLEL))  # starts at Ta: call is gone
+    view = NLatest(n=6, context=CONTEXT)(make_case(PARALLEL))  # starts at Ta: call is gone
     assert kept(view) == PARALLEL[5:]
 
 
 def test_trailing_tool_group() -> None:
     history = [HumanMessage("go"), ai("a"), res("a"), ai("x", "y"), res("x"), res("y")]
     for n, expected in ((1, []), (2, []), (3, history[3:]), (4, history[3:]), (5, history[1:])):
-        view = NLatest(n=n, counter=COUNTER)(make_case(history))
+        view = NLatest(n=n, context=CONTEXT)(make_case(history))
         assert kept(view) == expected, n
         assert not view_problems(view.messages)
 
 
 def test_n_bounds() -> None:
     case = make_case(PARALLEL)
-    assert kept(NLatest(n=0, counter=COUNTER)(case)) == []
-    assert kept(NLatest(n=100, counter=COUNTER)(case)) == PARALLEL
+    assert kept(NLatest(n=0, context=CONTEXT)(case)) == []
+    assert kept(NLatest(n=100, context=CONTEXT)(case)) == PARALLEL
     with pytest.raises(ValueError, match="arm.n"):
-        NLatest(n=None, counter=COUNTER)
+        NLatest(n=None, context=CONTEXT)
     with pytest.raises(ValueError):
-        NLatest(n=-1, counter=COUNTER)
+        NLatest(n=-1, context=CONTEXT)
 
 
 def test_token_guard_drops_oldest_whole_steps() -> None:
@@ -92,18 +93,18 @@ def test_token_guard_drops_oldest_whole_steps() -> None:
     case = make_case(history)
     full = COUNTER.count_messages(history)
     step = COUNTER.count_messages(history[-2:])
-    view = NLatest(n=100, max_tokens=3 * step + 1, counter=COUNTER)(case)
+    view = NLatest(n=100, max_tokens=3 * step + 1, context=CONTEXT)(case)
     assert kept(view) == history[-6:]
     assert view.kept_tokens <= 3 * step + 1 < full
     assert view.info["steps_dropped_by_tokens"] == 4  # the user message and three exchanges
     assert not view_problems(view.messages)
-    tiny = NLatest(n=100, max_tokens=1, counter=COUNTER)(case)
+    tiny = NLatest(n=100, max_tokens=1, context=CONTEXT)(case)
     assert tiny.messages == [] and tiny.kept_tokens == 0
 
 
 def test_in_kept_suffix_per_question() -> None:
     case = make_case(PARALLEL, evidence={"old": [1, 2], "new": [5, 6], "none": []})
-    view = NLatest(n=3, counter=COUNTER)(case)
+    view = NLatest(n=3, context=CONTEXT)(case)
     assert view.info["in_kept_suffix"] == {"c:old": False, "c:new": True, "c:none": True}
 
 
@@ -127,7 +128,7 @@ def test_match_keeps_latest_complete_exchanges_within_the_matched_tokens() -> No
         history += [ai(f"c{i}", f"d{i}"), res(f"c{i}", "y " * 30), res(f"d{i}", "z " * 10)]
     case = make_case(history)
     for budget in range(0, COUNTER.count_messages(history) + 10, 17):
-        view = NLatest(n=None, match="fixed", budget_policy=FixedBudget(budget), counter=COUNTER)(case)
+        view = NLatest(n=None, match="fixed", context=PolicyContext(counter=COUNTER, budget_policy=FixedBudget(budget)))(case)
         assert view.kept_tokens <= budget
         assert not view_problems(view.messages)
         first = view.info["first_kept"]
@@ -141,7 +142,7 @@ def test_match_keeps_latest_complete_exchanges_within_the_matched_tokens() -> No
 
 def test_match_with_n_applies_both_bounds() -> None:
     case = make_case(PARALLEL)
-    view = NLatest(n=3, match="fixed", budget_policy=FixedBudget(10_000), counter=COUNTER)(case)
+    view = NLatest(n=3, match="fixed", context=PolicyContext(counter=COUNTER, budget_policy=FixedBudget(10_000)))(case)
     assert kept(view) == PARALLEL[5:]
 
 
@@ -152,7 +153,7 @@ def test_property_every_cut_is_a_valid_suffix_of_at_most_n_messages() -> None:
         case = make_case(history, evidence={"q": [rng.randrange(len(history))]})
         visible_before = False
         for n in range(0, len(history) + 2):
-            view = NLatest(n=n, counter=COUNTER)(case)
+            view = NLatest(n=n, context=CONTEXT)(case)
             assert not view_problems(view.messages)
             assert len(view.messages) <= n
             assert view.messages == history[len(history) - len(view.messages):]

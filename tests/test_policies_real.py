@@ -15,7 +15,7 @@ from omegaconf import OmegaConf
 
 from bench.evidence import evidence_flags
 from bench.formats import is_placeholder, placeholder_handle
-from bench.policies import CompactPolicy, NLatest, view_problems
+from bench.policies import CompactPolicy, NLatest, PolicyContext, view_problems
 from bench.policies.compact import micro_compact_targets
 from bench.schema import Case
 from bench.text import content_text
@@ -50,7 +50,7 @@ def test_nlatest_views_are_valid_suffixes_and_evidence_is_monotone(cases: list[C
         previous: dict[str, dict[str, bool]] | None = None
         previous_in_suffix: dict[str, bool] | None = None
         for n in (10, 20, 40):
-            view = NLatest(n=n, counter=COUNTER)(case)
+            view = NLatest(n=n, context=PolicyContext(counter=COUNTER))(case)
             assert not view_problems(view.messages), (case.case_id, n)
             assert len(view.messages) <= n
             assert view.messages == case.messages[len(case.messages) - len(view.messages):]
@@ -68,7 +68,7 @@ def test_nlatest_views_are_valid_suffixes_and_evidence_is_monotone(cases: list[C
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_compact_views_are_valid_with_every_preset(cases: list[Case], preset: str) -> None:
-    policy = CompactPolicy(mechanism={"name": preset, **PRESETS[preset]}, counter=COUNTER)
+    policy = CompactPolicy(context=PolicyContext(counter=COUNTER, mechanism={"name": preset, **PRESETS[preset]}))
     for case in cases:
         view = policy(case)
         assert not view_problems(view.messages), case.case_id
@@ -88,7 +88,7 @@ def test_compact_views_are_valid_with_every_preset(cases: list[Case], preset: st
 
 
 def test_replay_per_call_equals_the_rule_at_question_time(cases: list[Case]) -> None:
-    policy = CompactPolicy(auto_compact={"enabled": False}, counter=COUNTER)
+    policy = CompactPolicy(auto_compact={"enabled": False}, context=PolicyContext(counter=COUNTER))
     for case in cases:
         view = policy(case)
         cleared = {m.tool_call_id for m in view.messages if isinstance(m, ToolMessage) and is_placeholder(m.content)}

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from bench.policies import CompactPolicy
+from bench.policies import CompactPolicy, PolicyContext
 from bench.reader import ABSTENTION, EvidenceReader, extract_answer
 from bench.schema import Case, Question, View
 from bench.tokens import TokenCounter
@@ -58,7 +58,7 @@ def question(qtype: str, command: str | None = None, ordinal: int = 1) -> Questi
 def compact(messages: list[BaseMessage], **mechanism: Any) -> tuple[Case, View]:
     case = case_of([HumanMessage("Fix the bug in /repo."), *messages])
     auto = mechanism.pop("auto_compact", None)
-    policy = CompactPolicy(mechanism=mechanism, counter=COUNTER, **({"auto_compact": auto} if auto else {}))
+    policy = CompactPolicy(context=PolicyContext(counter=COUNTER, mechanism=mechanism), **({"auto_compact": auto} if auto else {}))
     return case, policy(case)
 
 

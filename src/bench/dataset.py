@@ -18,18 +18,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
 
 __all__ = ["main"]
-
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
-
-
-def _compose(overrides: list[str]):
-    from hydra import compose, initialize_config_dir
-
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=overrides)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,11 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_intermixed_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
+    from bench.config import compose
     from bench.data import DatasetError, load_cases
     from bench.tokens import TokenCounter
     from bench.tracing import dataset_name, langfuse_client, langfuse_settings, upload_dataset
 
-    cfg = _compose(args.overrides)
+    cfg = compose(args.overrides)
     try:
         selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding))
     except DatasetError as err:

@@ -58,7 +58,7 @@ from bench.data import load_cases
 from bench.evidence import evidence_flags
 from bench.metrics import compute_metrics
 from bench.models import ModelSetupError, call_sink, call_tags
-from bench.policies import FullHistory, build_policy
+from bench.policies import FullHistory, PolicyContext, build_policy
 from bench.provenance import git_state, package_versions, text_hash
 from bench.schema import Answer, Case, Question
 from bench.store import JobStore
@@ -252,7 +252,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             job.run_arm(selection.cases, policy, arm)
             full_correct = None
             if arm != "full":
-                full_correct = job.run_reference(selection.cases, FullHistory(counter=counter))
+                full_correct = job.run_reference(selection.cases, FullHistory(context=PolicyContext(counter=counter)))
     finally:
         gc.unfreeze()
         forget_messages()  # the memo of this job's message encodings (bench.wire)

@@ -7,8 +7,9 @@ Arms: ``full`` (the whole history), ``nlatest`` (the N latest messages, spec 2.2
 ``compact`` (the sre-agent compaction with its mechanisms, spec 2.3). ``build_policy``
 hands each arm what it declares from the job config: ``compact`` gets ``cfg.prompt``,
 ``cfg.mechanism`` and the summarizer of ``cfg.summarizer``; ``nlatest`` with
-``arm.match=NAME`` gets the policy of arm NAME, composed from ``conf/arm/NAME.yaml`` with
-the same prompt, mechanism and summarizer groups as this job.
+``arm.match=NAME`` gets the policy of arm NAME, composed (Hydra's compose API) with the
+same prompt, mechanism and summarizer groups as this job. Each arrives in one
+:class:`PolicyContext`, filled with the parts the policy's class declares in ``uses``.
 
 Importing this package registers the config resolver ``${bench.prompt:FILE}`` that
 reads a summary prompt (``conf/prompt/*.yaml`` use it for ``prompt.text``).
@@ -17,15 +18,14 @@ reads a summary prompt (``conf/prompt/*.yaml`` use it for ``prompt.text``).
 from __future__ import annotations
 
 import copy
-import inspect
 from pathlib import Path
 from typing import Any
 
 from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from bench.config import ConfigError
-from bench.policies.base import Policy, clean_start, make_view, steps, view_problems
+from bench.config import CONF_DIR, ConfigError, compose
+from bench.policies.base import CONTEXT_PARTS, Policy, PolicyContext, clean_start, make_view, steps, view_problems
 from bench.policies.compact import AutoCompact, CompactPolicy, Mechanisms, MicroCompact
 from bench.policies.full import FullHistory
 from bench.policies.nlatest import NLatest
@@ -34,6 +34,7 @@ from bench.tokens import TokenCounter
 
 __all__ = [
     "Policy",
+    "PolicyContext",
     "make_view",
     "view_problems",
     "steps",
@@ -55,9 +56,6 @@ __all__ = [
 if not OmegaConf.has_resolver("bench.prompt"):
     OmegaConf.register_new_resolver("bench.prompt", load_prompt)
 
-# The project's config directory (what bench.main composes from).
-CONF_DIR = Path(__file__).resolve().parents[3] / "conf"
-
 
 def _conf_dir() -> Path:
     """The primary config directory of the running Hydra app, else the project's ``conf/``."""
@@ -73,39 +71,53 @@ def _conf_dir() -> Path:
 
 
 def arm_config(cfg: Any, name: str) -> DictConfig:
-    """The job config with its arm swapped for ``conf/arm/<name>.yaml`` (other groups kept)."""
-    path = _conf_dir() / "arm" / f"{name}.yaml"
-    if not path.is_file():
-        known = sorted(p.stem for p in path.parent.glob("*.yaml"))
+    """The job config with its arm swapped for arm ``name``, composed with Hydra's compose API
+    from the same config directory (other groups kept as the job has them)."""
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import MissingConfigException
+
+    conf_dir = _conf_dir()
+    if not (conf_dir / "arm" / f"{name}.yaml").is_file():
+        known = sorted(p.stem for p in (conf_dir / "arm").glob("*.yaml"))
         raise ConfigError(f"arm.match={name!r}: no such arm (known: {', '.join(known)})")
+    outer = GlobalHydra.instance().is_initialized()
+    hydra_state = GlobalHydra.instance().hydra if outer else None
+    try:
+        if outer:  # inside a running Hydra app: compose in a fresh instance, then restore the app's
+            GlobalHydra.instance().clear()
+        arm = compose([f"arm={name}"], config_dir=conf_dir).arm
+    except MissingConfigException as err:
+        raise ConfigError(f"arm.match={name!r}: {str(err).splitlines()[0]}") from None
+    finally:
+        if outer:
+            GlobalHydra.instance().clear()
+            GlobalHydra.instance().initialize(hydra_state)
     swapped = copy.deepcopy(cfg) if isinstance(cfg, DictConfig) else OmegaConf.create(cfg)
     OmegaConf.set_struct(swapped, False)
-    swapped.arm = OmegaConf.load(path)
+    swapped.arm = arm
     return swapped
 
 
-def _accepts(cfg_arm: Any) -> set[str]:
-    target = get_class(cfg_arm._target_)
-    return set(inspect.signature(target).parameters)
-
-
 def build_policy(cfg: Any, counter: TokenCounter) -> Policy:
-    """The arm of a composed job config, with what the arm needs from the other groups."""
-    accepts = _accepts(cfg.arm)
-    extra: dict[str, Any] = {}
-    if "mechanism" in accepts and cfg.get("mechanism") is not None:
-        extra["mechanism"] = OmegaConf.to_container(cfg.mechanism, resolve=True)
-    if "prompt" in accepts and cfg.get("prompt") is not None:
+    """The arm of a composed job config, with the parts of its context its class declares it uses."""
+    uses = getattr(get_class(cfg.arm._target_), "uses", frozenset())
+    unknown = set(uses) - CONTEXT_PARTS
+    if unknown:
+        raise ConfigError(f"{cfg.arm._target_} uses unknown context parts {sorted(unknown)}")
+    parts: dict[str, Any] = {}
+    if "mechanism" in uses and cfg.get("mechanism") is not None:
+        parts["mechanism"] = OmegaConf.to_container(cfg.mechanism, resolve=True)
+    if "prompt" in uses and cfg.get("prompt") is not None:
         prompt = cfg.prompt
-        extra["prompt"] = prompt.get("text") or load_prompt(prompt.get("file") or prompt.name)
-        extra["prompt_name"] = prompt.get("name", "custom")
-    if "summarizer" in accepts and cfg.get("summarizer") is not None:
-        extra["summarizer"] = instantiate(cfg.summarizer, _convert_="object")
-    if "budget_policy" in accepts and cfg.arm.get("match"):
+        parts["prompt"] = prompt.get("text") or load_prompt(prompt.get("file") or prompt.name)
+        parts["prompt_name"] = prompt.get("name", "custom")
+    if "summarizer" in uses and cfg.get("summarizer") is not None:
+        parts["summarizer"] = instantiate(cfg.summarizer, _convert_="object")
+    if "budget_policy" in uses and cfg.arm.get("match"):
         if cfg.arm.match == cfg.arm.get("name"):
             raise ConfigError(f"arm.match={cfg.arm.match!r} cannot match the arm itself")
-        extra["budget_policy"] = build_policy(arm_config(cfg, cfg.arm.match), counter)
-    # Objects (summarizer, matched policy) are passed to the partial, not through the
-    # config: OmegaConf would turn dataclass instances into configs and copy them.
+        parts["budget_policy"] = build_policy(arm_config(cfg, cfg.arm.match), counter)
+    # The context is passed to the partial, not through the config: OmegaConf would turn the
+    # objects it holds (summarizer, matched policy) into configs and copy them.
     factory = instantiate(cfg.arm, _partial_=True, _convert_="object")
-    return factory(counter=counter, **extra)
+    return factory(context=PolicyContext(counter=counter, **parts))

@@ -7,23 +7,47 @@ question, and the accounting of what it kept. Every view must be valid for the c
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from bench.schema import Case, View
 from bench.tokens import TokenCounter
 
-__all__ = ["Policy", "view_problems", "make_view", "steps", "clean_start"]
+__all__ = ["Policy", "PolicyContext", "CONTEXT_PARTS", "view_problems", "make_view", "steps", "clean_start"]
+
+# The parts of a PolicyContext a policy class may declare it uses (``Policy.uses``).
+CONTEXT_PARTS = frozenset({"prompt", "mechanism", "summarizer", "budget_policy"})
+
+
+@dataclass(frozen=True)
+class PolicyContext:
+    """What a policy receives from the rest of the job (its own arm settings are its fields).
+
+    ``bench.policies.build_policy`` fills only the parts the policy's class declares in
+    ``uses`` (a summarizer whose endpoint needs a key is not built for an arm that does not
+    summarize); the token counter is always there.
+    """
+
+    counter: TokenCounter = field(default_factory=TokenCounter, repr=False)
+    prompt: str | None = None  # summary prompt text (the prompt group); None: the sre prompt
+    prompt_name: str = "sre"  # its name, recorded in views
+    mechanism: Any = None  # the mechanism group (a dict or bench.policies.compact.Mechanisms)
+    summarizer: Any = field(default=None, repr=False)  # a Summarizer; None: the extractive one
+    budget_policy: Any = field(default=None, repr=False)  # arm.match's arm (a Policy), for nlatest
 
 
 class Policy(Protocol):
     """``view = policy(case)``. ``calls_model`` is True when building a view calls a model (an
     LLM summarizer): the runner then builds views concurrently; pure-CPU views are built one
-    at a time, since threads gain nothing on CPU work under the GIL."""
+    at a time, since threads gain nothing on CPU work under the GIL. ``uses`` names the parts
+    of the :class:`PolicyContext` the policy needs (its explicit contract with build_policy)."""
 
     name: str
     calls_model: bool
+    uses: ClassVar[frozenset[str]]
+    context: PolicyContext
 
     def __call__(self, case: Case) -> View: ...
 

@@ -37,7 +37,7 @@ import posixpath
 import re
 import shlex
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
@@ -52,7 +52,7 @@ from bench.formats import (
     stored_note,
 )
 from bench.history import args_text
-from bench.policies.base import make_view, steps
+from bench.policies.base import PolicyContext, make_view, steps
 from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
 from bench.profiles import Profile
 from bench.schema import Case, View
@@ -251,16 +251,18 @@ class CompactPolicy:
     name: str = "compact"
     micro_compact: MicroCompact | dict | None = None
     auto_compact: AutoCompact | dict | None = None
-    mechanism: Mechanisms | dict | None = None  # cfg.mechanism, passed by build_policy
-    prompt: str | None = None  # summary prompt text (cfg.prompt.text); None: the sre prompt
-    prompt_name: str = "sre"
-    summarizer: Summarizer | None = field(default=None, repr=False)  # None: extractive
-    counter: TokenCounter = field(default_factory=TokenCounter, repr=False)
+    # prompt, prompt_name, mechanism (cfg.mechanism) and summarizer (None: extractive), from build_policy
+    context: PolicyContext = field(default_factory=PolicyContext, repr=False)
+    uses: ClassVar[frozenset[str]] = frozenset({"prompt", "mechanism", "summarizer"})
 
     def __post_init__(self) -> None:
         self.micro_compact = _typed(MicroCompact, self.micro_compact)
         self.auto_compact = _typed(AutoCompact, self.auto_compact)
-        self.mechanism = _typed(Mechanisms, self.mechanism)
+        self.mechanism: Mechanisms = _typed(Mechanisms, self.context.mechanism)
+        self.prompt: str | None = self.context.prompt
+        self.prompt_name: str = self.context.prompt_name
+        self.summarizer: Summarizer | None = self.context.summarizer
+        self.counter: TokenCounter = self.context.counter
         # Wrong value types (mechanism.tail=yes) fail here, before any model call.
         check_types(self, "arm")
         check_types(self.micro_compact, "arm.micro_compact")

@@ -21,10 +21,10 @@ kept suffix (``in_kept_suffix``), which explains failures caused by position alo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from bench.config import ConfigError, check_types
-from bench.policies.base import Policy, clean_start, make_view, steps
+from bench.policies.base import Policy, PolicyContext, clean_start, make_view, steps
 from bench.schema import Case, View
 from bench.tokens import TokenCounter
 
@@ -67,17 +67,20 @@ class NLatest:
     n: int | None = None  # messages to keep (None only together with match)
     max_tokens: int | None = None  # token guard on the kept suffix (None: no guard)
     match: str | None = None  # arm whose per-case kept tokens bound this arm (e.g. compact)
-    budget_policy: Policy | None = field(default=None, repr=False)  # that arm, built by build_policy
-    counter: TokenCounter = field(default_factory=TokenCounter, repr=False)
+    context: PolicyContext = field(default_factory=PolicyContext, repr=False)  # budget_policy: the matched arm
+    uses: ClassVar[frozenset[str]] = frozenset({"budget_policy"})
 
     def __post_init__(self) -> None:
+        self.counter = self.context.counter
+        self.budget_policy: Policy | None = self.context.budget_policy
         check_types(self, "arm")  # arm.n=abc fails here, before any model call
         if self.n is None and self.match is None and self.max_tokens is None:
             raise ConfigError("arm=nlatest needs arm.n=N (or arm.match=ARM / arm.max_tokens=T)")
         if self.n is not None and self.n < 0:
             raise ConfigError(f"arm.n must be >= 0, got {self.n}")
         if self.match is not None and self.budget_policy is None:
-            raise ConfigError(f"arm.match={self.match!r} needs the matched arm's policy (use build_policy)")
+            raise ConfigError(f"arm.match={self.match!r} needs the matched arm's policy in the context "
+                              "(use build_policy)")
 
     @property
     def calls_model(self) -> bool:
