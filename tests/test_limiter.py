@@ -11,9 +11,14 @@ goes beyond a few requests in flight. No assertion on wall-clock time.
 
 from __future__ import annotations
 
+import email.utils
 import json
 import math
+import os
+import subprocess
+import sys
 import threading
+import time
 
 import httpx
 import openai
@@ -31,13 +36,12 @@ from bench.limiter import (
     shared_limiter,
     worker_count,
 )
-from bench.models import ChatClient, ModelSetupError, load_outcome, openai_client
+from bench.models import ChatClient, ModelSetupError, _retry_after, load_outcome, openai_client
 from bench.runner import run
 from bench.store import read_jsonl
 
 from conftest import CONF_DIR
 from fake_openai import FakeOpenAI
-from test_agent import ScriptedChatModel
 
 
 class Clock:
@@ -310,6 +314,8 @@ class RecordingLimiter(FixedLimiter):
 
 
 def test_the_client_reports_every_outcome_with_its_retry_after():
+    from test_agent import ScriptedChatModel
+
     script = [api_error(openai.RateLimitError, 429, {"retry-after-ms": "250", "retry-after": "1"}),
               api_error(openai.InternalServerError, 503, {"retry-after": "2"}),
               api_error(openai.InternalServerError, 500),
@@ -331,6 +337,28 @@ def test_bad_max_concurrency_values_fail_with_one_clear_line():
     with pytest.raises(ModelSetupError, match=r"judge\.max_concurrency_cap must be a positive integer"):
         openai_client("judge", name="m", base_url="http://127.0.0.1:9/v1", api_key_env=None,
                       max_concurrency="auto", max_concurrency_cap="lots", cache_enabled=False)
+
+
+def test_bad_max_concurrency_on_the_command_line_is_one_clear_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}
+    done = subprocess.run([sys.executable, "-m", "bench.main", "model=openai", "model.api_key_env=null",
+                           "model.check_endpoint=false", "model.max_concurrency=0", f"output_dir={tmp_path / 'job'}"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        "error: model.max_concurrency must be auto or a positive integer, got 0"), done.stderr
+    assert not (tmp_path / "job" / "answers.jsonl").exists()
+
+
+def test_retry_after_headers():
+    def wait(headers: dict[str, str]) -> float | None:
+        return _retry_after(api_error(openai.RateLimitError, 429, headers))
+
+    assert wait({"retry-after-ms": "1500", "retry-after": "9"}) == pytest.approx(1.5)
+    assert wait({"retry-after": "3"}) == pytest.approx(3.0)
+    soon = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert 25 < wait({"retry-after": soon}) <= 30
+    assert wait({"retry-after": "whenever"}) is None and wait({}) is None
 
 
 def test_auto_shares_one_limiter_between_clients_of_an_endpoint_and_integers_do_not():
