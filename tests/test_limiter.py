@@ -30,7 +30,9 @@ from bench.limiter import (
     AdaptiveLimiter,
     FixedLimiter,
     Ticket,
+    concurrency_metrics,
     endpoint_label,
+    find_limiters,
     parse_concurrency,
     reset_shared_limiters,
     shared_limiter,
@@ -256,6 +258,33 @@ def test_fixed_limiter_counts_outcomes():
         fixed.release(fixed.acquire(), outcome)
     assert fixed.stats() == {"mode": "fixed", "limit": 2, "n_requests": 5, "n_ok": 1, "n_429": 1,
                              "n_overloaded": 1, "n_timeouts": 1, "n_errors": 1}
+
+
+def test_concurrency_metrics_per_endpoint():
+    class Client:
+        def __init__(self, kind: str, limiter) -> None:
+            self.kind, self.limiter = kind, limiter
+
+    class Component:  # an answerer / a judge / an arm holding a summarizer
+        def __init__(self, **attrs) -> None:
+            self.__dict__.update(attrs)
+
+    auto = AdaptiveLimiter("http://a/v1")
+    answer = Component(client=Client("answer", auto))
+    judge = Component(client=Client("judge", auto))
+    fixed_judge, fixed_summary = FixedLimiter(4, "http://b/v1"), FixedLimiter(2, "http://b/v1/")
+    arm = Component(summarizer=Component(client=Client("summarizer", fixed_summary)))
+    fixed_judge.release(fixed_judge.acquire(), "rate_limited")
+    fixed_summary.release(fixed_summary.acquire(), "ok")
+    found = find_limiters(answer, Component(client=Client("judge", fixed_judge)), judge, arm)
+    assert [(lim, kinds) for lim, kinds in found] == [(auto, ["answer", "judge"]), (fixed_judge, ["judge"]),
+                                                      (fixed_summary, ["summarizer"])]
+    metrics = concurrency_metrics(found)
+    assert set(metrics) == {"http://a/v1", "http://b/v1"}
+    assert metrics["http://a/v1"]["mode"] == "auto" and metrics["http://a/v1"]["kinds"] == ["answer", "judge"]
+    assert metrics["http://b/v1"] == {"kinds": ["judge", "summarizer"], "mode": "fixed",
+                                      "limit": {"judge": 4, "summarizer": 2}, "n_requests": 2, "n_ok": 1,
+                                      "n_429": 1, "n_overloaded": 0, "n_timeouts": 0, "n_errors": 0}
 
 
 def test_one_shared_limiter_per_endpoint():

@@ -65,7 +65,9 @@ __all__ = [
     "AdaptiveLimiter",
     "FixedLimiter",
     "Ticket",
+    "concurrency_metrics",
     "endpoint_label",
+    "find_limiters",
     "parse_concurrency",
     "reset_shared_limiters",
     "shared_limiter",
@@ -317,6 +319,54 @@ class AdaptiveLimiter:
         if len(self._trace) >= self.trace_max:  # keep the first point, then every second one
             self._trace = self._trace[:1] + self._trace[2::2]
             self._stride *= 2
+
+
+# --------------------------------------------------------------------------- a job's limiters
+
+def find_limiters(*components: Any) -> list[tuple[Any, list[str]]]:
+    """The limiters of a job's model clients, each once, with the kinds of calls that use it
+    (answer, judge, summarizer), found through ``client``, ``summarizer`` and
+    ``budget_policy`` (a matched arm's policy) of the components (answerer, judge, arm)."""
+    found: dict[int, tuple[Any, list[str]]] = {}
+
+    def visit(obj: Any, depth: int) -> None:
+        if obj is None or depth > 4:
+            return
+        limiter = getattr(obj, "limiter", None)
+        if isinstance(limiter, (FixedLimiter, AdaptiveLimiter)):
+            kinds = found.setdefault(id(limiter), (limiter, []))[1]
+            kind = getattr(obj, "kind", None)
+            if kind and kind not in kinds:
+                kinds.append(kind)
+        for name in ("client", "summarizer", "budget_policy"):
+            visit(getattr(obj, name, None), depth + 1)
+
+    for component in components:
+        visit(component, 0)
+    return list(found.values())
+
+
+def concurrency_metrics(limiters: list[tuple[Any, list[str]]]) -> dict[str, Any]:
+    """``metrics.json`` ``concurrency``, keyed by endpoint: the adaptive limiter's :meth:`stats`
+    with the ``kinds`` that share it; fixed clients of an endpoint summed, ``limit`` per kind
+    (under ``<endpoint> (fixed)`` when the endpoint also has an adaptive limiter)."""
+    out: dict[str, Any] = {}
+    for limiter, kinds in limiters:
+        if limiter.mode == "auto":
+            out[limiter.endpoint] = {"kinds": list(kinds), **limiter.stats()}
+    for limiter, kinds in limiters:
+        if limiter.mode != "fixed":
+            continue
+        key = limiter.endpoint if limiter.endpoint not in out or out[limiter.endpoint]["mode"] == "fixed" \
+            else f"{limiter.endpoint} (fixed)"
+        entry = out.setdefault(key, {"kinds": [], "mode": "fixed", "limit": {}})
+        for kind in kinds:
+            entry["kinds"].append(kind)
+            entry["limit"][kind] = limiter.limit
+        for name, value in limiter.stats().items():
+            if name.startswith("n_"):
+                entry[name] = entry.get(name, 0) + value
+    return out
 
 
 # --------------------------------------------------------------------------- one per endpoint

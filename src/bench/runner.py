@@ -59,7 +59,7 @@ from tqdm import tqdm
 
 from bench.data import load_cases
 from bench.evidence import evidence_flags
-from bench.limiter import DEFAULT_CAP, worker_count
+from bench.limiter import DEFAULT_CAP, concurrency_metrics, find_limiters, worker_count
 from bench.metrics import compute_metrics
 from bench.models import ModelSetupError, call_sink, call_tags
 from bench.policies import FullHistory, build_policy
@@ -77,8 +77,8 @@ log = logging.getLogger(__name__)
 
 # Config keys that may change between a job and its resumption (they do not change replies).
 _OPERATIONAL_TOP = {"resume", "output_dir", "cache", "tracing", "hydra"}
-_OPERATIONAL_LEAVES = {"max_concurrency", "max_concurrency_cap", "timeout", "max_retries", "backoff_base", "backoff_max",
-                       "check_endpoint", "cache_path", "cache_enabled"}
+_OPERATIONAL_LEAVES = {"max_concurrency", "max_concurrency_cap", "timeout", "max_retries", "backoff_base",
+                       "backoff_max", "check_endpoint", "cache_path", "cache_enabled"}
 
 
 class ResumeError(ValueError):
@@ -157,51 +157,6 @@ def _preflight(*components: Any) -> None:
                 check(seen)
 
 
-def _limiters(*components: Any) -> list[tuple[Any, list[str]]]:
-    """The concurrency limiters of the job's model clients, each once, with the kinds of calls
-    that use it (answer, judge, summarizer): followed through ``client``, ``summarizer`` and
-    ``budget_policy`` (a matched arm's policy)."""
-    found: dict[int, tuple[Any, list[str]]] = {}
-
-    def visit(obj: Any, depth: int) -> None:
-        if obj is None or depth > 4:
-            return
-        limiter = getattr(obj, "limiter", None)
-        if limiter is not None and hasattr(limiter, "stats"):
-            entry = found.setdefault(id(limiter), (limiter, []))
-            kind = getattr(obj, "kind", None)
-            if kind and kind not in entry[1]:
-                entry[1].append(kind)
-        for name in ("client", "summarizer", "budget_policy"):
-            visit(getattr(obj, name, None), depth + 1)
-
-    for component in components:
-        visit(component, 0)
-    return list(found.values())
-
-
-def _concurrency_metrics(limiters: list[tuple[Any, list[str]]]) -> dict[str, Any]:
-    """``metrics.json`` ``concurrency``: per endpoint, its adaptive limiter's stats (limit over the
-    job, 429s ...); clients with a fixed limit are summed per endpoint (``limit`` per kind)."""
-    out: dict[str, Any] = {}
-    for limiter, kinds in limiters:
-        stats = limiter.stats()
-        if stats["mode"] == "auto":
-            key = limiter.endpoint if limiter.endpoint not in out else f"{limiter.endpoint} (auto)"
-            out[key] = {"kinds": kinds, **stats}
-            continue
-        key = limiter.endpoint if out.get(limiter.endpoint, {}).get("mode", "fixed") == "fixed" \
-            else f"{limiter.endpoint} (fixed)"
-        entry = out.setdefault(key, {"kinds": [], "mode": "fixed", "limit": {}})
-        for kind in kinds:
-            entry["kinds"].append(kind)
-            entry["limit"][kind] = stats["limit"]
-        for name, value in stats.items():
-            if name.startswith("n_"):
-                entry[name] = entry.get(name, 0) + value
-    return out
-
-
 def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(data, dict):
         flat: dict[str, Any] = {}
@@ -261,7 +216,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     judge = _build(cfg.judge)
     policy = _surfaced(build_policy, cfg, counter)
     _preflight(answerer, judge, policy)
-    limiters = _limiters(answerer, judge, policy)
+    limiters = find_limiters(answerer, judge, policy)
     previous = JobStore(out).read_json("run.json") if resuming and out.is_dir() else None
     if resuming:
         _check_resume(cfg, out, previous)
@@ -322,7 +277,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     metrics["missing_traces"] = missing
     metrics["model_calls"] = summarize_calls(_read_tolerant(store.path("calls")))
     if limiters:  # model clients (an offline job has none: nothing to record)
-        metrics["concurrency"] = _concurrency_metrics(limiters)
+        metrics["concurrency"] = concurrency_metrics(limiters)
     errors = sum(1 for a in answers if a.get("outcome") == "error")
     metrics["n_errors"] = errors
     complete = (metrics["n_scored"] == metrics["n_questions"] and errors == 0
