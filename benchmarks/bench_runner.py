@@ -14,7 +14,8 @@ Printed per concurrency C:
 * ``wall``: the whole ``run()`` (set-up, dataset loading, answering, metrics);
 * ``phase``: the answering and judging phase only (``_Job.run_arm``), what concurrency
   can speed up;
-* ``ideal`` = calls x latency / C, and ``ratio`` = phase / ideal (target <= 1.1 at 16);
+* ``ideal`` = calls x latency / C, ``wall/ideal`` (what a user waits, set-up and loading
+  included) and ``phase/ideal`` (target <= 1.1 at 16);
 * ``bound``: the best ratio the work units allow with free client CPU (quantization):
   the runner's tasks (one per answer, one per judging, a judging queued when its answer
   is written) replayed first-come first-served on C workers at exactly ``--latency`` per
@@ -22,7 +23,7 @@ Printed per concurrency C:
 * ``floor``: the same request bodies (as the server received them in that job), replayed
   by C bare ``httpx`` threads in the same order (answers first, a judgment queued when its
   answer returns), with no client work: the harness's own ratio (loopback, the fake
-  server's Python, this machine). ``ratio/floor`` is then the runner's own overhead
+  server's Python, this machine). ``phase/floor`` is then the runner's own overhead
   (LangGraph, LangChain, the SDK, records, GIL hand-offs).
 * ``call ms``: mean latency of a call as the client measured it (the server's part is
   exactly ``--latency``), and the process CPU per call (the whole ``run()``); at the end,
@@ -30,7 +31,8 @@ Printed per concurrency C:
 
 ``--floor-cpu 0,1,2,4`` also replays the last job's requests with that much pure-Python
 CPU (holding the GIL) before each request: what client CPU per call costs at this
-concurrency. ``--bare`` also runs the last job with the answering agent and the judge
+concurrency (it depends on the latency: the same CPU is a larger share of a shorter
+call). ``--bare`` also runs the last job with the answering agent and the judge
 replaced by bare ``httpx`` posts of the same bodies: the runner's own machinery (tasks,
 events, records) without the LangGraph/LangChain/openai-SDK stack.
 
@@ -307,8 +309,8 @@ def main(argv: list[str] | None = None) -> int:
             wall, ideal = sdk_baseline(url, args.latency)
             print(f"baseline, the bare openai SDK: 16 threads x 4 small requests in {wall:.2f}s, ideal {ideal:.2f}s "
                   f"(ratio {wall / ideal:.2f}): the server keeps its latency under 16 concurrent requests\n")
-        header = (f"{'C':>3}{'calls':>7}{'wall s':>8}{'phase s':>9}{'ideal s':>9}{'ratio':>7}{'bound':>7}"
-                  f"{'floor':>7}{'ratio/floor':>12}{'call ms':>9}{'CPU/call ms':>13}")
+        header = (f"{'C':>3}{'calls':>7}{'wall s':>8}{'phase s':>9}{'ideal s':>9}{'wall/ideal':>11}{'phase/ideal':>12}"
+                  f"{'bound':>7}{'floor':>7}{'phase/floor':>12}{'call ms':>9}{'CPU/call ms':>13}")
         print(header)
         print("-" * len(header))
         for level in levels:
@@ -338,15 +340,23 @@ def main(argv: list[str] | None = None) -> int:
             bodies = [p.read_bytes() for p in sorted(bodies_dir.iterdir())]
             floor = replay_floor(url, bodies, level, args.latency) if args.latency > 0 and bodies else float("nan")
             row = (level, calls, wall, phase_s, ideal, phase_s / ideal, bound, floor, phase_s / ideal / floor,
-                   call_ms, cpu_ms)
+                   call_ms, cpu_ms, wall / ideal)
             rows.append(row)
-            print(f"{level:>3}{calls:>7}{wall:>8.2f}{phase_s:>9.2f}{ideal:>9.2f}{row[5]:>7.2f}{bound:>7.2f}"
-                  f"{floor:>7.2f}{row[8]:>12.2f}{call_ms:>9.0f}{cpu_ms:>13.1f}")
+            print(f"{level:>3}{calls:>7}{wall:>8.2f}{phase_s:>9.2f}{ideal:>9.2f}{row[11]:>11.2f}{row[5]:>12.2f}"
+                  f"{bound:>7.2f}{floor:>7.2f}{row[8]:>12.2f}{call_ms:>9.0f}{cpu_ms:>13.1f}")
             if metrics.get("n_errors"):
                 print(f"    ({metrics['n_errors']} answer errors)")
+        sensitivity = []
         for cpu_ms in (float(x) for x in args.floor_cpu.split(",") if x):
-            print(f"    floor at C={level} with {cpu_ms:g} ms of client CPU per request: "
-                  f"{replay_floor(url, bodies, level, args.latency, cpu_ms):.2f}")
+            sensitivity.append((cpu_ms, replay_floor(url, bodies, level, args.latency, cpu_ms)))
+            print(f"    floor at C={level} with {cpu_ms:g} ms of client CPU per request: {sensitivity[-1][1]:.2f}")
+        if len(sensitivity) >= 2:  # least-squares slope: what one ms of client CPU per call adds to the ratio
+            mean_x = sum(x for x, _ in sensitivity) / len(sensitivity)
+            mean_y = sum(y for _, y in sensitivity) / len(sensitivity)
+            spread = sum((x - mean_x) ** 2 for x, _ in sensitivity)
+            slope = sum((x - mean_x) * (y - mean_y) for x, y in sensitivity) / spread if spread else float("nan")
+            print(f"    each ms of client CPU per call adds {slope:.3f} to the ratio at C={level} with "
+                  f"{1000 * args.latency:.0f} ms replies")
         if args.bare and bodies:
             ratio = bare_run(url, bodies, bare, lambda: runner.run(job(level, f"bare_c{level}")), phase,
                              ideal)
@@ -356,9 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     runner._Job._answer = original_answer
     print(f"\nserver: {stats.get('requests', 0)} chat requests (warm-up and baseline included), peak {stats.get('peak_concurrency', 0)} in flight")
     top = max(rows, key=lambda r: r[0])
-    print(f"at C={top[0]}: phase/ideal = {top[5]:.2f} (target <= 1.1); the work units allow {top[6]:.2f} at best "
-          f"({top[1]} calls on {top[0]} slots), bare threads replaying the same requests {top[7]:.2f}; "
-          f"the runner's own overhead (ratio/floor) is {top[8]:.2f}x")
+    print(f"at C={top[0]}: phase/ideal = {top[5]:.2f} (target <= 1.1), wall/ideal = {top[11]:.2f} with set-up and "
+          f"loading; the work units allow {top[6]:.2f} at best ({top[1]} calls on {top[0]} slots), bare threads "
+          f"replaying the same requests {top[7]:.2f}; the runner's own overhead (phase/floor) is {top[8]:.2f}x")
     if profiles:
         out = io.StringIO()
         stats_ = pstats.Stats(profiles[0], stream=out)

@@ -14,6 +14,12 @@ are switched on by parameters:
   ``timeout_s`` seconds (longer than the client's timeout) and then answers 504;
 * ``fail_marker``: every chat request whose body contains this string fails with
   ``marker_status`` (default 500), always, e.g. a case id;
+* ``rate_limit`` (requests per second) and ``burst``: a token bucket over the chat requests
+  (``burst`` tokens, refilled at ``rate_limit`` per second); a request that finds no token
+  is refused at once with HTTP 429 and the time until the next token in ``retry-after-ms``
+  and ``Retry-After`` (whole seconds, rounded up), as OpenAI-style gateways do;
+* ``max_in_flight``: a request arriving while that many accepted requests are being
+  answered is refused at once with HTTP 429 (``retry-after-ms``: ``busy_retry_after``);
 * ``max_context`` (tokens) or ``overflow_marker``: the request is refused with HTTP 400
   ``context_length_exceeded``, as OpenAI does for a prompt longer than the context;
 * ``api_key``: when set, a request without ``Authorization: Bearer <api_key>`` gets 401;
@@ -47,6 +53,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import sys
 import threading
 import time
@@ -135,6 +142,10 @@ class FakeOpenAI:
         timeout_s: float = 2.0,
         fail_marker: str | None = None,
         marker_status: int = 500,
+        rate_limit: float | None = None,
+        burst: float = 1.0,
+        max_in_flight: int | None = None,
+        busy_retry_after: float = 0.05,
         max_context: int | None = None,
         overflow_marker: str | None = None,
         reply: str | Callable[[dict[str, Any]], str | dict[str, Any]] | None = None,
@@ -161,6 +172,13 @@ class FakeOpenAI:
         self.timeout_s = float(timeout_s)
         self.fail_marker = fail_marker
         self.marker_status = int(marker_status)
+        self.rate_limit = float(rate_limit) if rate_limit else None
+        self.burst = float(burst)
+        self._tokens = self.burst
+        self._refilled = time.monotonic()
+        self.max_in_flight = max_in_flight
+        self.busy_retry_after = float(busy_retry_after)
+        self._accepted = 0  # accepted chat requests being answered (max_in_flight)
         self.max_context = max_context
         self.overflow_marker = overflow_marker
         self.reply = reply
@@ -245,15 +263,32 @@ class FakeOpenAI:
             return dict(self._stats)
 
     # ------------------------------------------------------------------ behaviour
+    def _refused(self, now: float) -> float | None:
+        """Seconds until this request would be accepted (it is refused), or None (accepted). Under the lock."""
+        if self.rate_limit:
+            self._tokens = min(self.burst, self._tokens + (now - self._refilled) * self.rate_limit)
+            self._refilled = now
+            if self._tokens < 1.0:
+                return (1.0 - self._tokens) / self.rate_limit
+            self._tokens -= 1.0
+        if self.max_in_flight is not None:
+            if self._accepted >= self.max_in_flight:
+                return self.busy_retry_after
+            self._accepted += 1
+        return None
+
     def _decide(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        """(``ok``|``429``|``500``|``timeout``|``marker``|``overflow``, log entry) for one chat request."""
+        """(``ok``|``ratelimit``|``429``|``500``|``timeout``|``marker``|``overflow``, log entry) for one chat request."""
         raw = request_text(body) if (self.fail_marker or self.overflow_marker) else ""
         with self._lock:
             n = self._counter
             self._counter += 1
             fails = int((n + 1) * self.fail_rate) > int(n * self.fail_rate)
             kind = "ok"
-            if self.fail_marker and self.fail_marker in raw:
+            wait = self._refused(time.monotonic()) if (self.rate_limit or self.max_in_flight is not None) else None
+            if wait is not None:
+                kind = "ratelimit"
+            elif self.fail_marker and self.fail_marker in raw:
                 kind = "marker"
             elif self.overflow_marker and self.overflow_marker in raw:
                 kind = "overflow"
@@ -264,7 +299,10 @@ class FakeOpenAI:
             self._stats["requests"] += 1
             self._stats[f"outcome_{kind}"] += 1
             self._stats["peak_concurrency"] = max(self._stats["peak_concurrency"], self._in_flight)
-        return kind, {"n": n, "kind": kind, "start": time.perf_counter(),
+            accepted = wait is None and self.max_in_flight is not None
+            if accepted:
+                self._stats["peak_accepted"] = max(self._stats["peak_accepted"], self._accepted)
+        return kind, {"n": n, "kind": kind, "start": time.perf_counter(), "retry_after": wait, "accepted": accepted,
                       "tools": [t.get("function", {}).get("name") for t in body.get("tools") or []]}
 
     def _done(self, entry: dict[str, Any], prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
@@ -272,6 +310,8 @@ class FakeOpenAI:
         entry["prompt_tokens"] = prompt_tokens
         with self._lock:
             self._in_flight -= 1
+            if entry.get("accepted"):
+                self._accepted -= 1
             self._stats["prompt_tokens"] += prompt_tokens
             self._stats["completion_tokens"] += completion_tokens
             self.log.append(entry)
@@ -425,6 +465,12 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(remaining)
 
     def _answer(self, fake: FakeOpenAI, body: dict[str, Any], kind: str, entry: dict[str, Any]) -> None:
+        if kind == "ratelimit":  # refused at once, like a gateway's rate limiter
+            wait = entry["retry_after"]
+            self._send(429, _error("Rate limit reached for requests, please retry later.", "requests",
+                                   "rate_limit_exceeded"),
+                       {"Retry-After": str(max(1, math.ceil(wait))), "retry-after-ms": str(max(1, round(wait * 1000)))})
+            return
         if kind == "timeout":
             time.sleep(fake.timeout_s)
             self._send(504, _error("upstream timed out", "server_error", None))
@@ -502,6 +548,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout-s", type=float, default=2.0, help="how long a 'timeout' failure holds")
     parser.add_argument("--fail-marker", default=None, help="always fail requests containing this string")
     parser.add_argument("--max-context", type=int, default=None, help="refuse longer prompts (tokens)")
+    parser.add_argument("--rate-limit", type=float, default=None,
+                        help="token bucket: chat requests per second; beyond it 429 with Retry-After")
+    parser.add_argument("--burst", type=float, default=1.0, help="token bucket size (requests) for --rate-limit")
+    parser.add_argument("--max-in-flight", type=int, default=None,
+                        help="refuse (429) a chat request while this many are being answered")
     parser.add_argument("--api-key", default=None, help="require this bearer key")
     parser.add_argument("--approx-tokens", action="store_true", help="usage from characters / 4 (cheaper)")
     parser.add_argument("--max-requests", type=int, default=100_000, help="stop after this many requests")
@@ -512,6 +563,7 @@ def main(argv: list[str] | None = None) -> None:
     server = FakeOpenAI(latency=args.latency, fail_rate=args.fail_rate,
                         fail_kinds=tuple(k for k in args.fail_kinds.split(",") if k), timeout_s=args.timeout_s,
                         fail_marker=args.fail_marker, max_context=args.max_context, api_key=args.api_key,
+                        rate_limit=args.rate_limit, burst=args.burst, max_in_flight=args.max_in_flight,
                         exact_tokens=not args.approx_tokens,
                         max_requests=args.max_requests, lifetime_s=args.lifetime, port=args.port,
                         dump_dir=args.dump_dir)

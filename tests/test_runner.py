@@ -50,7 +50,8 @@ def test_default_job_writes_every_file_with_its_fields(tmp_path):
 
 def test_full_arm_scores_everything_on_the_sample(tmp_path):
     metrics = run(job_cfg(tmp_path))
-    assert metrics["accuracy"] == 1.0 and metrics["verdicts"]["correct"] == metrics["n_questions"] == N
+    assert metrics["accuracy"] == 1.0 and metrics["accuracy_all_questions"] == 1.0 and metrics["n_questions"] == N
+    assert metrics["verdicts"]["correct"] == metrics["n_headline_questions"] == N - metrics["in_task_text"]["n"]
     views = read_jsonl(tmp_path / "views.jsonl")
     assert all(flag["visible"] for v in views for flag in v["evidence"].values())
 

@@ -8,7 +8,10 @@ Every model call of the benchmark (answering agent, summarizer, judge) goes thro
 * retries with exponential backoff (and ``Retry-After``) on 408/409/429/5xx, timeouts and
   connection errors; a request refused as longer than the context raises
   :class:`ContextOverflow` at once (never retried);
-* a concurrency limit (``max_concurrency`` requests in flight per client);
+* a concurrency limit (:mod:`bench.limiter`): ``max_concurrency: auto`` shares one adaptive
+  limit per endpoint among the answer, judge and summary clients that call it (told the
+  outcome of every request: success, 429, overload, timeout), an integer fixes the
+  requests in flight of this client;
 * one accounting record per call (input, cached and output tokens, latency, cache hit),
   sent to the job's call sink (``calls.jsonl``) with the tags of the work it belongs to.
 
@@ -27,11 +30,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import email.utils
 import logging
 import os
 import random
 import re
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -48,6 +51,7 @@ from langchain_core.messages import (
 )
 
 from bench.cache import ResponseCache, open_cache, request_key
+from bench.limiter import AUTO, DEFAULT_CAP, FixedLimiter, parse_cap, parse_concurrency, shared_limiter
 from bench.text import content_text, message_text
 from bench.wire import canonical_message, chat_body, request_key_of
 
@@ -207,14 +211,38 @@ def classify_error(err: BaseException) -> str:
 
 
 def _retry_after(err: BaseException) -> float | None:
+    """Seconds the server asks to wait: ``retry-after-ms`` (OpenAI), else ``Retry-After`` (seconds or an HTTP date)."""
     response = getattr(err, "response", None)
     headers = getattr(response, "headers", None)
     if not headers:
         return None
-    try:
-        return float(headers.get("retry-after"))
-    except (TypeError, ValueError):
-        return None
+    with contextlib.suppress(TypeError, ValueError):
+        return max(0.0, float(headers.get("retry-after-ms")) / 1000)
+    value = headers.get("retry-after")
+    with contextlib.suppress(TypeError, ValueError):
+        return max(0.0, float(value))
+    with contextlib.suppress(TypeError, ValueError, IndexError):
+        when = email.utils.parsedate_to_datetime(value)
+        return max(0.0, when.timestamp() - time.time())
+    return None
+
+
+_OVERLOAD_STATUS = {503, 529}  # service unavailable; 529: overloaded (Anthropic-style gateways)
+_TIMEOUT_STATUS = {408, 504}  # request timeout; gateway timeout
+
+
+def load_outcome(err: BaseException) -> str:
+    """What a failed request says about the endpoint's load, for the limiter (:data:`bench.limiter.OUTCOMES`):
+    ``rate_limited`` (429), ``overloaded`` (503/529), ``timeout`` (a timeout, 408/504) or ``error`` (no signal)."""
+    status = getattr(err, "status_code", None)
+    code = str(getattr(err, "code", "") or "")
+    if status == 429 or isinstance(err, openai.RateLimitError) or code == "rate_limit_exceeded":
+        return "rate_limited"
+    if status in _OVERLOAD_STATUS or code in ("overloaded", "overloaded_error"):
+        return "overloaded"
+    if status in _TIMEOUT_STATUS or isinstance(err, (openai.APITimeoutError, TimeoutError)):
+        return "timeout"
+    return "error"
 
 
 # --------------------------------------------------------------------------- messages
@@ -264,7 +292,9 @@ class ChatClient:
     ``llm`` is any LangChain chat model that can bind tools (``ChatOpenAI`` in production,
     a scripted fake in tests). ``params`` are the request parameters that change the reply
     (temperature, seed, max tokens ...): they go into the cache key with ``model``,
-    ``endpoint``, messages and tools.
+    ``endpoint``, messages and tools. ``max_concurrency``: an integer (this client's fixed
+    limit) or ``auto`` (the endpoint's shared adaptive limiter, at most
+    ``max_concurrency_cap`` in flight); ``limiter`` may be given instead (tests).
     """
 
     llm: Any
@@ -274,7 +304,9 @@ class ChatClient:
     role: str = "model"  # model | judge | summarizer: config prefix in messages
     kind: str = "answer"  # accounting kind of the calls: answer | judge | summarizer
     cache: ResponseCache | None = None
-    max_concurrency: int = 4
+    max_concurrency: int | str = 4
+    max_concurrency_cap: int = DEFAULT_CAP
+    limiter: Any = field(default=None, repr=False)  # FixedLimiter | AdaptiveLimiter; built from the two above
     max_retries: int = 6
     backoff_base: float = 1.0
     backoff_max: float = 60.0
@@ -283,9 +315,14 @@ class ChatClient:
     api_key: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if self.max_concurrency < 1:
-            raise ModelSetupError(f"{self.role}.max_concurrency must be >= 1, got {self.max_concurrency}")
-        self._slots = threading.BoundedSemaphore(self.max_concurrency)
+        try:
+            self.max_concurrency = parse_concurrency(self.max_concurrency, f"{self.role}.max_concurrency")
+            self.max_concurrency_cap = parse_cap(self.max_concurrency_cap, f"{self.role}.max_concurrency_cap")
+        except ValueError as err:
+            raise ModelSetupError(str(err)) from None
+        if self.limiter is None:
+            self.limiter = (shared_limiter(self.endpoint, cap=self.max_concurrency_cap)
+                            if self.max_concurrency == AUTO else FixedLimiter(self.max_concurrency, self.endpoint))
         self._secrets = tuple(s for s in (self.api_key,) if s and s != "no-key")
 
     def __repr__(self) -> str:  # never shows the key
@@ -382,33 +419,42 @@ class ChatClient:
         runnable = self._runnable(tools, tool_choice)
         attempt = 0
         while True:
+            # the slot is held for the request only (not while sleeping before a retry), and the
+            # limiter hears every outcome; latency is measured from the slot, without the wait for it
+            ticket = self.limiter.acquire()
             start = time.perf_counter()
+            outcome, wait, error = "error", None, None
             try:
-                with self._slots:
-                    reply = runnable.invoke(messages)
-                    return reply, round(time.perf_counter() - start, 3), attempt
+                reply = runnable.invoke(messages)
+                outcome = "ok"
             except openai.LengthFinishReasonError as err:  # structured-output parsing of a cut reply
-                return _truncated_reply(err), round(time.perf_counter() - start, 3), attempt
-            except Exception as err:  # noqa: BLE001 - classified below
-                what = classify_error(err)
-                text = _scrub(f"{type(err).__name__}: {getattr(err, 'message', None) or err}", self._secrets)
-                if what == "overflow":
-                    overflow = ContextOverflow(f"{self.model} at {self.endpoint}: {text}")
-                    overflow.retries = attempt
-                    raise overflow from None
-                if what == "retry" and attempt < self.max_retries:
-                    delay = min(self.backoff_max, self.backoff_base * 2 ** attempt)
-                    delay = delay * (0.5 + random.random() / 2)
-                    delay = max(delay, min(self.backoff_max, _retry_after(err) or 0.0))
-                    log.warning("%s: %s; retry %d/%d in %.1fs", self.role, text[:300], attempt + 1,
-                                self.max_retries, delay)
-                    time.sleep(delay)
-                    attempt += 1
-                    continue
-                suffix = f" (after {attempt} retries)" if attempt else ""
-                failure = ModelCallError(f"{self.model} at {self.endpoint}: {text}{suffix}")
-                failure.retries = attempt
-                raise failure from None
+                reply, outcome = _truncated_reply(err), "ok"
+            except Exception as err:  # noqa: BLE001 - classified below, once the slot is back
+                error, outcome, wait = err, load_outcome(err), _retry_after(err)
+            finally:
+                self.limiter.release(ticket, outcome, wait)
+            if error is None:
+                return reply, round(time.perf_counter() - start, 3), attempt
+            err = error
+            what = classify_error(err)
+            text = _scrub(f"{type(err).__name__}: {getattr(err, 'message', None) or err}", self._secrets)
+            if what == "overflow":
+                overflow = ContextOverflow(f"{self.model} at {self.endpoint}: {text}")
+                overflow.retries = attempt
+                raise overflow from None
+            if what == "retry" and attempt < self.max_retries:
+                delay = min(self.backoff_max, self.backoff_base * 2 ** attempt)
+                delay = delay * (0.5 + random.random() / 2)
+                delay = max(delay, min(self.backoff_max, wait or 0.0))
+                log.warning("%s: %s; retry %d/%d in %.1fs", self.role, text[:300], attempt + 1,
+                            self.max_retries, delay)
+                time.sleep(delay)
+                attempt += 1
+                continue
+            suffix = f" (after {attempt} retries)" if attempt else ""
+            failure = ModelCallError(f"{self.model} at {self.endpoint}: {text}{suffix}")
+            failure.retries = attempt
+            raise failure from None
 
 
 # --------------------------------------------------------------------------- plain-payload ChatOpenAI
@@ -512,7 +558,8 @@ def openai_client(
     max_retries: int = 6,
     backoff_base: float = 1.0,
     backoff_max: float = 60.0,
-    max_concurrency: int = 4,
+    max_concurrency: int | str = AUTO,
+    max_concurrency_cap: int = DEFAULT_CAP,
     check_endpoint: bool = True,
     model_kwargs: dict[str, Any] | None = None,
     extra_body: dict[str, Any] | None = None,
@@ -523,7 +570,8 @@ def openai_client(
 
     ``max_tokens_field``: ``max_completion_tokens`` (OpenAI) or ``max_tokens`` (servers that
     only know the older field, e.g. llama.cpp's python server). Retries are done here, not
-    by the openai client, so every retry is counted and logged.
+    by the openai client, so every retry is counted and logged. ``max_concurrency``: ``auto``
+    (the endpoint's shared adaptive limit, up to ``max_concurrency_cap``) or an integer.
     """
     from pydantic import SecretStr
 
@@ -563,7 +611,8 @@ def openai_client(
     }
     return ChatClient(
         llm=llm, model=name, endpoint=endpoint, params=params, role=role, kind=kind,
-        cache=open_cache(cache_path, cache_enabled), max_concurrency=int(max_concurrency),
+        cache=open_cache(cache_path, cache_enabled), max_concurrency=max_concurrency,
+        max_concurrency_cap=max_concurrency_cap,
         max_retries=int(max_retries), backoff_base=float(backoff_base), backoff_max=float(backoff_max),
         check_endpoint=bool(check_endpoint), check_timeout=min(float(timeout), 15.0), api_key=key,
     )

@@ -125,6 +125,15 @@ def summary(rows: list[dict[str, Any]]) -> str:
                            "verdicts changed", "unscored"], out)
 
 
+def _workers(judge_cfg: Any) -> int:
+    """Threads for the judge: its fixed limit, the cap for ``auto`` (its limiter decides), 1 offline."""
+    from bench.limiter import DEFAULT_CAP, worker_count
+
+    value = judge_cfg.get("max_concurrency")
+    return 1 if value is None else worker_count(value, judge_cfg.get("max_concurrency_cap", DEFAULT_CAP),
+                                                "judge.max_concurrency")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.rescore", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", metavar="DIR_OR_OVERRIDE",
@@ -132,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", "-o", required=True, help="result file: .jsonl (default) or .csv")
     parser.add_argument("--judge", default="exact", help="conf/judge/<name>.yaml: exact (default) or llm")
     parser.add_argument("--workers", type=int, default=None,
-                        help="concurrent judge calls (default: judge.max_concurrency, else 1)")
+                        help="concurrent judge calls (default: judge.max_concurrency, its cap for auto, else 1)")
     args = parser.parse_intermixed_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     dirs = [p for p in args.paths if "=" not in p or Path(p).exists()]
@@ -145,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - a config or key problem, in one line
         print(f"error: cannot build judge {args.judge!r}: {type(err).__name__}: {err}", file=sys.stderr)
         return 2
-    workers = args.workers or int(cfg.judge.get("max_concurrency") or 1)
+    workers = args.workers or _workers(cfg.judge)
     rows = rescore_jobs(dirs, judge, workers)
     path = write_rows(rows, args.output)
     print(summary(rows))

@@ -8,7 +8,9 @@ Order of work:
 1. Build the answering model, the judge and the arm (with its summarizer) and run their
    fail-fast checks (missing key, unreachable endpoint) before any case work.
 2. Load the cases; write ``cases.jsonl``, ``rejected.jsonl`` and ``run.json`` (``incomplete``).
-3. Work runs on ``model.max_concurrency`` workers (1 for the offline model): one task
+3. Work runs on ``model.max_concurrency`` workers (``model.max_concurrency_cap`` for ``auto``,
+   whose adaptive limiter then decides how many calls are in flight; 1 for the offline
+   model): one task
    builds a case's view, then each of its questions is answered by a task of its own
    sharing that view, and each answer is judged by another task. Each view, answer and score is appended to
    its JSONL file as soon as it exists (one line per ``case_id``, ``qid``), by the main
@@ -17,8 +19,9 @@ Order of work:
    (``reference_scores.jsonl``); with the response cache these answers are shared by every
    config of the same seed.
 5. ``metrics.json`` (with the model calls of the job: made vs cache hits, tokens,
-   latency, summed from ``calls.jsonl``) and ``run.json`` ``complete`` once every question
-   is answered without error and scored.
+   latency, summed from ``calls.jsonl``; and ``concurrency``: per endpoint, the limit over
+   the job and the 429s, overloads and timeouts its requests met) and ``run.json``
+   ``complete`` once every question is answered without error and scored.
 
 Resume (``resume=DIR``, or rerunning into the same ``output_dir``): finished answers and
 scores are kept, answers with ``outcome=error`` are dropped and retried, answers without a
@@ -56,6 +59,7 @@ from tqdm import tqdm
 
 from bench.data import load_cases
 from bench.evidence import evidence_flags
+from bench.limiter import DEFAULT_CAP, concurrency_metrics, find_limiters, worker_count
 from bench.metrics import compute_metrics
 from bench.models import ModelSetupError, call_sink, call_tags
 from bench.policies import FullHistory, PolicyContext, build_policy
@@ -73,8 +77,8 @@ log = logging.getLogger(__name__)
 
 # Config keys that may change between a job and its resumption (they do not change replies).
 _OPERATIONAL_TOP = {"resume", "output_dir", "cache", "tracing", "hydra"}
-_OPERATIONAL_LEAVES = {"max_concurrency", "timeout", "max_retries", "backoff_base", "backoff_max",
-                       "check_endpoint", "cache_path", "cache_enabled"}
+_OPERATIONAL_LEAVES = {"max_concurrency", "max_concurrency_cap", "timeout", "max_retries", "backoff_base",
+                       "backoff_max", "check_endpoint", "cache_path", "cache_enabled"}
 
 
 class ResumeError(ValueError):
@@ -212,6 +216,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     judge = _build(cfg.judge)
     policy = _surfaced(build_policy, cfg, counter)
     _preflight(answerer, judge, policy)
+    limiters = find_limiters(answerer, judge, policy)
     previous = JobStore(out).read_json("run.json") if resuming and out.is_dir() else None
     if resuming:
         _check_resume(cfg, out, previous)
@@ -237,7 +242,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
     tracer = build_tracer(cfg)
     tracer.start_job(out.name, selection.cases)
-    workers = max(1, int(cfg.model.get("max_concurrency") or 1))
+    workers = _workers(cfg.model)
     arm = cfg.arm.get("name")
 
     # 3. the arm, 4. the full-history reference
@@ -246,9 +251,11 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     # GC from walking them all again (a full collection paused 16 model-call workers for
     # ~150 ms per job). Unfrozen at the end, so later jobs in this process start clean.
     gc.freeze()
+    for limiter, _ in limiters:
+        limiter.begin_window()  # this job's figures; an adaptive limit carries over from earlier jobs
     try:
         with call_sink(lambda record: store.append("calls", record)):
-            job = _Job(store, answerer, judge, tracer, workers)
+            job = _Job(store, answerer, judge, tracer, workers, limiters)
             job.run_arm(selection.cases, policy, arm)
             full_correct = None
             if arm != "full":
@@ -269,6 +276,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     )
     metrics["missing_traces"] = missing
     metrics["model_calls"] = summarize_calls(_read_tolerant(store.path("calls")))
+    if limiters:  # model clients (an offline job has none: nothing to record)
+        metrics["concurrency"] = concurrency_metrics(limiters)
     errors = sum(1 for a in answers if a.get("outcome") == "error")
     metrics["n_errors"] = errors
     complete = (metrics["n_scored"] == metrics["n_questions"] and errors == 0
@@ -282,11 +291,27 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         log.info("model calls: %d made, %d cache hits; tokens in %d (cached %d), out %d",
                  total["calls"], total["cache_hits"], total["input_tokens"], total["cached_tokens"],
                  total["output_tokens"])
+    for endpoint, row in metrics.get("concurrency", {}).items():
+        if row["mode"] == "auto":
+            log.info("concurrency at %s: limit %d -> %d (min %d, max %d); %d x 429, %d overloaded, %d timeouts",
+                     endpoint, row["start"], row["final"], row["min"], row["max"], row["n_429"],
+                     row["n_overloaded"], row["n_timeouts"])
     if not complete:
         log.warning("job incomplete: %d of %d questions scored, %d answer error(s); rerun with resume=%s",
                     metrics["n_scored"], metrics["n_questions"], errors, out)
     metrics["job_dir"] = str(out)
     return metrics
+
+
+def _workers(model: Any) -> int:
+    """Worker threads: ``model.max_concurrency``, the cap for ``auto``, 1 without a limit (offline)."""
+    value = model.get("max_concurrency")
+    if value is None:
+        return 1
+    try:
+        return worker_count(value, model.get("max_concurrency_cap", DEFAULT_CAP))
+    except ValueError as err:
+        raise ModelSetupError(str(err)) from None
 
 
 def _read_tolerant(path: Path) -> list[dict[str, Any]]:
@@ -345,8 +370,10 @@ class _Job:
     answers leave free instead of queueing behind their own question.
     """
 
-    def __init__(self, store: JobStore, answerer, judge, tracer, workers: int) -> None:
+    def __init__(self, store: JobStore, answerer, judge, tracer, workers: int,
+                 limiters: list[tuple[Any, list[str]]] = ()) -> None:
         self.store, self.answerer, self.judge, self.tracer, self.workers = store, answerer, judge, tracer, workers
+        self.adaptive = [limiter for limiter, _ in limiters if limiter.mode == "auto"]
         self.reference_complete = True
 
     # ---- generic machinery
@@ -394,6 +421,9 @@ class _Job:
                 if event[0] == "fatal":
                     raise event[1]
                 if handle(event, submit):
+                    if self.adaptive:  # the adaptive limit(s) now, beside the count
+                        bar.set_postfix_str("limit=" + ",".join(str(a.current) for a in self.adaptive),
+                                            refresh=False)
                     bar.update(1)
         except BaseException:
             stop.set()  # queued tasks return at once; calls in flight are not waited for
