@@ -107,9 +107,12 @@ def test_an_answer_without_a_claim_or_abstention_is_wrong_not_abstained():
     assert grade("test_counts", {"passed": 1, "failed": 0}, "The tests ran.") == "wrong"
 
 
-@pytest.mark.parametrize("path", [CALIBRATION, HOLDOUT])
-def test_the_exact_judge_agrees_with_human_verdicts(path, capsys):
+# The tuned file gates at 0.95. The held-out file reports the honest figure (82.9% when it was
+# written, tests/data/README.md); its floor only catches regressions -- raising it by fixing the
+# judge on this file's disagreements would make the file no longer held out.
+@pytest.mark.parametrize("path, floor", [(CALIBRATION, "0.95"), (HOLDOUT, "0.80")])
+def test_the_exact_judge_agrees_with_human_verdicts(path, floor, capsys):
     if not path.exists():
         pytest.skip(f"{path.name} not present")
-    assert calibrate_main([str(path), "judge=exact", "--fail-under", "0.95"]) == 0
+    assert calibrate_main([str(path), "judge=exact", "--fail-under", floor]) == 0
     assert capsys.readouterr().out.strip().splitlines()[-1].startswith("agreement ")
