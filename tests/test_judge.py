@@ -103,14 +103,20 @@ def test_domain_neutral_types(qtype, reference, text, verdict):
     assert grade(qtype, reference, text) == verdict
 
 
-def test_an_answer_without_a_claim_or_abstention_is_wrong_not_abstained():
-    assert grade("test_counts", {"passed": 1, "failed": 0}, "The tests ran.") == "wrong"
+def test_an_answer_without_a_claim_is_abstained():
+    assert grade("test_counts", {"passed": 1, "failed": 0}, "The tests ran.") == "abstained"
+    assert grade("call_count", 23, "Out of the 70-odd steps I can't say how many were edits.") == "abstained"
+    assert grade("first_error", {"type": "AssertionError", "message": ""}, "No exception was printed.") == "wrong"
 
 
-# The tuned file gates at 0.95. The held-out file reports the honest figure (82.9% when it was
-# written, tests/data/README.md); its floor only catches regressions -- raising it by fixing the
-# judge on this file's disagreements would make the file no longer held out.
-@pytest.mark.parametrize("path, floor", [(CALIBRATION, "0.95"), (HOLDOUT, "0.80")])
+FRESH = Path(__file__).resolve().parent / "data" / "judge_calibration_fresh.jsonl"
+
+
+# The exact judge was tuned on the first two files (the second was held out until it had been
+# measured once: 82.9%), so they gate at 0.95. The fresh file was written after the last change
+# to the judge and measured once: it reports the honest figure (tests/data/README.md); its floor
+# only catches regressions -- fixing the judge on its disagreements would end its being fresh.
+@pytest.mark.parametrize("path, floor", [(CALIBRATION, "0.95"), (HOLDOUT, "0.95"), (FRESH, "0.80")])
 def test_the_exact_judge_agrees_with_human_verdicts(path, floor, capsys):
     if not path.exists():
         pytest.skip(f"{path.name} not present")

@@ -71,14 +71,15 @@ def sweep(tmp_path_factory):
 
 
 def expected(job: Path) -> dict:
-    """The job's numbers, computed here from its files, independently of bench.metrics."""
+    """The job's numbers, computed here from its files, independently of bench.metrics (the
+    headline: questions answerable from the task text left out)."""
     cases = read_jsonl(job / "cases.jsonl")
-    questions = {q["qid"]: q for c in cases for q in c["questions"]}
+    questions = {q["qid"]: q for c in cases for q in c["questions"] if not q["in_task_text"]}
     verdict = {s["qid"]: s["verdict"] for s in read_jsonl(job / "scores.jsonl")}
     views = read_jsonl(job / "views.jsonl")
     n = len(questions)
     out = {
-        "n_questions": n,
+        "n_questions": sum(len(c["questions"]) for c in cases),
         "accuracy": round(sum(verdict.get(q) == "correct" for q in questions) / n, 4),
         "confidently_wrong_rate": round(sum(verdict.get(q) == "wrong" for q in questions) / n, 4),
         "abstain_rate": round(sum(verdict.get(q) == "abstained" for q in questions) / n, 4),
@@ -90,8 +91,8 @@ def expected(job: Path) -> dict:
     flags = {qid: f for v in views for qid, f in v["evidence"].items()}
     out["evidence_visible_rate"] = round(sum(flags[q]["visible"] for q in questions) / n, 4)
     reference = job / "reference_scores.jsonl"
-    base = ({s["qid"] for s in read_jsonl(reference) if s["verdict"] == "correct"} if reference.exists()
-            else {q for q in questions if verdict.get(q) == "correct"})
+    base = ({s["qid"] for s in read_jsonl(reference) if s["verdict"] == "correct"} & set(questions)
+            if reference.exists() else {q for q in questions if verdict.get(q) == "correct"})
     out["accuracy_relative_to_full"] = round(sum(verdict.get(q) == "correct" for q in base) / len(base), 4)
     return out
 

@@ -30,8 +30,7 @@ class ExactJudge:
 
     The type reads the answer's claim (JSON as the offline reader writes it, or free text as
     an LLM writes it); with a claim the answer is graded on it (candidates offered without
-    choosing are ``wrong``), without one it is ``abstained`` when it says it does not know (or
-    is empty) and ``wrong`` otherwise.
+    choosing are ``wrong``), without one it is ``abstained``.
     """
 
     name = "exact"
@@ -46,10 +45,9 @@ class ExactJudge:
         qtype = question_type(question.type)
         text = answer.answer or ""
         claim = qtype.claim(parse_json(text), text, repo_root) if text.strip() else None
-        if claim is None:
-            if is_abstention(text):
-                return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
-            return Score(**base, verdict="wrong", reason="no specific claim the question asks for")
+        if claim is None:  # no specific claim: whatever else it says, the answer does not answer
+            why = "the answer says it does not know" if is_abstention(text) else "no claim the question asks for"
+            return Score(**base, verdict="abstained", reason=f"no specific claim: {why}")
         if offers_alternatives(text):
             return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")
         ok, why = qtype.grade(question.reference, claim, repo_root)

@@ -125,7 +125,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
                            "verdicts changed", "unscored"], out)
 
 
-def _workers(judge_cfg: Any) -> int:
+def judge_workers(judge_cfg: Any) -> int:
     """Threads for the judge: its fixed limit, the cap for ``auto`` (its limiter decides), 1 offline."""
     from bench.limiter import DEFAULT_CAP, worker_count
 
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - a config or key problem, in one line
         print(f"error: cannot build judge {args.judge!r}: {type(err).__name__}: {err}", file=sys.stderr)
         return 2
-    workers = args.workers or _workers(cfg.judge)
+    workers = args.workers or judge_workers(cfg.judge)
     rows = rescore_jobs(dirs, judge, workers)
     path = write_rows(rows, args.output)
     print(summary(rows))

@@ -63,13 +63,12 @@ class CallCount:
             for value in parsed.values():
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
                     return float(value)
-        if is_abstention(text) and not numbers(text, words=False):
-            return None
         times = _TIMES.search(text)
-        if times:
-            found = numbers(times.group(0))
-            if found:
-                return found[0]
+        counted = numbers(times.group(0)) if times else []
+        if counted:
+            return counted[0]
+        if is_abstention(text):
+            return None  # a number beside an abstention ("70-odd steps, can't say") is not the count
         found = numbers(text)
         return found[0] if found else None
 

@@ -18,7 +18,7 @@ from bench.extract import added_lines, changed_lines, relative_to_repo, repo_edi
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, make_question
 from bench.questions.files_changed import unknown_edit_results
-from bench.questions.matching import code_candidates, match_paths, nows, path_tokens
+from bench.questions.matching import code_candidates, is_abstention, match_paths, nows, path_tokens
 from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 
@@ -28,6 +28,8 @@ NAME = "first_edit"
 QUESTION = ("What exact code did your first edit of the repository insert? "
             "Give the file (path relative to the repository root) and the code.")
 
+# a line of code in an answer that does not delimit its code (prose lines are not checked)
+_CODE_LINE = re.compile(r"^\s*(?:#|//|/\*|@\w|def |class |import |from \S+ import|return\b|[\w.\[\]]+\s*[-+*/]?=[^=])")
 _ELLIPSIS = re.compile(r"^(?:#|//|/\*)?\s*(?:\.\.\.|…)+\s*(?:\*/)?$")
 
 
@@ -99,8 +101,8 @@ class FirstEdit:
             path = parsed.get("path") or parsed.get("file") or ""
             return {"paths": [str(path)] if path else [], "code": parsed["code"], "delimited": True}
         code, delimited = code_candidates(text)
-        if not delimited and not path_tokens(text):
-            return None  # neither code nor a file: no specific claim
+        if not delimited and (not path_tokens(text) or is_abstention(text)):
+            return None  # neither code nor a file, or a file named only to say the code is not known
         outside = text
         if delimited:  # paths are named outside the code (a path inside the code is code)
             outside = re.sub(r"```.*?```", " ", text, flags=re.S)
@@ -114,10 +116,11 @@ class FirstEdit:
         code_ok = _in_order([nows(line) for line in reference.get("changed") or reference["code"].split("\n")],
                             nows(got))
         invented = []
-        if code_ok and claim["delimited"]:
+        if code_ok:  # undelimited code: only lines that look like code can be checked
             invented = [line for line in got.split("\n")
                         if nows(line) and not _ELLIPSIS.match(line.strip()) and nows(line) not in context
-                        and not any(nows(line) in nows(p) for p in claim["paths"])]
+                        and not any(nows(line) in nows(p) for p in claim["paths"])
+                        and (claim["delimited"] or _CODE_LINE.match(line))]
         if path_ok and code_ok and not invented:
             return True, "same file and added code"
         if invented:

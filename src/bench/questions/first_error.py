@@ -21,6 +21,8 @@ from bench.schema import DroppedQuestion, Question
 __all__ = ["FIRST_ERROR"]
 
 NAME = "first_error"
+_NONE = re.compile(r"\bno (?:exception|error|traceback)s? (?:was |were )?(?:printed|raised|thrown|shown)|"
+                   r"\b(?:didn't|did not|never) (?:raise|print|throw) (?:an?y? )?(?:exception|error)", re.I)
 _EITHER = re.compile(r"\beither\b|\bor\b", re.I)
 
 
@@ -61,7 +63,8 @@ class FirstError:
             return {"types": [parsed["type"]], "message": str(parsed.get("message") or ""), "text": None}
         types = exception_types(text)
         if not types:
-            return None
+            # "no exception was printed" is a claim too (that the run printed none)
+            return {"types": ["(none)"], "message": "", "text": text} if _NONE.search(text) else None
         return {"types": types, "message": None, "text": text}
 
     def grade(self, reference: dict[str, str], claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:

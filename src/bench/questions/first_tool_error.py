@@ -85,7 +85,7 @@ class FirstToolError:
             return False, f"tool {claim['tool']} differs from {reference['tool']}"
         if claim["tool"] is None:  # a tool named in prose: snake_case names that are not part of the message
             named = set(_TOOL_NAME.findall(claim["text"])) - set(_TOOL_NAME.findall(reference["message"]))
-            if named and reference["tool"] not in named:
+            if named and not any(n == reference["tool"] or reference["tool"].startswith(n) for n in named):
                 return False, f"names another tool ({', '.join(sorted(named))}), not {reference['tool']}"
         if in_substance(_strip_label(reference["message"]), claim["text"]):
             return True, "same error message"

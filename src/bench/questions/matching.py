@@ -28,8 +28,11 @@ ABSTAIN_PATTERNS = re.compile(
     r"|(?:is|was|are|were)(?:n't| not| no longer) (?:in my (?:context|memory)|visible|available|shown)"
     r"|no longer (?:have|see|visible|available|in my)|(?:won't|will not) guess|no idea"
     r"|(?:was|were|has been|have been) (?:cleared|removed|dropped|compacted) from my"
-    r"|(?:i'm|i am) not sure (?:what|which|how|whether)|i have no (?:way|information|memory))\b"
-    r"|^\W*(?:unknown|not sure|n/a|none available)\W*$",
+    r"|(?:i'm|i am) not sure (?:what|which|how|whether)|i have no (?:way|information|memory)"
+    r"|i(?:'d| would) (?:have|need) to (?:rerun|re-run|reopen|re-open|check|look|scroll|open|see|run)"
+    r"|(?:can't|cannot|can not) (?:say|reconstruct|reproduce|list|quote|recall|count|tell|remember)"
+    r"|lost (?:count|track)|summari[sz]ed away|not (?:sure|certain) (?:any ?more|of)|no (?:longer )?details?)\b"
+    r"|^\W*(?:unknown|not sure|n/a|none available|-+|\?+)\W*$",
     re.I,
 )
 
@@ -39,7 +42,7 @@ def is_abstention(text: str) -> bool:
     return not (text or "").strip() or bool(ABSTAIN_PATTERNS.search(text))
 
 
-_VALUE = re.compile(r"\d|`[^`]+`|\"[^\"]+\"|'[^'\s][^']*'|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\b|\w/\w")
+_VALUE = re.compile(r"\d|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\s][^']*'(?![A-Za-z])|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*|\w/\w")
 
 
 def has_values(text: str) -> bool:
@@ -257,7 +260,8 @@ def same_type(got: str, want: str) -> bool:
 
 # --- messages in substance ----------------------------------------------------------------
 
-_STOP = {"you", "your", "please", "the", "a", "an", "of", "to", "in", "on", "for", "is", "are", "was", "were", "be", "and", "or", "with",
+_STOP = {"you", "your", "please", "ensure", "cannot", "because", "when", "while", "which", "there", "here", "than",
+         "the", "a", "an", "of", "to", "in", "on", "for", "is", "are", "was", "were", "be", "and", "or", "with",
          "that", "this", "it", "its", "at", "by", "as", "from", "has", "have", "had", "not", "no", "can", "could",
          "should", "must", "will", "does", "did", "do"}
 _KEY = re.compile(r"'[^'\n]+'|\"[^\"\n]+\"|`[^`\n]+`|[\w./:-]*\d[\w./:-]*|[\w]+[._/:][\w./:-]+|"
@@ -283,11 +287,16 @@ def in_substance(reference: str, text: str) -> bool:
     if reference.lower() in text.lower():
         return True
     keys = _key_tokens(reference)
-    if keys:
-        return all(key.lower() in text.lower() for key in keys)
-    words = [w for w in re.findall(r"[A-Za-z]{3,}", reference.lower()) if w not in _STOP]
-    if not words:
+    if keys and not all(key.lower() in text.lower() for key in keys):
         return False
+    # with identifiers, the words around them still count a little (a quarter: a paraphrase keeps
+    # few of them); without identifiers, two thirds of the words
+    rest = reference
+    for key in keys:
+        rest = rest.replace(key, " ")
+    words = [w for w in re.findall(r"[A-Za-z]{3,}", rest.lower()) if w not in _STOP]
+    if not words:
+        return bool(keys)
     # a word counts in any inflection: its stem (all but the last two letters, at least four) is enough
     present = sum(1 for w in words if re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", text.lower()))
-    return present * 3 >= len(words) * 2
+    return present * 4 >= len(words) if keys else present * 3 >= len(words) * 2

@@ -24,11 +24,11 @@ NAME = "test_counts"
 
 _WORD = r"(\d+|no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty)"
 _COUNT = {  # "passed: 3" forms first: in "Passed: 21 / Failed: 0" the 21 is not a failure count
-    "passed": [r"(?:passed|passing|successful|succeeded)[ \t]*[:=][ \t]*(\d+)",
+    "passed": [r"\b(?:passed|passing|successful|succeeded)[ \t]*[:=][ \t]*(\d+)",
                rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:passed|pass(?:es|ing)?|succeeded|successful|ok)\b"],
-    "failed": [r"(?:failed|failures?|failing)[ \t]*[:=][ \t]*(\d+)",
+    "failed": [r"\b(?:failed|failures?|failing)[ \t]*[:=][ \t]*(\d+)",
                rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:failed|fail(?:s|ing|ures?)?)\b"],
-    "errors": [r"errors?[ \t]*[:=][ \t]*(\d+)", rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+)?errors?(?:ed)?\b"],
+    "errors": [r"\berrors?[ \t]*[:=][ \t]*(\d+)", rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+)?errors?(?:ed)?\b"],
 }
 _NONE_FAILED = re.compile(r"\b(?:none|nothing|no (?:tests? )?(?:failures?|failed|fails))\b[^.\n]{0,20}?(?:failed|failures?)?"
                           r"|\bno failures\b|\bnone (?:of them )?failed\b|\b(?:0|zero) fail", re.I)

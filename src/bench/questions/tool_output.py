@@ -36,9 +36,10 @@ MAX_OUTPUT_CHARS = 400
 MAX_ARGS_CHARS = 500
 _NEGATED = re.compile(r"\b(?:not|n't|never|no longer)\s+(?:\w+\s+)?(?:enabled|on|active|true|connected|yes|set)\b",
                       re.I)
+_INLINE_KEY = re.compile(r"['\"]?[A-Za-z_][\w]*['\"]?\s*:\s")
 _PAIR = re.compile(r"^([A-Za-z][\w ./()-]{0,40}?):\s+(\S.*)$")  # "Cellular Signal: excellent"
 # What free text states: numbers (with a unit), identifiers, paths, quoted and parenthesised words.
-_CONTENT = re.compile(r"[\w./:-]*\d[\w./:-]*|(?<=\d )[A-Za-z%/]{1,6}\b|`[^`]+`|\"[^\"]+\"|\([A-Za-z][^)\s]*\)|/[\w./-]+|\b\w+_\w+\b"
+_CONTENT = re.compile(r"[\w./:-]*\d[\w./:-]*|(?<=\d )[A-Za-z%/]{1,6}\b|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\n]+'(?![A-Za-z])|\([A-Za-z][^)\s]*\)|/[\w./-]+|\b\w+_\w+\b"
                       r"|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")
 
 
@@ -72,7 +73,7 @@ def output_values(reference: str) -> list[Any]:
         return _leaves(data, [])
     values: list[Any] = [token for _, value in _pairs(reference) for token in _value_tokens(value)]
     rest = "\n".join(line for line in reference.split("\n") if not _PAIR.match(line.strip()))
-    values += [t.strip("'\"`()") for t in _CONTENT.findall(rest)]
+    values += [t.strip("'\"`()") for t in _CONTENT.findall(_INLINE_KEY.sub(" ", rest))]
     return [v for v in values if str(v).strip(".,:;!?'\"()[]{} ")]
 
 
@@ -102,9 +103,11 @@ def _value_in(value: Any, text: str, found_numbers: list[float]) -> bool:
 
 
 def _value_tokens(value: str) -> list[str]:
-    """A readout value as checkable tokens: itself when one word, else what it states."""
+    """A readout value as checkable tokens: itself when one word, else what it states (the keys
+    of a record printed inside it, ``'server_address': ...``, are not values)."""
     if " " not in value.strip():
         return [value]
+    value = _INLINE_KEY.sub(" ", value)
     return [t.strip("'\"`()") for t in _CONTENT.findall(value)] or [value]
 
 
