@@ -489,24 +489,27 @@ def _load(path: Path, **filters):
 
 def test_rows_with_a_non_list_tools_value_are_rejected_and_resolved_strings_are_parsed(tmp_path):
     steps = [bash("1", "ls", "a.py")]
-    rows = [
+    schemas = row()["tools"]
+    tools_rows = [  # one file per column type (older pyarrow JSON readers refuse a column of mixed types)
         row(*steps, instance_id="tools-object", tools=json.dumps({"type": "function", "function": {"name": "x"}})),
         row(*steps, instance_id="tools-text", tools="not json"),
-        row(*steps, instance_id="resolved-false", resolved="false"),
-        row(*steps, instance_id="resolved-true", resolved="True"),
-        row(*steps, instance_id="resolved-odd", resolved="maybe"),
-        row(*steps, instance_id="tools-string-list", tools=json.dumps(row()["tools"])),
+        row(*steps, instance_id="tools-string-list", tools=json.dumps(schemas)),
     ]
-    path = tmp_path / "rows.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    selection = _load(path, resolved=True)
-    assert [c.instance_id for c in selection.cases] == ["resolved-true", "tools-string-list"]
-    assert selection.cases[1].tools and selection.cases[1].tools[0]["function"]["name"] == "execute_bash"
-    reasons = {r.instance_id: r.reason for r in selection.rejected}
-    assert reasons == {"tools-object": "tools is a JSON dict, not a list of tool schemas",
-                       "tools-text": reasons["tools-text"], "resolved-odd": "resolved is 'maybe', not a boolean"}
+    resolved_rows = [row(*steps, instance_id=f"resolved-{value}", resolved=value)
+                     for value in ("false", "True", "maybe", "0")]
+    (tmp_path / "tools.jsonl").write_text("".join(json.dumps(r) + "\n" for r in tools_rows))
+    (tmp_path / "resolved.jsonl").write_text("".join(json.dumps(r) + "\n" for r in resolved_rows))
+    tools = _load(tmp_path / "tools.jsonl")
+    assert [c.instance_id for c in tools.cases] == ["tools-string-list"]
+    assert tools.cases[0].tools == schemas
+    reasons = {r.instance_id: r.reason for r in tools.rejected}
+    assert reasons["tools-object"] == "tools is a JSON dict, not a list of tool schemas"
     assert reasons["tools-text"].startswith("tools is a string that is not valid JSON")
-    assert selection.skipped == {"resolved": 1}  # "false" is false
+    resolved = _load(tmp_path / "resolved.jsonl", resolved=True)
+    assert [c.instance_id for c in resolved.cases] == ["resolved-True"]
+    assert resolved.skipped == {"resolved": 2}  # "false" and "0" are false
+    assert [(r.instance_id, r.reason) for r in resolved.rejected] == [("resolved-maybe",
+                                                                      "resolved is 'maybe', not a boolean")]
 
 
 def test_a_source_without_rows_says_no_rows(tmp_path):

@@ -44,6 +44,7 @@ import contextvars
 import gc
 import logging
 import queue
+import re
 import threading
 import time
 from collections import Counter, defaultdict
@@ -151,8 +152,6 @@ def _surfaced(make, *args: Any, groups: Any = None, **kwargs: Any) -> Any:
 
 
 def _unknown_setting(err: BaseException, groups: dict[str, Any]) -> str | None:
-    import re
-
     match = re.search(r"unexpected keyword argument '(\w+)'", str(err)) if isinstance(err, TypeError) else None
     if match is None:
         return None
