@@ -179,6 +179,23 @@ def test_a_job_with_line_separators_in_rows_and_replies_completes_resumes_and_re
     assert (tmp_path / "report" / "report.html").exists() and report["jobs"][0].complete
 
 
+def test_model_replies_with_lone_surrogates_and_separators_go_through_the_cache_and_the_records(tmp_path):
+    cache = tmp_path / "cache.sqlite"
+    reply = "The file is a.py \ud800\u2028\x85 and \udfff\ud83d\ude00 done"
+    with FakeOpenAI(reply=reply) as server:
+        args = _openai_args(server.base_url, "cache.enabled=true", f"cache.path={cache}", "judge=llm")
+        first = run(job_cfg(*args, output_dir=str(tmp_path / "a")))
+        made = server.stats()["requests"]
+        second = run(job_cfg(*args, output_dir=str(tmp_path / "b")))  # every reply from the cache
+        assert server.stats()["requests"] == made
+    assert first["n_errors"] == 0 and first["n_questions"] > 0 and second["accuracy"] == first["accuracy"]
+    for job in ("a", "b"):
+        answers = read_jsonl(tmp_path / job / "answers.jsonl")
+        assert answers and all(_as_read(reply) in a["answer"] for a in answers)
+    assert canonical(tmp_path / "b" / "answers.jsonl", ("usage",)) == canonical(tmp_path / "a" / "answers.jsonl",
+                                                                                ("usage",))
+
+
 # =========================================================================== 2. job directories
 
 
