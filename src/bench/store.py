@@ -48,6 +48,9 @@ _UNSAFE = re.compile(r"[\x85\u2028\u2029\ud800-\udfff]")
 class JobFileError(OSError):
     """A job file that cannot be written or read (disk full, read-only, not JSON): one line naming it."""
 
+    def __str__(self) -> str:  # the message names the file and the reason; no "[Errno 28]" prefix
+        return self.strerror if self.errno is not None and self.strerror else super().__str__()
+
 
 def _plain(record: Any) -> Any:
     return asdict(record) if is_dataclass(record) else record
