@@ -22,6 +22,8 @@ are switched on by parameters:
   answered is refused at once with HTTP 429 (``retry-after-ms``: ``busy_retry_after``);
 * ``max_context`` (tokens) or ``overflow_marker``: the request is refused with HTTP 400
   ``context_length_exceeded``, as OpenAI does for a prompt longer than the context;
+* ``empty_marker``: a request whose body contains this string gets HTTP 200 with an empty
+  ``choices`` list and a ``detail`` field (what some gateways send for upstream failures);
 * ``api_key``: when set, a request without ``Authorization: Bearer <api_key>`` gets 401;
   ``echo_auth``: error replies quote the request's Authorization header (a careless
   server, to check that clients scrub keys from recorded errors);
@@ -148,6 +150,7 @@ class FakeOpenAI:
         busy_retry_after: float = 0.05,
         max_context: int | None = None,
         overflow_marker: str | None = None,
+        empty_marker: str | None = None,
         reply: str | Callable[[dict[str, Any]], str | dict[str, Any]] | None = None,
         use_finish: bool = True,
         summary_chars: int = 2000,
@@ -181,6 +184,7 @@ class FakeOpenAI:
         self._accepted = 0  # accepted chat requests being answered (max_in_flight)
         self.max_context = max_context
         self.overflow_marker = overflow_marker
+        self.empty_marker = empty_marker
         self.reply = reply
         self.use_finish = use_finish
         self.summary_chars = int(summary_chars)
@@ -278,8 +282,8 @@ class FakeOpenAI:
         return None
 
     def _decide(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        """(``ok``|``ratelimit``|``429``|``500``|``timeout``|``marker``|``overflow``, log entry) for one chat request."""
-        raw = request_text(body) if (self.fail_marker or self.overflow_marker) else ""
+        """(``ok``|``ratelimit``|``429``|``500``|``timeout``|``marker``|``overflow``|``empty``, log entry) for one chat request."""
+        raw = request_text(body) if (self.fail_marker or self.overflow_marker or self.empty_marker) else ""
         with self._lock:
             n = self._counter
             self._counter += 1
@@ -292,6 +296,8 @@ class FakeOpenAI:
                 kind = "marker"
             elif self.overflow_marker and self.overflow_marker in raw:
                 kind = "overflow"
+            elif self.empty_marker and self.empty_marker in raw:
+                kind = "empty"
             elif fails:
                 kind = self.fail_kinds[self._failures % len(self.fail_kinds)]
                 self._failures += 1
@@ -490,6 +496,12 @@ class _Handler(BaseHTTPRequestHandler):
             echo = f" (request authorization: {self.headers.get('Authorization')})" if fake.echo_auth else ""
             self._send(status, _error(f"simulated permanent failure (marker {fake.fail_marker}){echo}",
                                       "server_error" if status >= 500 else "invalid_request_error", None))
+            return
+        if kind == "empty":
+            self._wait(fake)
+            self._send(200, {"id": "chatcmpl-empty", "object": "chat.completion", "created": int(time.time()),
+                             "model": body.get("model") or fake.model, "choices": [],
+                             "detail": "upstream provider returned nothing"})
             return
         prompt_tokens = _prompt_tokens(body, fake.exact_tokens)
         if kind == "overflow" or (fake.max_context is not None and prompt_tokens > fake.max_context):

@@ -115,6 +115,56 @@ def validate(cfg: Any) -> None:
             raise ConfigError(f"questions.types: {err}") from None
     if merged.limit is not None and merged.limit < 1:
         raise ConfigError(f"dataset.limit: must be at least 1 (or null for all rows), got {merged.limit}")
+    _check_unused_dataset_keys(merged)
+    _check_secrets(cfg)
+
+
+# dataset keys each source reads; a value set for another source would be silently ignored
+_SOURCE_KEYS = {"sample": set(), "local": {"path", "format"}, "hf": {"hf_name", "revision", "split"}}
+_UNUSED_DEFAULTS = {"path": None, "format": "auto", "hf_name": None, "revision": None, "split": "train"}
+
+
+def _check_unused_dataset_keys(dataset: Any) -> None:
+    """An override the chosen dataset does not use is an error (``dataset.path=F`` on the sample)."""
+    used = _SOURCE_KEYS[dataset.source]
+    for key, default in _UNUSED_DEFAULTS.items():
+        value = dataset.get(key)
+        if key not in used and value != default:
+            hint = (" (use dataset=local dataset.path=FILE to read a file)" if key in ("path", "format")
+                    else " (use dataset=hf for the Hugging Face source)")
+            raise ConfigError(f"dataset.{key}={value} is not used by dataset.source={dataset.source}{hint}")
+
+
+def _check_secrets(cfg: Any) -> None:
+    """No key in the config itself: every ``api_key_env`` names a variable, no key-like value anywhere."""
+    from bench.redact import check_key_env, secret_in_setting
+
+    try:
+        flat = _flat(OmegaConf.to_container(cfg, resolve=True))
+    except Exception:  # noqa: BLE001 - an interpolation that fails is reported where it is used
+        flat = _flat(OmegaConf.to_container(cfg, resolve=False))
+    for key, value in flat.items():
+        if isinstance(value, str) and value.startswith("${"):
+            continue
+        if key.endswith("api_key_env"):
+            refusal = check_key_env(key, value)
+        elif isinstance(value, str):
+            refusal = secret_in_setting(key, value, command_line=False)
+        else:
+            refusal = None
+        if refusal:
+            raise ConfigError(refusal)
+
+
+def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(data, dict):
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            out.update(_flat(value, f"{prefix}{key}."))
+        return out
+    if isinstance(data, list):
+        return {f"{prefix}{i}": v for i, v in enumerate(data)} if data else {prefix[:-1]: data}
+    return {prefix[:-1]: data}
 
 
 _SIMPLE = {int: "int", float: "float", bool: "bool", str: "str"}

@@ -2,7 +2,11 @@
 
 Rows are read page by page through ``datasets`` (streaming), converted to cases, and the
 first rows that pass the configured filters are taken; each case keeps its 0-based
-source row index. Rows that cannot become a valid case are rejected with a reason.
+source row index. Rows that cannot become a valid case are rejected with a reason
+(including a ``tools`` value that is not a list of tool schemas, and a ``resolved`` that
+is not a boolean; ``"true"``/``"false"`` strings are parsed). A source without a single
+row is a :class:`DatasetError` ("no rows"), whatever its format. A progress bar counts the
+rows read while they load.
 
     from bench.data import load_cases
     selection = load_cases(cfg.dataset, TokenCounter())
@@ -133,6 +137,8 @@ def iter_rows(cfg: Any) -> Iterator[dict[str, Any]]:
             raise DatasetError(f"dataset file not found: {path}")
         fmt = _format_of(path, cfg.get("format", "auto"))
         where = f"{path} ({fmt})"
+        if _empty_file(path, fmt):
+            raise DatasetError(f"{where} has no rows")
         try:
             stream = datasets.load_dataset(fmt, data_files=path, split="train", streaming=True)
         except Exception as err:  # noqa: BLE001 - datasets raises many types; report one message
@@ -154,14 +160,65 @@ def iter_rows(cfg: Any) -> Iterator[dict[str, Any]]:
     else:
         raise DatasetError(f"unknown dataset.source {source!r} ({' | '.join(SOURCES)})")
     _check_columns(list(stream.column_names) if stream.column_names else None, where)
+    log.info("reading rows from %s ...", where)
+    rows = 0
     try:
         for row in stream:
             _check_columns(list(row), where)
+            rows += 1
             yield row
     except DatasetError:
         raise
     except Exception as err:  # noqa: BLE001
         raise DatasetError(f"cannot read {where}: {type(err).__name__}: {err}") from err
+    if not rows:
+        raise DatasetError(f"{where} has no rows")
+
+
+def _empty_file(path: str, fmt: str) -> bool:
+    """True for a file without a single row (``datasets`` fails on them with StopIteration / ArrowInvalid)."""
+    if fmt == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            return pq.ParquetFile(path).metadata.num_rows == 0
+        except Exception:  # noqa: BLE001 - not parquet at all: datasets reports it
+            return False
+    with open(path, "rb") as handle:
+        return not any(line.strip() for line in handle)
+
+
+_TRUE, _FALSE = {"true", "1", "yes", "y", "t"}, {"false", "0", "no", "n", "f"}
+
+
+def _row_problem(row: dict[str, Any]) -> str | None:
+    """Why a row cannot become a case before conversion (values of the wrong kind), or None.
+
+    Normalizes ``resolved`` in place: a string ``"true"``/``"false"`` (also 1/0, yes/no) is
+    parsed, so ``filters.resolved`` compares booleans.
+    """
+    resolved = row.get("resolved")
+    if isinstance(resolved, str):
+        text = resolved.strip().lower()
+        if text in _TRUE | _FALSE:
+            row["resolved"] = text in _TRUE
+        elif text in ("", "null", "none"):
+            row["resolved"] = None
+        else:
+            return f"resolved is {resolved!r}, not a boolean"
+    tools = row.get("tools")
+    if isinstance(tools, str):
+        try:
+            tools = json.loads(tools) if tools.strip() else None
+        except json.JSONDecodeError as err:
+            return f"tools is a string that is not valid JSON ({err.msg} at char {err.pos})"
+        row["tools"] = tools
+    if tools is not None and not hasattr(tools, "tolist") and not isinstance(tools, (list, tuple)):
+        return f"tools is a JSON {type(tools).__name__}, not a list of tool schemas"
+    items = tools.tolist() if hasattr(tools, "tolist") else (tools or [])
+    if any(not isinstance(t, dict) for t in items):
+        return "tools holds something other than tool schema objects"
+    return None
 
 
 def _plain_rows(cfg: Any) -> Iterator[dict[str, Any]]:
@@ -204,6 +261,18 @@ def _passes(case: Case, filters: Any, tokens: int, repos: set[str]) -> str | Non
     return None
 
 
+def _counted(rows: Iterator[dict[str, Any]], bar: Any) -> Iterator[dict[str, Any]]:
+    """The rows, moving the progress bar; the bar is closed when reading stops (also on an error)."""
+    try:
+        for row in rows:
+            bar.update(1)
+            yield row
+    finally:
+        bar.close()
+
+
+
+
 def dataset_profile(cfg: Any) -> Profile:
     """The profile a dataset config names (``dataset.profile``, default openhands), with
     ``dataset.error_pattern`` replacing its error-result pattern when set."""
@@ -228,11 +297,17 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
     repos: set[str] = set()
     rows_read = 0
     kept_rows: list[dict[str, Any]] = []
-    for position, row in enumerate(iter_rows(cfg)):
+    from tqdm import tqdm
+
+    bar = tqdm(desc="loading rows", unit="row", dynamic_ncols=True, mininterval=0.5, leave=False)
+    for position, row in enumerate(_counted(iter_rows(cfg), bar)):
         rows_read += 1
+        bar.set_postfix(cases=len(cases), refresh=False)
         recorded = row.get("source_row")
         source_row = int(recorded) if isinstance(recorded, int) and not isinstance(recorded, bool) else position
-        result = row_to_case(row, source_row, profile)
+        problem = _row_problem(row)
+        result = (Rejected(source_row, str(row.get("instance_id") or f"row{source_row}"), problem,
+                           str(row.get("trajectory_id") or "")) if problem else row_to_case(row, source_row, profile))
         if isinstance(result, Rejected):
             log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
             rejected.append(result)
@@ -248,6 +323,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
             kept_rows.append(row)
         if limit and len(cases) >= limit:
             break
+    bar.close()
     dropped: dict[str, int] = {}
     for case in cases:
         for drop in case.dropped_questions:

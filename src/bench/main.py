@@ -6,20 +6,35 @@ Composes the Hydra config (``conf/``), logs what it will instantiate, delegates 
     uv run python -m bench.main                                   # offline, shipped sample
     uv run python -m bench.main dataset=local dataset.path=FILE arm=full
     uv run python -m bench.main -m arm=nlatest arm.n=10,20,40     # one job per N
+    uv run python -m bench.main --help                            # groups, options, examples
+
+Before Hydra writes anything (``.hydra/``, ``main.log``), :func:`cli` refuses a key on the
+command line, a ``resume=`` path that is not a job (or is still running) and a
+``hydra.run.dir``/``output_dir`` that holds something already; it passes a ``resume=`` path
+to Hydra quoted, so paths with ``=`` and ``,`` (sweep job directories) work as written.
+
+Errors are one line on stderr (details in the job's ``main.log``), exit code 2. In a
+``-m`` sweep a failing job is recorded as failed (``run.json`` ``status: failed``), the
+sweep goes on, the report lists it, and the command exits 1 at the end.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from bench import redact
 from bench.config import ConfigError, validate
 from bench.data import DatasetError
+from bench.jobdir import JobDirError, check_new, check_resume_path
+from bench.store import JobFileError
 
 log = logging.getLogger("bench")
 
@@ -32,7 +47,8 @@ def _job_name(override_dirname: str, seed: Any) -> str:
 
 
 def _run_dir(resume: str | None, default: str) -> str:
-    """A resumed job writes into its own directory; a new one into Hydra's default."""
+    """A resumed job writes into its own directory; a new one into Hydra's default (made unique by
+    :class:`bench.callbacks.FreshDirCallback` before the job starts)."""
     return resume or default
 
 
@@ -92,20 +108,69 @@ def _innermost(err: BaseException) -> BaseException:
     return err
 
 
-def _fail(err: BaseException, unexpected: bool = False) -> None:
-    """One clear line for the user (the job log keeps the details), exit code 2, no traceback."""
+def _fail(err: BaseException, unexpected: bool = False, cfg: DictConfig | None = None) -> None:
+    """One clear line for the user (the job log keeps the details), exit code 2, no traceback.
+
+    In a ``-m`` sweep the job is recorded as failed and the sweep goes on (exit 1 at its end).
+    """
     root = _innermost(err)
-    text = str(root).strip()
-    message = text.splitlines()[0] if text else type(root).__name__
+    text = redact.scrub(str(root).strip())
+    message = text.split("\n")[0] if text else type(root).__name__
     if root is not err and (target := re.search(r"target '([\w.]+)'", str(err))):
         message = f"{message} (building {target.group(1)})"
+    file_only = {redact.FILE_ONLY: True}  # the console shows the error line below, once
     if unexpected:
-        log.exception("%s: %s", type(root).__name__, root)
+        log.error("%s: %s", type(root).__name__, root, exc_info=root, extra=file_only)
         message = f"{type(root).__name__}: {message} (traceback in the job's main.log)"
     else:
-        log.error("%s: %s", type(root).__name__, root)
+        log.error("%s: %s", type(root).__name__, root, extra=file_only)
+    if cfg is not None and _in_sweep():
+        _record_failure(cfg, err, message)
+        print(f"error: job failed: {message}", file=sys.stderr)
+        return
     print(f"error: {message}", file=sys.stderr)
     sys.exit(2)
+
+
+def _in_sweep() -> bool:
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN
+
+
+def _record_failure(cfg: DictConfig, err: BaseException, message: str) -> None:
+    """``run.json`` of a sweep job that failed: ``status: failed`` and the error, for the report.
+
+    Written into the job's own sweep directory; a run.json there that this job did not write
+    (the job was refused because its directory holds another job) is left alone.
+    """
+    from hydra.core.hydra_config import HydraConfig
+
+    from bench.runner import ResumeError
+    from bench.store import read_json, write_json
+
+    own = Path(HydraConfig.get().runtime.output_dir)
+    path = own / "run.json"
+    if path.exists() and isinstance(_innermost(err), (JobDirError, ResumeError)):
+        return
+    try:
+        record = read_json(path) if path.exists() else None
+    except JobFileError:
+        record = None
+    if not isinstance(record, dict):
+        try:
+            config = OmegaConf.to_container(cfg, resolve=True)
+        except Exception:  # noqa: BLE001 - an interpolation that does not resolve
+            config = OmegaConf.to_container(cfg, resolve=False)
+        record = {"started": None, "ended": None, "arm": (cfg.get("arm") or {}).get("name"),
+                  "seed": cfg.get("seed"), "config": config}
+    record.update(status="failed", error=message)
+    try:
+        own.mkdir(parents=True, exist_ok=True)
+        write_json(path, record)
+    except OSError as write_err:
+        log.error("cannot record the failure in %s: %s", own, write_err)
 
 
 def _pct(value: float | None) -> str:
@@ -116,6 +181,17 @@ def _ci(interval: list[float] | tuple[float, float] | None) -> str:
     return "" if not interval else f"[95% CI {100 * interval[0]:.1f}-{100 * interval[1]:.1f}]"
 
 
+def _register_secrets(cfg: DictConfig) -> None:
+    """Every key this job may read from the environment is scrubbed from logs, errors and records."""
+    for group in ("model", "judge", "summarizer"):
+        node = cfg.get(group)
+        name = node.get("api_key_env") if node is not None and hasattr(node, "get") else None
+        if isinstance(name, str):
+            redact.register_env(name)
+    redact.register_env("LANGFUSE_SECRET_KEY", "LANGFUSE_PUBLIC_KEY")
+    redact.register_basic_auth(os.environ.get("LANGFUSE_PUBLIC_KEY"), os.environ.get("LANGFUSE_SECRET_KEY"))
+
+
 @hydra.main(version_base="1.3", config_path="../../conf", config_name="config")
 def main(cfg: DictConfig) -> float | None:
     from hydra.errors import InstantiationException
@@ -124,9 +200,12 @@ def main(cfg: DictConfig) -> float | None:
     from bench.models import ModelSetupError
     from bench.runner import ResumeError, run
 
-    log.info("arm=%s model=%s judge=%s dataset=%s seed=%s", cfg.arm.get("name"), cfg.model.get("_target_"),
-             cfg.judge.get("_target_"), cfg.dataset.get("source"), cfg.get("seed"))
+    redact.install_logging()
+    redact.console_once()
     try:
+        _register_secrets(cfg)
+        log.info("arm=%s model=%s judge=%s dataset=%s seed=%s", cfg.arm.get("name"), cfg.model.get("_target_"),
+                 cfg.judge.get("_target_"), cfg.dataset.get("source"), cfg.get("seed"))
         missing = sorted(OmegaConf.missing_keys(cfg))
         if missing:
             raise UserError(f"missing required config value(s): {', '.join(missing)} "
@@ -134,13 +213,91 @@ def main(cfg: DictConfig) -> float | None:
         validate(cfg)
         metrics = run(cfg)
     except (DatasetError, UserError, ConfigError, ModelSetupError, ResumeError, OmegaConfBaseException,
-            InstantiationException) as err:
-        _fail(err)
-    except (ValueError, TypeError) as err:  # a bad value that reached code before validation caught it
-        _fail(err, unexpected=True)
+            InstantiationException, JobDirError, OSError) as err:  # OSError: disk full, read-only, ...
+        _fail(err, cfg=cfg)
+        return None
+    except Exception as err:  # noqa: BLE001 - a bug or a value no check caught: one line, traceback in main.log
+        _fail(err, unexpected=True, cfg=cfg)
+        return None
     print(format_summary(metrics))
     return metrics.get("accuracy")
 
 
-if __name__ == "__main__":
+# --------------------------------------------------------------------------- before Hydra
+
+def _quote(value: str) -> str:
+    """A Hydra quoted string holding ``value`` as written (``=`` and ``,`` included)."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _value(item: str) -> str:
+    value = item.partition("=")[2]
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
+
+
+def preflight_args(args: list[str]) -> list[str]:
+    """Check the command line before Hydra writes anything; return it with ``resume=`` quoted for Hydra.
+
+    Raises UserError (one line) for a key on the command line, a ``resume`` path that is not a
+    job or is running, and a new job's ``hydra.run.dir`` / ``output_dir`` that is not empty.
+    """
+    if any(a in ("--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc")
+           for a in args):
+        return args
+    refusal = redact.literal_secret(args)
+    if refusal:
+        raise UserError(refusal)
+    sweep = any(a in ("-m", "--multirun") for a in args)
+    out: list[str] = []
+    resume = None
+    for item in args:
+        key = item.partition("=")[0].lstrip("+~") if "=" in item and not item.startswith("-") else None
+        if key == "resume":
+            resume = _value(item)
+            if resume in ("", "null"):
+                out.append(item)
+                continue
+            try:
+                check_resume_path(resume)
+            except JobDirError as err:
+                raise UserError(str(err)) from None
+            item = f"{item.partition('=')[0]}={_quote(resume)}"
+        out.append(item)
+    for item in args:
+        key = item.partition("=")[0].lstrip("+~") if "=" in item else None
+        if sweep and key == "hydra.sweep.dir" and Path(_value(item)).is_dir():
+            if any(Path(_value(item)).rglob("run.json")):
+                raise UserError(f"hydra.sweep.dir={_value(item)} already holds jobs: a sweep needs a directory "
+                                "of its own (resume its jobs one by one with resume=JOB_DIR)")
+    if not resume and not sweep:
+        for item in args:
+            key = item.partition("=")[0].lstrip("+~") if "=" in item else None
+            if key in ("hydra.run.dir", "output_dir") and _value(item) not in ("", "null"):
+                try:
+                    check_new(_value(item))
+                except JobDirError as err:
+                    raise UserError(str(err)) from None
+    return out
+
+
+def cli(argv: list[str] | None = None) -> None:
+    """``python -m bench.main``: the checks above, then Hydra; exit 1 when jobs of a sweep failed."""
+    from bench import callbacks
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = preflight_args(args)
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
+    sys.argv = [sys.argv[0], *args]
     main()
+    if callbacks.FAILED_JOBS:
+        failed = callbacks.FAILED_JOBS
+        print(f"error: {len(failed)} job(s) of the sweep failed: {', '.join(failed[:5])}"
+              f"{' ...' if len(failed) > 5 else ''} (listed in the report)", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    cli()

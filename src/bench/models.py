@@ -50,6 +50,7 @@ from langchain_core.messages import (
     messages_from_dict,
 )
 
+from bench import redact
 from bench.cache import ResponseCache, open_cache, request_key
 from bench.limiter import AUTO, DEFAULT_CAP, FixedLimiter, parse_cap, parse_concurrency, shared_limiter
 from bench.text import content_text, message_text
@@ -86,6 +87,10 @@ class ContextOverflow(RuntimeError):
 
 class ModelCallError(RuntimeError):
     """A model call that failed for good (after retries, or an error that is not transient)."""
+
+
+class EmptyReply(RuntimeError):
+    """The endpoint answered 200 without a choice (some gateways do this for upstream failures): retried."""
 
 
 # --------------------------------------------------------------------------- accounting
@@ -152,12 +157,16 @@ def resolve_api_key(env_name: str | None, role: str = "model") -> str:
     if env_name is None or env_name == "":
         return "no-key"
     value = os.environ.get(env_name)
+    refusal = redact.check_key_env(f"{role}.api_key_env", env_name)
+    if refusal:
+        raise ModelSetupError(refusal)
     if value is None or not value.strip():
         state = "is empty" if value is not None else "is not set"
         raise ModelSetupError(
             f"{role}: the API key variable {env_name} {state}; export it (the key is read from the "
             f"environment only), or set {role}.api_key_env to the variable that holds it "
             f"(null for a local server without keys)")
+    redact.register(value.strip())
     return value.strip()
 
 
@@ -165,7 +174,7 @@ def _scrub(text: str, secrets: tuple[str, ...]) -> str:
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
-    return text
+    return redact.scrub(text)  # and every other configured secret (judge's, summarizer's, Langfuse's)
 
 
 # --------------------------------------------------------------------------- errors
@@ -205,7 +214,7 @@ def classify_error(err: BaseException) -> str:
         return "retry" if (err.status_code in _RETRY_STATUS or err.status_code >= 500) else "fatal"
     if isinstance(err, openai.APIError):  # error event inside a stream, no status
         return "retry" if code in ("server_error", "rate_limit_exceeded") else "fatal"
-    if isinstance(err, (TimeoutError, ConnectionError)):
+    if isinstance(err, (TimeoutError, ConnectionError, EmptyReply)):
         return "retry"
     return "fatal"
 
@@ -531,6 +540,8 @@ def plain_chat_openai() -> type:
             except openai.APIError as err:
                 lc_base._handle_openai_api_error(err)
                 raise
+            if not getattr(response, "choices", None):  # else LangChain fails with IndexError
+                raise EmptyReply(_empty_reply_text(response))
             info = {"headers": dict(raw_response.headers)} if self.include_response_headers else {}
             add_gateway = getattr(lc_base, "_add_gateway_metadata", None)
             if add_gateway is not None:
@@ -539,6 +550,19 @@ def plain_chat_openai() -> type:
 
     _PLAIN_CHAT_OPENAI = PlainChatOpenAI
     return PlainChatOpenAI
+
+
+def _empty_reply_text(response: Any) -> str:
+    """What a 200 reply without choices held (its error field if any, else the body), shortened."""
+    import json
+
+    try:
+        body = response.model_dump(exclude_none=True) if hasattr(response, "model_dump") else response
+        text = json.dumps(body, ensure_ascii=False, default=str)
+    except Exception:  # noqa: BLE001 - whatever came back, say something about it
+        text = repr(response)
+    text = text if len(text) <= 300 else text[:297] + "..."
+    return f"the endpoint answered 200 with no choices: {redact.scrub(text)}"
 
 
 # --------------------------------------------------------------------------- construction
@@ -664,6 +688,9 @@ class LLMSummarizer:
             request = [*head, HumanMessage(f"Conversation to summarize:\n\n{_transcript(messages)}\n\n{prompt}")]
         else:
             request = [*head, *messages, HumanMessage(prompt)]
-        reply, record = self.client.chat(request)
+        try:
+            reply, record = self.client.chat(request)
+        except ContextOverflow as err:  # the history to summarize is longer than the summarizer's context
+            raise ContextOverflow(f"summary request: {err}") from None
         text = content_text(reply.content).strip()
         return text, sum_usage([record], model=self.client.model)

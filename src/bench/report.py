@@ -22,6 +22,12 @@ Written to the output directory (default ``DIR/report`` for one DIR, else
 - ``report.md``: the config table in markdown; ``report.html``: one self-contained page
   (tables, SVG plots: accuracy relative to full vs tokens kept per arm, per-type bars,
   the N curve, the per-question outcome grid).
+
+Jobs are listed by config (arm, N, mechanism chain, prompt, then the sweep's own order),
+seeds together, not by start time. Failed jobs (``run.json`` ``status: failed``, a job of a
+sweep that stopped with an error) are listed with their error, never averaged. CSV cells
+that start with ``= + - @`` (or a tab / carriage return) are written with a leading ``'``,
+so a spreadsheet never runs them as formulas (:func:`write_csv`).
 """
 
 from __future__ import annotations
@@ -48,12 +54,14 @@ from bench.store import read_jsonl
 
 __all__ = [
     "Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "jobs_frame", "configs_frame",
-    "types_frame", "questions_frame", "write_report", "markdown_table", "main",
+    "types_frame", "questions_frame", "write_report", "markdown_table", "csv_safe", "write_csv", "main",
 ]
 
 log = logging.getLogger(__name__)
 
 ARM_ORDER = {"full": 0, "nlatest": 1, "compact": 2}
+MECHANISM_ORDER = {m: i for i, m in enumerate(("shipped", "tail", "stepcut", "offload", "collapse", "verify"))}
+PROMPT_ORDER = {p: i for i, p in enumerate(("sre", "generic", "hybrid", "hybrid_v2"))}
 VERDICT_STYLE = {  # verdict -> (symbol, background colour)
     "correct": ("✓", "#b7e1b0"),
     "wrong": ("✗", "#f4a6a6"),
@@ -171,8 +179,11 @@ def job_config(path: Path) -> dict[str, Any]:
 
 def _json(path: Path) -> dict[str, Any] | None:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:  # ValueError: JSON and UTF-8 errors
+        log.warning("%s: cannot read it (%s)", path, err)
         return None
 
 
@@ -216,9 +227,11 @@ def load_job(path: Path | str) -> Job:
     metrics = compute_metrics(cases, views, answers, scores, full_correct)
     stored = _json(path / "metrics.json")
     problems = []
-    if run.get("status") != "complete":
+    if run.get("status") == "failed":
+        problems.append(f"failed: {run.get('error') or 'no error recorded'}")
+    elif run.get("status") != "complete":
         problems.append(f"run.json status {run.get('status', 'missing')!r}")
-    if stored is None:
+    if stored is None and run.get("status") != "failed":
         problems.append("no metrics.json")
     if metrics["n_scored"] < metrics["n_questions"]:
         problems.append(f"{metrics['n_questions'] - metrics['n_scored']} of "
@@ -233,13 +246,41 @@ def load_job(path: Path | str) -> Job:
 
 
 def load_jobs(paths: Iterable[Path | str]) -> list[Job]:
-    """Jobs in run order (start time), each with a readable config label."""
+    """Jobs ordered by config (see :func:`_config_order`), seeds together, each with a readable config label."""
     jobs = [load_job(p) for p in find_job_dirs(paths)]
-    jobs.sort(key=lambda j: (str(j.run.get("started") or ""), str(j.path)))
     shared = _assign_labels(jobs)
     for job in jobs:
         job.shared = shared
+    first: dict[str, tuple] = {}
+    for job in sorted(jobs, key=_sweep_position):
+        first.setdefault(job.config_id, _sweep_position(job))
+    jobs.sort(key=lambda j: (*_config_order(j), first[j.config_id], j.label, _seed_key(j.seed), str(j.path)))
     return jobs
+
+
+def _config_order(job: Job) -> tuple:
+    """Arm (full, nlatest, compact), N, the mechanism chain, the prompt list: the study's reading order."""
+    arm_cfg = job.config.get("arm") or {}
+    try:
+        n = float(arm_cfg.get("n")) if arm_cfg.get("n") is not None else math.inf
+    except (TypeError, ValueError):
+        n = math.inf
+    compact = job.arm == "compact" or arm_cfg.get("match") == "compact"
+    mechanism = (job.config.get("mechanism") or {}).get("name") if compact else None
+    prompt = (job.config.get("prompt") or {}).get("name") if compact else None
+    return (ARM_ORDER.get(job.arm, 9), arm_cfg.get("match") is not None, n,
+            MECHANISM_ORDER.get(mechanism, len(MECHANISM_ORDER)), PROMPT_ORDER.get(prompt, len(PROMPT_ORDER)))
+
+
+def _sweep_position(job: Job) -> tuple:
+    """Where the job stands in its sweep (sweep directory, Hydra's job number): the grid's own order."""
+    hydra = _yaml(job.path / ".hydra" / "hydra.yaml") if (job.path / ".hydra" / "hydra.yaml").exists() else None
+    num = ((hydra or {}).get("hydra") or {}).get("job", {}).get("num") if isinstance(hydra, dict) else None
+    return (str(job.path.parent), num if isinstance(num, int) else math.inf, str(job.path))
+
+
+def _seed_key(seed: Any) -> tuple:
+    return (0, float(seed), "") if isinstance(seed, (int, float)) else (1, 0.0, str(seed))
 
 
 def _assign_labels(jobs: list[Job]) -> list[str]:
@@ -506,6 +547,30 @@ def questions_frame(jobs: list[Job]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# ---------------------------------------------------------------- CSV
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs such a cell as a formula
+
+
+def _cell(value: Any) -> Any:
+    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text cells (and headers) starting with ``= + - @`` (tab, CR) get a leading ``'``."""
+    out = frame.copy()
+    for column in out.columns:
+        if not (pd.api.types.is_numeric_dtype(out[column]) or pd.api.types.is_bool_dtype(out[column])):
+            out[column] = out[column].map(_cell)
+    out.columns = [_cell(c) for c in out.columns]
+    return out
+
+
+def write_csv(frame: pd.DataFrame, path: Path | str) -> None:
+    """CSV with formula-like cells escaped; text a UTF-8 file cannot hold (lone surrogates) as ``\\udxxx``."""
+    csv_safe(frame).to_csv(path, index=False, errors="backslashreplace")
+
+
 # ---------------------------------------------------------------- text output
 
 
@@ -517,7 +582,7 @@ def _fmt(value: Any, pct: bool = False) -> str:
     if isinstance(value, float):
         if value == int(value):
             return f"{int(value):,}"
-        return f"{value:,.1f}" if abs(value) >= 100 else f"{value:.3g}"
+        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"  # 1,483, not 1,483.3
     return str(value)
 
 
@@ -583,7 +648,7 @@ def report_markdown(jobs: list[Job], configs: pd.DataFrame) -> str:
     if incomplete:
         lines += ["", f"**{len(incomplete)} incomplete job(s), not averaged:**"]
         lines += [f"- `{j.path}`: {'; '.join(j.problems)}" for j in incomplete]
-    hashes = {j.run.get("case_set_hash") for j in jobs}
+    hashes = {j.run.get("case_set_hash") for j in jobs} - {None}  # a failed job may have none
     if len(hashes) > 1:
         lines += ["", f"Note: the jobs ran on {len(hashes)} different case sets ({', '.join(map(str, hashes))})."]
     return "\n".join(lines) + "\n"
@@ -708,15 +773,24 @@ def plot_types(configs: pd.DataFrame) -> str | None:
         heights = [0.0 if _nan(m) else float(m) for m in means]
         errs = list(zip(*[_err(row, f"acc.{t}") for t in types], strict=True))
         xs = [k + (i - (n_cfg - 1) / 2) * width for k in range(len(types))]
-        ax.bar(xs, heights, width=width, yerr=errs, capsize=2, color=cmap(i % cmap.N),
+        colour = cmap(i % cmap.N)
+        ax.bar(xs, heights, width=width, yerr=errs, capsize=2, color=colour,
                label=_plot_label(row), edgecolor="white", linewidth=0.5)
+        # a measured 0 is a flat mark in the config's colour; no data at all is "n/a" (no bar)
+        for x, mean in zip(xs, means, strict=True):
+            if _nan(mean):
+                ax.text(x, 0.01, "n/a", ha="center", va="bottom", fontsize=6, rotation=90, color="#777777",
+                        gid="no-data")
+            elif float(mean) == 0.0:
+                ax.plot([x - width * 0.45, x + width * 0.45], [0.004, 0.004], color=colour, linewidth=3,
+                        solid_capstyle="butt", gid="zero-bar")
     ax.set_xticks(range(len(types)))
     ax.set_xticklabels(types)
     ax.set_ylabel("accuracy")
     ax.set_ylim(0, 1.08)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=7, ncol=2 if n_cfg > 6 else 1, bbox_to_anchor=(1.01, 1), loc="upper left")
-    ax.set_title("Accuracy per question type (mean over seeds, whiskers: min–max)")
+    ax.set_title("Accuracy per question type (mean over seeds, whiskers: min–max; flat mark: 0, n/a: no data)")
     return _svg(fig)
 
 
@@ -740,7 +814,7 @@ def plot_n_curve(configs: pd.DataFrame) -> str | None:
         ax.fill_between(data["_n"], data[f"{metric}.min"].astype(float), data[f"{metric}.max"].astype(float),
                         color=colour, alpha=0.15)
     full = configs[configs["arm"] == "full"]
-    if not full.empty and not _nan(full.iloc[0].get("accuracy.mean")):
+    if _has_full(configs):
         ax.axhline(float(full.iloc[0]["accuracy.mean"]), color="#333333", linestyle=":", label="full arm accuracy")
     ax.set_xscale("log", base=2)
     ax.set_xticks(data["_n"].tolist())
@@ -751,6 +825,14 @@ def plot_n_curve(configs: pd.DataFrame) -> str | None:
     ax.legend()
     ax.set_title("N latest: accuracy against N (band: min–max over seeds)")
     return _svg(fig)
+
+
+def _has_full(configs: pd.DataFrame) -> bool:
+    """A full-arm config with a measured accuracy is in the report (only then is it drawn and named)."""
+    if configs.empty or "arm" not in configs:
+        return False
+    full = configs[configs["arm"] == "full"]
+    return not full.empty and "accuracy.mean" in full and not _nan(full.iloc[0].get("accuracy.mean"))
 
 
 def outcome_grid_html(questions: pd.DataFrame, jobs: list[Job], max_jobs: int = 80) -> str:
@@ -799,7 +881,7 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 .warn{background:#fff3cd;border:1px solid #e0c36a;padding:8px 12px;border-radius:4px}
 .incomplete td{background:#fff3cd}
-.grid{overflow-x:auto}.outcomes td{text-align:center;padding:1px 4px;min-width:14px}
+.grid,.scroll{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}.outcomes td{text-align:center;padding:1px 4px;min-width:14px}
 .outcomes td.qid{text-align:left;font-family:monospace;font-size:11px}
 th.rot{height:150px;vertical-align:bottom;padding:2px}
 th.rot div{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:11px}
@@ -809,11 +891,13 @@ th.rot div{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;
 
 
 def _html_table(header: list[str], rows: list[list[str]], flagged: list[bool] | None = None) -> str:
-    out = ["<table><thead><tr>", *[f"<th>{html.escape(h)}</th>" for h in header], "</tr></thead><tbody>"]
+    """A table inside a box that scrolls sideways when the table is wider than the page."""
+    out = ['<div class="scroll"><table><thead><tr>', *[f"<th>{html.escape(h)}</th>" for h in header],
+           "</tr></thead><tbody>"]
     for i, row in enumerate(rows):
         cls = ' class="incomplete"' if flagged and flagged[i] else ""
         out.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -838,7 +922,7 @@ def report_html(jobs: list[Job], jobs_df: pd.DataFrame, configs: pd.DataFrame, q
                         for j in incomplete)
         parts.append(f"<div class='warn'><b>{len(incomplete)} incomplete job(s)</b> are listed but not "
                      f"averaged (rows marked ⚠):<ul>{items}</ul></div>")
-    hashes = sorted({str(j.run.get("case_set_hash")) for j in jobs})
+    hashes = sorted({str(j.run.get("case_set_hash")) for j in jobs if j.run.get("case_set_hash")})
     if len(hashes) > 1:
         parts.append(f"<div class='warn'>The jobs ran on {len(hashes)} different case sets "
                      f"({html.escape(', '.join(hashes))}): compare configs within one case set.</div>")
@@ -849,7 +933,9 @@ def report_html(jobs: list[Job], jobs_df: pd.DataFrame, configs: pd.DataFrame, q
          "y: share of the questions the full arm answers that this config still answers."),
         ("Accuracy per question type", plot_types(configs), ""),
         ("The N curve", plot_n_curve(configs) if not configs.empty else None,
-         "N latest messages kept (arm=nlatest) against accuracy; dotted: the full arm."),
+         "N latest messages kept (arm=nlatest) against accuracy"
+         + ("; dotted: the full arm." if _has_full(configs) else
+            " (no full-arm job in this report: relative to full uses each job's own full reference).")),
     )
     for title, svg, note in plots:
         if svg:
@@ -886,14 +972,15 @@ def write_report(paths: Iterable[Path | str], output: Path | str | None = None) 
     configs = configs_frame(jobs_df)
     questions = questions_frame(jobs)
     types = types_frame(configs) if not configs.empty else pd.DataFrame()
-    jobs_df.to_csv(output / "jobs.csv", index=False)
-    configs.to_csv(output / "configs.csv", index=False)
-    types.to_csv(output / "types.csv", index=False)
-    questions.to_csv(output / "questions.csv", index=False)
+    write_csv(jobs_df, output / "jobs.csv")
+    write_csv(configs, output / "configs.csv")
+    write_csv(types, output / "types.csv")
+    write_csv(questions, output / "questions.csv")
     markdown = report_markdown(jobs, configs)
-    (output / "report.md").write_text(markdown, encoding="utf-8")
+    (output / "report.md").write_text(markdown, encoding="utf-8", errors="backslashreplace")
     (output / "report.html").write_text(
-        report_html(jobs, jobs_df, configs, questions, [str(p) for p in paths]), encoding="utf-8")
+        report_html(jobs, jobs_df, configs, questions, [str(p) for p in paths]), encoding="utf-8",
+        errors="backslashreplace")
     log.info("report of %d job(s) written to %s", len(jobs), output)
     return {"output": output, "jobs": jobs, "jobs_df": jobs_df, "configs": configs, "markdown": markdown}
 

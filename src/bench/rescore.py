@@ -12,7 +12,8 @@ nothing twice. The job directories are only read, never changed.
 Each output row: the job (directory, config label, arm, seed), ``case_id``, ``qid``,
 ``type``, the stored answer and its outcome, the reference, the job's original verdict
 and judge, and the new ``verdict``, ``reason`` and ``judge`` (plus the judge's raw reply
-when unscored). ``--output`` ending in ``.csv`` writes CSV, anything else JSONL. A
+when unscored). ``--output`` ending in ``.csv`` writes CSV (cells starting with ``= + - @`` get a leading
+``'``, so no spreadsheet runs them as formulas), anything else JSONL. A
 per-job summary (accuracy with the original and the common judge) is printed.
 """
 
@@ -28,7 +29,8 @@ from typing import Any
 
 import pandas as pd
 
-from bench.report import find_job_dirs, load_jobs, markdown_table
+from bench.report import find_job_dirs, load_jobs, markdown_table, write_csv
+from bench.store import safe_line
 
 __all__ = ["build_judge", "rescore_jobs", "write_rows", "main"]
 
@@ -102,11 +104,11 @@ def write_rows(rows: list[dict[str, Any]], output: Path | str) -> Path:
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     if output.suffix.lower() == ".csv":
-        pd.DataFrame(rows).to_csv(output, index=False)
+        write_csv(pd.DataFrame(rows), output)  # formula-like cells escaped
     else:
         with output.open("w", encoding="utf-8") as handle:
             for row in rows:
-                handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+                handle.write(safe_line(json.dumps(row, ensure_ascii=False, default=str)) + "\n")
     return output
 
 
@@ -146,6 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     dirs = [p for p in args.paths if "=" not in p or Path(p).exists()]
     overrides = [p for p in args.paths if p not in dirs]
+    from bench import redact
+
+    redact.install_logging()
+    refusal = redact.literal_secret(overrides)
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
     if not find_job_dirs(dirs):
         print(f"error: no job directory (with run.json) under {' '.join(dirs)}", file=sys.stderr)
         return 2

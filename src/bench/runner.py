@@ -23,14 +23,20 @@ Order of work:
    the job and the 429s, overloads and timeouts its requests met) and ``run.json``
    ``complete`` once every question is answered without error and scored.
 
-Resume (``resume=DIR``, or rerunning into the same ``output_dir``): finished answers and
-scores are kept, answers with ``outcome=error`` are dropped and retried, answers without a
-score are judged, nothing is duplicated. A resumed job must use the same config as the
-job in DIR (operational keys such as concurrency, timeouts and the cache may change).
+Job directory: a new job needs a directory of its own (absent, or holding only what Hydra
+wrote for it: ``.hydra/``, ``main.log``); the job holds an exclusive lock on it for its
+life (:mod:`bench.jobdir`), so a second job or a ``resume=`` of a running job is refused.
+
+Resume (``resume=DIR``): finished answers and scores are kept, answers with
+``outcome=error`` are dropped and retried, answers without a score are judged, nothing is
+duplicated; damaged lines are moved to ``<file>.bad`` and their questions asked again. A
+resumed job must use the same config as the job in DIR (operational keys such as
+concurrency, timeouts and the cache may change).
 
 Failures: a case whose view or answer keeps failing is recorded (``outcome=error`` with
 the error, verdict ``unscored``) and the job goes on; a request refused as longer than the
-context is recorded as ``context_overflow`` (not retried); a judge call that keeps
+context (an answer's, or the summary a view needs) is recorded as ``context_overflow`` (not
+retried); a judge call that keeps
 failing leaves that score missing (the job stays ``incomplete`` and resume retries it).
 """
 
@@ -39,9 +45,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gc
-import json
 import logging
 import queue
+import re
 import threading
 import time
 from collections import Counter, defaultdict
@@ -57,15 +63,17 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
+from bench.config import ConfigError
 from bench.data import load_cases
 from bench.evidence import evidence_flags
+from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
 from bench.limiter import DEFAULT_CAP, concurrency_metrics, find_limiters, worker_count
 from bench.metrics import compute_metrics
-from bench.models import ModelSetupError, call_sink, call_tags
+from bench.models import ContextOverflow, ModelSetupError, call_sink, call_tags
 from bench.policies import FullHistory, PolicyContext, build_policy
 from bench.provenance import git_state, package_versions, text_hash
 from bench.schema import Answer, Case, Question
-from bench.store import JobStore
+from bench.store import JobStore, read_jsonl
 from bench.tokens import TokenCounter
 from bench.tracing import build_tracer
 from bench.wire import forget as forget_messages
@@ -127,21 +135,41 @@ def _provenance(cfg: DictConfig, selection, status: str, started: str, *, case_s
 
 # --------------------------------------------------------------------------- set-up
 
-def _surfaced(make, *args: Any, **kwargs: Any) -> Any:
-    """Call ``make``; a ModelSetupError (missing key ...) wrapped by Hydra's instantiate surfaces as itself."""
+def _surfaced(make, *args: Any, groups: Any = None, **kwargs: Any) -> Any:
+    """Call ``make``; a ModelSetupError (missing key ...) wrapped by Hydra's instantiate surfaces as itself,
+    and a setting the target does not take (``+arm.n=3`` on arm=full) is a ConfigError naming it.
+
+    ``groups``: ``{group name: its config node}`` where such a setting is looked up.
+    """
     try:
         return make(*args, **kwargs)
-    except InstantiationException as err:
-        cause = err.__cause__
+    except (InstantiationException, TypeError) as err:
+        cause: BaseException | None = err
         while cause is not None:
             if isinstance(cause, ModelSetupError):
                 raise cause from None
+            unknown = _unknown_setting(cause, groups or {})
+            if unknown:
+                raise ConfigError(unknown) from None
             cause = cause.__cause__
         raise
 
 
-def _build(node: Any) -> Any:
-    return _surfaced(instantiate, node, _convert_="object")
+def _unknown_setting(err: BaseException, groups: dict[str, Any]) -> str | None:
+    match = re.search(r"unexpected keyword argument '(\w+)'", str(err)) if isinstance(err, TypeError) else None
+    if match is None:
+        return None
+    key = match.group(1)
+    for group, node in groups.items():
+        if node is not None and key in node:
+            option = node.get("name") or str(node.get("_target_", "")).rsplit(".", 1)[-1]
+            return (f"{group}.{key}: not a setting of {group}={option} (remove it, or choose the "
+                    f"{group} option that takes it)")
+    return None
+
+
+def _build(node: Any, group: str) -> Any:
+    return _surfaced(instantiate, node, _convert_="object", groups={group: node})
 
 
 def _preflight(*components: Any) -> None:
@@ -171,6 +199,8 @@ def _check_resume(cfg: DictConfig, out: Path, previous: dict[str, Any] | None) -
         raise ResumeError(f"resume={out}: no such job directory")
     if previous is None:
         raise ResumeError(f"resume={out}: not a job directory (no run.json)")
+    if not isinstance(previous, dict):
+        raise ResumeError(f"resume={out}: {out / 'run.json'} is not a job's run.json (not a JSON object)")
     before = _flatten(previous.get("config") or {})
     now = _flatten(OmegaConf.to_container(cfg, resolve=True))
 
@@ -205,16 +235,36 @@ def _prune(store: JobStore, name: str, keep) -> dict[tuple[str, str], dict[str, 
 # --------------------------------------------------------------------------- run
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    """Run one job end to end (or continue it) and return its metrics."""
-    started = _now()
+    """Run one job end to end (or continue it) and return its metrics.
+
+    The job directory is checked before anything is written (a new job needs an empty one,
+    ``resume`` a job that is not running) and locked for the job's life.
+    """
     out = job_dir(cfg)
     resuming = bool(cfg.get("resume"))
+    if resuming:
+        try:
+            check_resume_path(out)
+        except JobDirError as err:
+            raise ResumeError(str(err)) from None
+    else:
+        check_new(out)
+    JobStore(out)  # creates the directory
+    with JobLock(out):
+        if not resuming:
+            check_new(out)  # again under the lock: another job may have started in it meanwhile
+        return _run(cfg, out, resuming)
+
+
+def _run(cfg: DictConfig, out: Path, resuming: bool) -> dict[str, Any]:
+    started = _now()
     counter = TokenCounter(cfg.tokenizer.encoding)
 
     # 1. models and arm first: fail fast before any case work
-    answerer = _build(cfg.model)
-    judge = _build(cfg.judge)
-    policy = _surfaced(build_policy, cfg, counter)
+    answerer = _build(cfg.model, "model")
+    judge = _build(cfg.judge, "judge")
+    policy = _surfaced(build_policy, cfg, counter,
+                       groups={"arm": cfg.arm, "summarizer": cfg.get("summarizer"), "mechanism": cfg.get("mechanism")})
     _preflight(answerer, judge, policy)
     limiters = find_limiters(answerer, judge, policy)
     previous = JobStore(out).read_json("run.json") if resuming and out.is_dir() else None
@@ -223,6 +273,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
     # 2. cases
     store = JobStore(out)
+    if resuming:
+        store.quarantine()  # damaged lines -> <file>.bad; their questions are asked again
     selection = load_cases(cfg.dataset, counter, (cfg.get("questions") or {}).get("types"))
     case_set_hash = selection.case_set_hash  # hashes every case: computed once per run
     if resuming and previous.get("case_set_hash") not in (None, case_set_hash):
@@ -315,15 +367,7 @@ def _workers(model: Any) -> int:
 
 
 def _read_tolerant(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return records
+    return read_jsonl(path, keys=())
 
 
 def summarize_calls(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -355,9 +399,9 @@ def summarize_calls(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             for kind, row in sorted(by_kind.items())}
 
 
-def _error_answer(case: Case, question: Question, error: str) -> Answer:
+def _error_answer(case: Case, question: Question, error: str, outcome: str = "error") -> Answer:
     return Answer(case_id=case.case_id, qid=question.qid, type=question.type, answer="", usage={},
-                  outcome="error", error=error)
+                  outcome=outcome, error=error)
 
 
 class _Job:
@@ -452,8 +496,10 @@ class _Job:
         answers = _prune(store, "answers", lambda r: r.get("outcome", "answered") != "error")
         scores = _prune(store, "scores", lambda r: (r["case_id"], r["qid"]) in answers)
         viewed = {v["case_id"] for v in store.read("views")}
-        work = [c for c in cases
-                if c.case_id not in viewed or any((c.case_id, q.qid) not in scores for q in c.questions)]
+        # a view refused as too long for the summarizer has no record: it is not built again for nothing
+        no_view = {a["case_id"] for a in answers.values() if str(a.get("error") or "").startswith("view failed")}
+        work = [c for c in cases if (c.case_id not in viewed and c.case_id not in no_view)
+                or any((c.case_id, q.qid) not in scores for q in c.questions)]
         total = sum(1 for c in work for q in c.questions if (c.case_id, q.qid) not in scores)
 
         gate = self._view_gate(policy)
@@ -466,7 +512,9 @@ class _Job:
                             view = policy(case)
                     except Exception as err:  # noqa: BLE001 - the case's questions are recorded as failed
                         log.warning("case %s: view failed: %s", case.case_id, err)
-                        emit(("view", case, None, f"view failed: {type(err).__name__}: {err}"))
+                        # a summary longer than the summarizer's context is an outcome, not an error to retry
+                        outcome = "context_overflow" if isinstance(err, ContextOverflow) else "error"
+                        emit(("view", case, None, (f"view failed: {type(err).__name__}: {err}", outcome)))
                         return
                 emit(("view", case, view, None))
             return task
@@ -478,11 +526,11 @@ class _Job:
                 emit(("view_record", case, record_line(record, view.messages)))
             return task
 
-        def answer_task(case: Case, view, question: Question, view_error: str | None) -> Callable:
+        def answer_task(case: Case, view, question: Question, view_error: tuple[str, str] | None) -> Callable:
             def task(emit, stop: threading.Event) -> None:
                 with call_tags(case_id=case.case_id, arm=arm, phase="arm", qid=question.qid):
                     if view is None:
-                        answer = _error_answer(case, question, view_error or "view failed")
+                        answer = _error_answer(case, question, *(view_error or ("view failed",)))
                     else:
                         answer = self._answer(case, view, question)
                 emit(("answer", case, question, answer, True, view is not None))

@@ -6,61 +6,154 @@ reports which (case_id, qid) pairs are already answered and scored.
 
 Files: ``cases.jsonl``, ``rejected.jsonl``, ``views.jsonl``, ``answers.jsonl``,
 ``scores.jsonl``, ``reference_scores.jsonl``, ``calls.jsonl``, ``metrics.json``, ``run.json`` (``.hydra/`` is Hydra's).
+
+Records round-trip any text: a line ends at ``\n`` only (never ``str.splitlines``, which
+also splits at U+2028, U+0085, \x1c ...), and a line is written with U+0085, U+2028,
+U+2029 and lone surrogates (which a model reply can hold) as JSON escapes, so every byte
+is valid UTF-8 and no other line-splitting tool can cut a record. A lone surrogate reads
+back as itself; a high+low pair of lone surrogates reads back as the one character they
+encode (what every JSON reader does). Configured secrets are scrubbed from every line.
+A line that cannot be read (garbage, not an object, no ``case_id``/``qid``) is moved to
+``<file>.bad`` on resume (:meth:`JobStore.quarantine`) and skipped with a warning by readers.
+A failed write (disk full, read-only) raises :class:`JobFileError` naming the file and
+leaves no ``.tmp`` file and no torn line behind.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["JobStore", "RECORD_JSON", "read_jsonl", "write_json"]
+from bench.redact import scrub
+
+__all__ = ["JobStore", "JobFileError", "RECORD_JSON", "KEYED", "read_jsonl", "iter_lines", "safe_line",
+           "write_json", "read_json"]
+
+log = logging.getLogger(__name__)
 
 RECORD_JSON: dict[str, Any] = {"ensure_ascii": False, "default": str}  # one JSONL line of a record
+# the fields that identify a record of each keyed file (a line without them is damaged)
+KEYED: dict[str, tuple[str, ...]] = {"answers": ("case_id", "qid"), "scores": ("case_id", "qid"),
+                                     "reference_scores": ("case_id", "qid"), "views": ("case_id",)}
+_UNSAFE = re.compile(r"[\x85\u2028\u2029\ud800-\udfff]")
+
+
+class JobFileError(OSError):
+    """A job file that cannot be written or read (disk full, read-only, not JSON): one line naming it."""
+
+    def __str__(self) -> str:  # the message names the file and the reason; no "[Errno 28]" prefix
+        return self.strerror if self.errno is not None and self.strerror else super().__str__()
 
 
 def _plain(record: Any) -> Any:
     return asdict(record) if is_dataclass(record) else record
 
 
-def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
-    """Records of a JSONL file; a torn (unparseable) last line is ignored."""
+def safe_line(text: str) -> str:
+    """JSON text with line separators and lone surrogates escaped, configured secrets scrubbed."""
+    if _UNSAFE.search(text):
+        text = _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return scrub(text)
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """``(line number from 1, bytes without the newline, ends with a newline)`` of a file, split at b"\\n" only."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    last = len(lines) - 1
+    for index, line in enumerate(lines):
+        if index == last and not line:
+            break  # the file ends with a newline
+        yield index + 1, line, index < last
+
+
+def parse_line(line: bytes, keys: tuple[str, ...] = ()) -> dict[str, Any] | None:
+    """The record of one line, or None when it is damaged (not UTF-8, not a JSON object, missing ``keys``)."""
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(record, dict) or any(not isinstance(record.get(k), str) for k in keys):
+        return None
+    return record
+
+
+def read_jsonl(path: Path | str, keys: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """Records of a JSONL file; a torn last line is ignored, damaged lines are skipped with a warning."""
     path = Path(path)
     if not path.exists():
         return []
-    records = []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for number, line in enumerate(lines):
+    keys = KEYED.get(path.name.removesuffix(".jsonl"), ()) if keys is None else keys
+    records, bad = [], []
+    for number, line, complete in iter_lines(path):
         if not line.strip():
             continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            if number == len(lines) - 1:
-                break  # torn by a kill mid-write
-            raise
+        record = parse_line(line, keys)
+        if record is None:
+            if complete:
+                bad.append(number)
+            continue  # an incomplete last line was torn by a kill mid-write
+        records.append(record)
+    if bad:
+        log.warning("%s: skipped %d damaged line(s) (line %s); resume moves them to %s.bad", path, len(bad),
+                    ", ".join(map(str, bad[:10])) + (" ..." if len(bad) > 10 else ""), path.name)
     return records
+
+
+def read_json(path: Path | str) -> Any:
+    """A JSON file; JobFileError naming the file when it is not valid JSON."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except json.JSONDecodeError as err:
+        raise JobFileError(f"{path}: not valid JSON ({err.msg} at line {err.lineno} column {err.colno})") from None
+    except UnicodeDecodeError as err:
+        raise JobFileError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+
+
+def _failed(path: Path, err: OSError) -> JobFileError:
+    return JobFileError(err.errno, f"cannot write {path}: {err.strerror or err}")
+
+
+def _replace_atomically(path: Path, write) -> None:
+    """``write(handle)`` into ``<path>.tmp``, then rename over ``path``; the .tmp is removed on failure."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with tmp.open("w", encoding="utf-8", newline="\n") as handle:
+            write(handle)
+        os.replace(tmp, path)
+    except OSError as err:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise _failed(path, err) from None
 
 
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically (temp file + rename), so readers never see half a file."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    text = safe_line(json.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n"
+    _replace_atomically(path, lambda handle: handle.write(text))
 
 
 def _repair_tail(path: Path) -> None:
     """Cut a torn last line so that appends start on a fresh line."""
     if not path.exists() or path.stat().st_size == 0:
         return
+    with path.open("rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        if handle.read(1) == b"\n":
+            return
     data = path.read_bytes()
-    if data.endswith(b"\n"):
-        return
     cut = data.rfind(b"\n") + 1
+    log.info("%s: cut a torn last line (%d bytes, written when the job was stopped)", path, len(data) - cut)
     with path.open("r+b") as handle:
         handle.truncate(cut)
 
@@ -72,10 +165,18 @@ class JobStore:
 
     def __init__(self, directory: Path | str) -> None:
         self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            what = "is a file, not a directory" if self.dir.is_file() or isinstance(err, FileExistsError) else \
+                (err.strerror or str(err))
+            raise JobFileError(err.errno, f"cannot use {self.dir} as a job directory: {what}") from None
         self._lock = threading.Lock()
         for name in self.RECORD_FILES:
-            _repair_tail(self.path(name))
+            try:
+                _repair_tail(self.path(name))
+            except OSError as err:
+                raise _failed(self.path(name), err) from None
 
     def path(self, name: str) -> Path:
         return self.dir / (name if "." in name else f"{name}.jsonl")
@@ -83,30 +184,76 @@ class JobStore:
     def read(self, name: str) -> list[dict[str, Any]]:
         return read_jsonl(self.path(name))
 
+    def quarantine(self, names: Iterable[str] = ("views", "answers", "scores", "reference_scores", "calls")) -> int:
+        """Move damaged lines of these files to ``<file>.bad`` (warning with file and line numbers); count them.
+
+        Their questions count as not done, so a resumed job asks them again.
+        """
+        moved = 0
+        for name in names:
+            path = self.path(name)
+            if not path.exists():
+                continue
+            keys = KEYED.get(name, ())
+            good, bad, numbers = [], [], []
+            for number, line, _ in iter_lines(path):
+                if not line.strip():
+                    continue
+                if parse_line(line, keys) is None:
+                    bad.append(line + b"\n")
+                    numbers.append(number)
+                else:
+                    good.append(line + b"\n")
+            if not bad:
+                continue
+            try:
+                with path.with_name(path.name + ".bad").open("ab") as handle:
+                    handle.writelines(bad)
+                tmp = path.with_name(path.name + ".tmp")
+                with tmp.open("wb") as handle:
+                    handle.writelines(good)
+                os.replace(tmp, path)
+            except OSError as err:
+                path.with_name(path.name + ".tmp").unlink(missing_ok=True)
+                raise _failed(path, err) from None
+            shown = ", ".join(map(str, numbers[:10])) + (" ..." if len(numbers) > 10 else "")
+            log.warning("%s: %d damaged line(s) (line %s) moved to %s.bad; their questions are asked again",
+                        path, len(bad), shown, path.name)
+            moved += len(bad)
+        return moved
+
     def write_all(self, name: str, records: Iterable[Any]) -> None:
         """Replace the file with ``records``, one JSON line each."""
         self.write_lines(name, (self.encode(record) for record in records))
 
     def write_lines(self, name: str, lines: Iterable[str]) -> None:
         """Replace the file with ``lines`` made by :meth:`encode` (or :func:`bench.wire.record_line`)."""
-        tmp = self.path(name).with_suffix(".jsonl.tmp")
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.writelines(lines)
-        os.replace(tmp, self.path(name))
+        _replace_atomically(self.path(name), lambda handle: handle.writelines(lines))
 
     @staticmethod
     def encode(record: Any) -> str:
         """One JSONL line of ``record`` (what :meth:`append` writes), to encode off the writing thread."""
-        return json.dumps(_plain(record), **RECORD_JSON) + "\n"
+        return safe_line(json.dumps(_plain(record), **RECORD_JSON)) + "\n"
 
     def append(self, name: str, record: Any) -> None:
         self.append_line(name, self.encode(record))
 
     def append_line(self, name: str, line: str) -> None:
-        """Append one line made by :meth:`encode` and flush it."""
-        with self._lock, self.path(name).open("a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
+        """Append one line made by :meth:`encode` and flush it; a failed write leaves no partial line."""
+        path = self.path(name)
+        with self._lock:
+            size = path.stat().st_size if path.exists() else 0
+            try:
+                with path.open("a", encoding="utf-8", newline="\n") as handle:
+                    handle.write(line)
+                    handle.flush()
+            except OSError as err:
+                try:
+                    with path.open("r+b") as handle:
+                        handle.truncate(size)
+                except OSError:
+                    pass  # the next open cuts the torn line (_repair_tail)
+                raise _failed(path, err) from None
 
     def keys(self, name: str) -> set[tuple[str, str]]:
         return {(r["case_id"], r["qid"]) for r in self.read(name)}
@@ -116,4 +263,4 @@ class JobStore:
 
     def read_json(self, name: str) -> dict[str, Any] | None:
         path = self.path(name)
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+        return read_json(path) if path.exists() else None

@@ -89,6 +89,10 @@ def langfuse_settings(env: dict[str, str] | None = None) -> LangfuseSettings | N
     base_url = env.get("LANGFUSE_BASE_URL") or env.get("LANGFUSE_HOST")
     if not (public and secret and base_url):
         return None
+    from bench import redact
+
+    redact.register(public)  # scrubbed from logs and error texts, with the Basic-auth form of the pair
+    redact.register_basic_auth(public, secret)
     return LangfuseSettings(public, secret, base_url.rstrip("/"))
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 import threading
 import uuid
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict
 
 from bench.cache import CACHE_VERSION, KEY_JSON
-from bench.store import RECORD_JSON
+from bench.store import RECORD_JSON, safe_line
 
 __all__ = ["canonical_message", "canonical_json", "openai_json", "record_json", "request_key_of", "chat_body",
            "record_line", "memoized_text", "forget", "MEMO_CHARS"]
@@ -42,6 +43,7 @@ MEMO_CHARS = 100_000_000  # characters of JSON and text held before the memo is 
 # The openai SDK's body encoding (openapi_dumps); the cache key's and the job files' are
 # bench.cache.KEY_JSON and bench.store.RECORD_JSON.
 _BODY_JSON = {"ensure_ascii": False, "separators": (",", ":"), "allow_nan": False}
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _MARKER = f"bench-messages-{uuid.uuid4().hex}"  # stands for the message list while the rest is encoded
 
 
@@ -161,7 +163,7 @@ def _splice(template: dict[str, Any], pieces: list[str], **dumps: Any) -> str:
 def request_key_of(request: dict[str, Any], messages: list[BaseMessage]) -> str:
     """``bench.cache.request_key({**request, "messages": [canonical_message(m) ...]})``, from memoized pieces."""
     text = _splice({"v": CACHE_VERSION, **request}, [canonical_json(m) for m in messages], **KEY_JSON)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()  # as request_key
 
 
 def chat_body(payload: dict[str, Any], messages: list[BaseMessage]) -> bytes:
@@ -170,7 +172,10 @@ def chat_body(payload: dict[str, Any], messages: list[BaseMessage]) -> bytes:
     Key order is the payload's (``messages`` where it stands in ``payload``, else last),
     as ``openapi_dumps`` would write it.
     """
-    return _splice(payload, [openai_json(m) for m in messages], **_BODY_JSON).encode("utf-8")
+    text = _splice(payload, [openai_json(m) for m in messages], **_BODY_JSON)
+    if _SURROGATE.search(text):  # a reply's lone surrogate, sent back: as a JSON escape, so the body is UTF-8
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.encode("utf-8")
 
 
 def record_line(record: dict[str, Any], messages: list[BaseMessage]) -> str:
@@ -179,4 +184,4 @@ def record_line(record: dict[str, Any], messages: list[BaseMessage]) -> str:
     A view of the full or nlatest arm holds the case's own message objects, so its record
     reuses what writing ``cases.jsonl`` encoded.
     """
-    return _splice(record, [record_json(m) for m in messages], **RECORD_JSON) + "\n"
+    return safe_line(_splice(record, [record_json(m) for m in messages], **RECORD_JSON)) + "\n"
