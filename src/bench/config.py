@@ -120,7 +120,8 @@ def validate(cfg: Any) -> None:
 
 
 # dataset keys each source reads; a value set for another source would be silently ignored
-_SOURCE_KEYS = {"sample": set(), "local": {"path", "format"}, "hf": {"hf_name", "revision", "split"}}
+_SOURCE_KEYS = {"sample": set(), "ops": set(), "local": {"path", "format"}, "chat": {"path"},
+                "hf": {"hf_name", "revision", "split"}}
 _UNUSED_DEFAULTS = {"path": None, "format": "auto", "hf_name": None, "revision": None, "split": "train"}
 
 
@@ -130,8 +131,8 @@ def _check_unused_dataset_keys(dataset: Any) -> None:
     for key, default in _UNUSED_DEFAULTS.items():
         value = dataset.get(key)
         if key not in used and value != default:
-            hint = (" (use dataset=local dataset.path=FILE to read a file)" if key in ("path", "format")
-                    else " (use dataset=hf for the Hugging Face source)")
+            hint = (" (use dataset=local dataset.path=FILE to read a file, dataset=chat for a chat log)"
+                    if key in ("path", "format") else " (use dataset=hf for the Hugging Face source)")
             raise ConfigError(f"dataset.{key}={value} is not used by dataset.source={dataset.source}{hint}")
 
 
