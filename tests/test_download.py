@@ -52,5 +52,5 @@ def test_download_then_local_gives_the_same_selection(hub_dir, tmp_path, capsys)
 ])
 def test_bad_arguments_get_one_line(args, message, capsys):
     assert download_main(args) == 2
-    err = capsys.readouterr().err.strip()
-    assert message in err and len(err.splitlines()) == 1
+    errors = [line for line in capsys.readouterr().err.replace("\r", "\n").splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and message in errors[0]

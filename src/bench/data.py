@@ -231,6 +231,7 @@ def _plain_rows(cfg: Any) -> Iterator[dict[str, Any]]:
         path = str(sample_path(cfg.source))
     if not os.path.isfile(path):
         raise DatasetError(f"dataset file not found: {path}")
+    log.info("reading rows from %s ...", path)
     try:
         if cfg.source == "chat":
             yield from iter_chat_rows(path)
