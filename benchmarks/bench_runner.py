@@ -36,11 +36,7 @@ call). ``--bare`` also runs the last job with the answering agent and the judge
 replaced by bare ``httpx`` posts of the same bodies: the runner's own machinery (tasks,
 events, records) without the LangGraph/LangChain/openai-SDK stack.
 
-``--no-sdk-transform`` is a leftover experiment: it replaces the openai SDK's request
-transform (``openai._utils.maybe_transform``) by a shallow filter in this process; the
-runner no longer calls it for chat requests (``bench.models.plain_chat_openai``), so it
-changes nothing unless the structured-output path is used. ``--profile`` profiles the
-model calls of the concurrency-1 run.
+``--profile`` profiles the model calls of the concurrency-1 run.
 
     uv run python benchmarks/bench_runner.py [--latency 0.2] [--cases 20] [--concurrency 1,4,16]
         [--judge llm|exact] [--data dev|sample|FILE] [--floor-cpu 0,1,2,4] [--bare] [--profile]
@@ -232,8 +228,6 @@ def main(argv: list[str] | None = None) -> int:
                              "the same request bodies: the runner's structure without the LangGraph/LangChain/SDK stack")
     parser.add_argument("--profile", action="store_true",
                         help="cProfile the answering calls (worker threads) at concurrency 1 and print the top")
-    parser.add_argument("--no-sdk-transform", action="store_true",
-                        help="experiment: skip the openai SDK's request transform (maybe_transform) in this process")
     args = parser.parse_args(argv)
     data_path = resolve_data(args.data)
     if not data_path.exists():
@@ -241,15 +235,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     quiet()
     import bench.runner as runner
-
-    if args.no_sdk_transform:
-        import openai.resources.chat.completions.completions as completions
-        from openai._types import NotGiven, Omit
-
-        def shallow(data, expected_type):  # the payload is plain JSON already: only drop unset params
-            return {k: v for k, v in data.items() if not isinstance(v, (NotGiven, Omit))}
-
-        completions.maybe_transform = shallow
 
     levels = [int(c) for c in args.concurrency.split(",") if c]
     phase: dict[str, float] = {}
@@ -294,8 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(f"fake server {url}, latency {1000 * args.latency:.0f} ms; {args.cases} cases from {data_path}; "
               f"{os.cpu_count()} CPUs, load average {load}"
-              + f"; judge={args.judge}"
-              + ("; openai SDK request transform SKIPPED (experiment)" if args.no_sdk_transform else "") + "\n")
+              + f"; judge={args.judge}\n")
         def job(level: int, name: str, *extra: str):
             return compose([
                 "dataset=local", f"dataset.path={data}", "arm=full", "model=openai", f"judge={args.judge}",

@@ -119,12 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     import logging
 
     logging.disable(logging.WARNING)  # rejected-row warnings are not the point here
-    from bench import wire
     from bench.data import load_cases
     from bench.evidence import evidence_flags
     from bench.policies import build_policy
+    from bench.store import JobStore
     from bench.tokens import TokenCounter
-    from bench.wire import record_line
 
     base = ["dataset=local", f"dataset.path={args.data}"]
     t0 = time.perf_counter()
@@ -133,11 +132,6 @@ def main(argv: list[str] | None = None) -> int:
     cases = selection.cases
     load_s = time.perf_counter() - t0
 
-    def fresh_memo() -> None:
-        """As at the start of a job: the message memo holds only what writing cases.jsonl encoded."""
-        wire.forget()
-        for case in cases:
-            record_line(case.to_dict(messages=False), case.messages)
     n_messages = sum(len(c.messages) for c in cases)
     full_tokens = TokenCounter(cfg.tokenizer.encoding)
     tokens = sum(full_tokens.count_messages(c.messages) for c in cases)
@@ -160,7 +154,6 @@ def main(argv: list[str] | None = None) -> int:
                     for case in cases:  # warm like a job: load_cases counted every case's history
                         counter.count_messages(case.messages)
                     policy = build_policy(arm_cfg, counter)
-                    fresh_memo()
                     timer.reset()
                     start = time.perf_counter()
                     views = [policy(case) for case in cases]
@@ -168,9 +161,9 @@ def main(argv: list[str] | None = None) -> int:
                     count_s, encode_s = timer.total, timer.encode
                     start = time.perf_counter()
                     for case, view in zip(cases, views, strict=True):
-                        record = view.to_dict(messages=False)
+                        record = view.to_dict()
                         record["evidence"] = evidence_flags(case, view)
-                        record_line(record, view.messages)
+                        JobStore.encode(record)
                     record_s = time.perf_counter() - start
                     if best is None or view_s < best[0]:
                         best = (view_s, record_s, count_s, encode_s)

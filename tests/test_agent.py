@@ -25,14 +25,14 @@ from pydantic import PrivateAttr
 from bench.agent import READ_TOOL, THINK_REPLY, LangGraphAnswerer
 from bench.cache import ResponseCache
 from bench.formats import placeholder
-from bench.models import (
+from bench.llm import (
     ChatClient,
-    LLMSummarizer,
     ModelSetupError,
     call_sink,
     classify_error,
     openai_client,
 )
+from bench.policies import LLMSummarizer
 from bench.schema import Case, Question, View
 
 # --------------------------------------------------------------------------- fakes
@@ -446,63 +446,15 @@ def test_a_reply_cut_by_the_token_limit_under_structured_output_is_still_a_reply
     assert len(client.llm.requests) == 1
 
 
-# --------------------------------------------------------------------------- plain-payload HTTP path
+# --------------------------------------------------------------------------- public APIs only
 
-def test_the_plain_payload_path_sends_what_chat_openai_sends():
-    """``PlainChatOpenAI`` skips the SDK's request transform: same body, auth, reply and errors."""
-    from langchain_core.messages import SystemMessage
+def test_the_client_uses_stock_chat_openai():
+    """Requests go through langchain-openai's own ChatOpenAI (no subclass, no private names)."""
     from langchain_openai import ChatOpenAI
 
-    from bench.models import ContextOverflow, plain_chat_openai
-
-    from fake_openai import FakeOpenAI
-
-    bodies: list[dict] = []
-
-    def reply(body: dict) -> dict:
-        bodies.append(body)
-        return {"content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
-            "name": "finish", "arguments": '{"message": "done"}'}}]}
-
-    tools = [{"type": "function", "function": {"name": "finish", "description": "end", "parameters": {
-        "type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}}]
-    history = [SystemMessage("sys"), HumanMessage("q"),
-               AIMessage("", tool_calls=[{"name": "finish", "args": {"message": "x"}, "id": "t0"}]),
-               ToolMessage("Finished.", tool_call_id="t0", name="finish"), HumanMessage([{"type": "text", "text": "again"}])]
-    with FakeOpenAI(reply=reply, api_key="sk-test-1234", keep_raw=True) as server:
-        settings = {"model": "m", "base_url": server.base_url, "api_key": "sk-test-1234", "seed": 3,
-                    "temperature": 0.0, "max_retries": 0, "timeout": 10,
-                    "extra_body": {"max_tokens": 7, "response_format": {"type": "json_object"}}}
-        replies = []
-        for cls in (ChatOpenAI, plain_chat_openai()):
-            llm = cls(**settings)
-            replies.append(llm.bind_tools(tools, tool_choice="none").invoke(history))
-            replies.append(llm.invoke([HumanMessage("plain")]))
-        assert bodies[0] == bodies[2] and bodies[1] == bodies[3]
-        # the spliced body (bench.wire) is compact JSON with the same content type; only the
-        # key order differs from the SDK's (it writes its own parameter order)
-        import json as json_
-
-        from openai._utils._json import openapi_dumps
-        assert [ct for ct, _ in server.raw] == ["application/json"] * 4
-        assert server.raw[2][1] == openapi_dumps(json_.loads(server.raw[2][1]))
-        # an o-series model's system message is sent as "developer", as ChatOpenAI sends it
-        for cls in (ChatOpenAI, plain_chat_openai()):
-            cls(**{**settings, "model": "o3-mini"}).invoke(history)
-        assert bodies[-1] == bodies[-2] and bodies[-1]["messages"][0]["role"] == "developer"
-        assert bodies[0]["max_tokens"] == 7 and bodies[0]["tool_choice"] == "none" and bodies[0]["seed"] == 3
-        for old, new in ((replies[0], replies[2]), (replies[1], replies[3])):
-            assert old.tool_calls == new.tool_calls and old.content == new.content
-            assert old.usage_metadata == new.usage_metadata
-            assert old.response_metadata["finish_reason"] == new.response_metadata["finish_reason"]
-        with pytest.raises(openai.AuthenticationError):  # the key is sent the same way: a wrong one is refused
-            plain_chat_openai()(**{**settings, "api_key": "sk-wrong-9999"}).invoke([HumanMessage("x")])
-    with FakeOpenAI(overflow_marker="TOO-LONG") as server:
-        client = openai_client(name="m", base_url=server.base_url, api_key_env=None, seed=0, cache_enabled=False,
-                               max_retries=2, backoff_base=0.0)
-        with pytest.raises(ContextOverflow):
-            client.chat([HumanMessage("TOO-LONG")])
-        assert server.stats()["requests"] == 1  # not retried
+    client = openai_client("model", name="m", base_url="http://127.0.0.1:9/v1", api_key_env=None,
+                           check_endpoint=False, cache_enabled=False)
+    assert type(client.llm) is ChatOpenAI
 
 
 def test_a_finish_only_reply_ends_the_run_without_the_tools_node():

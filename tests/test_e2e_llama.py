@@ -181,7 +181,7 @@ def test_a_request_longer_than_the_context_is_an_overflow_not_retried(tmp_path, 
     from langchain_core.messages import HumanMessage
 
     from bench.agent import LangGraphAnswerer
-    from bench.models import call_sink
+    from bench.llm import call_sink
     from bench.schema import Case, Question, View
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)

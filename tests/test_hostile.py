@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, messages_to_dict
 from omegaconf import OmegaConf, open_dict
 
 from bench.cache import ResponseCache, request_key
@@ -37,7 +37,6 @@ from bench.report import csv_safe, write_report
 from bench.runner import ResumeError, run
 from bench.schema import Answer
 from bench.store import JobFileError, JobStore, read_jsonl
-from bench.wire import record_line
 
 from builders import bash, row, sample_questions
 from conftest import CONF_DIR
@@ -136,7 +135,7 @@ def test_records_round_trip_any_text(tmp_path):
     texts = [_random_text(rng) for _ in range(400)] + ["".join(_SPECIAL), "\ud800\u2028\x85"]
     for i, text in enumerate(texts):
         store.append("answers", {"case_id": f"c{i}", "qid": "q", "answer": text})
-        store.append_line("views", record_line({"case_id": f"c{i}"}, [HumanMessage(text), AIMessage(text)]))
+        store.append("views", {"case_id": f"c{i}", "messages": messages_to_dict([HumanMessage(text), AIMessage(text)])})
     answers = store.read("answers")
     views = store.read("views")
     assert [a["answer"] for a in answers] == [_as_read(t) for t in texts]

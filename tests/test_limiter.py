@@ -1,4 +1,4 @@
-"""The concurrency limiters (``bench.limiter``) and ``max_concurrency=auto`` end to end.
+"""The concurrency limiters (``bench.llm.limiter``) and ``max_concurrency=auto`` end to end.
 
 The adaptive limiter's rules are driven with a fake clock and scripted outcomes through
 ``try_acquire`` (which never blocks): slow start, additive increase, the multiplicative
@@ -26,7 +26,9 @@ import pytest
 from hydra import compose, initialize_config_dir
 from langchain_core.messages import AIMessage, HumanMessage
 
-from bench.limiter import (
+from bench.llm import ChatClient, ModelSetupError, load_outcome, openai_client
+from bench.llm import retry_after as _retry_after
+from bench.llm.limiter import (
     AdaptiveLimiter,
     FixedLimiter,
     Ticket,
@@ -38,7 +40,6 @@ from bench.limiter import (
     shared_limiter,
     worker_count,
 )
-from bench.models import ChatClient, ModelSetupError, _retry_after, load_outcome, openai_client
 from bench.runner import run
 from bench.store import read_jsonl
 

@@ -20,8 +20,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from bench.config import compose
 from bench.data import load_cases
 from bench.judge import JUDGE_SYSTEM, LLMJudge
-from bench.models import LLMSummarizer, openai_client
-from bench.policies import CompactPolicy, FullHistory, PolicyContext
+from bench.llm import openai_client
+from bench.policies import CompactPolicy, FullHistory, LLMSummarizer, PolicyContext
 from bench.runner import run
 from bench.schema import Answer
 from bench.tokens import TokenCounter
@@ -61,6 +61,19 @@ def test_job_records_are_byte_identical(tmp_path):
     _check("records.json", digests)
 
 
+class _Recorder:
+    """A summarizer that keeps what it is sent."""
+
+    name, calls_model = "recorder", False
+
+    def __init__(self) -> None:
+        self.sent: list = []
+
+    def summarize(self, messages, prompt, profile=None):
+        self.sent.append((messages, prompt))
+        return "summary", {}
+
+
 def test_cache_keys_are_unchanged():
     counter = TokenCounter()
     cfg = compose(["dataset=local", f"dataset.path={DEV}", "dataset.limit=4"])
@@ -80,17 +93,9 @@ def test_cache_keys_are_unchanged():
             prompt = judge.prompt(question, answer)
             keys[f"judge/{question.qid}"] = judge.client.key([SystemMessage(JUDGE_SYSTEM), HumanMessage(prompt)])
         # the summary request of the compact arm: what the summarizer is sent for this case
-        sent = []
-
-        class Recorder:
-            name, calls_model = "recorder", False
-
-            def summarize(self, messages, prompt, profile=None):
-                sent.append((messages, prompt))
-                return "summary", {}
-
-        CompactPolicy(context=PolicyContext(counter=counter, summarizer=Recorder()))(case)
-        messages, prompt = sent[-1]
+        recorder = _Recorder()
+        CompactPolicy(context=PolicyContext(counter=counter, summarizer=recorder))(case)
+        messages, prompt = recorder.sent[-1]
         request = [SystemMessage(summarizer.system), *messages, HumanMessage(prompt)]
         keys[f"summary/{case.case_id}"] = summarizer.client.key(request)
     _check("cache_keys.json", keys)

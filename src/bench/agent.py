@@ -18,7 +18,7 @@ view's messages and the question as a user message. The original sandbox is gone
 The graph is compiled once per answerer (tools, tags and stored outputs are passed as
 the run's context); its state lives in a LangGraph checkpointer (``InMemorySaver``, pickled), one thread per
 case, arm and question; the thread is dropped once the answer is taken. Every model call
-goes through :class:`bench.models.ChatClient` (cache, retries, accounting).
+goes through :class:`bench.llm.ChatClient` (cache, retries, accounting).
 
     answerer = LangGraphAnswerer(name="gpt-4o-mini", base_url=None, seed=0)
     answer = answerer.answer(case, view, question)
@@ -40,7 +40,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from bench.config import ConfigError
-from bench.models import ChatClient, ContextOverflow, current_tags, openai_client, sum_usage
+from bench.llm import ChatClient, ContextOverflow, current_tags, openai_client, sum_usage
 from bench.profiles import OPENHANDS, Profile
 from bench.schema import Answer, Case, Question, View
 from bench.text import content_text
@@ -136,16 +136,6 @@ class LangGraphAnswerer:
         self.max_concurrency = self.client.max_concurrency
         self.name = f"llm:{self.client.model}"
         self.checkpointer = InMemorySaver(serde=PickleSerde())
-        self._systems: dict[str, SystemMessage] = {}  # one message object per system text
-
-    def _system_message(self, text: str) -> SystemMessage:
-        """The same object for the same text, so its request encoding is memoized (bench.wire)."""
-        message = self._systems.get(text)
-        if message is None:
-            if len(self._systems) > 4096:
-                self._systems.clear()
-            message = self._systems[text] = SystemMessage(text)
-        return message
 
     def preflight(self, seen: set | None = None) -> None:
         self.client.preflight(seen)
@@ -252,7 +242,7 @@ class LangGraphAnswerer:
     # ------------------------------------------------------------------ answering
     def answer(self, case: Case, view: View, question: Question) -> Answer:
         system = case.system_prompt + (f"\n\n{view.guidance}" if view.guidance else "")
-        messages: list[BaseMessage] = [self._system_message(system), *view.messages, HumanMessage(question.question)]
+        messages: list[BaseMessage] = [SystemMessage(system), *view.messages, HumanMessage(question.question)]
         tags = {**current_tags(), "case_id": case.case_id, "qid": question.qid, "arm": view.arm}
         thread = {"configurable": {"thread_id": f"{case.case_id}|{view.arm}|{question.qid}|{uuid.uuid4().hex[:8]}"},
                   "recursion_limit": 2 * self.max_steps + 4}

@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 DEFAULT_PATH = ".cache/responses.sqlite"  # conf/config.yaml cache.path
 
 CACHE_VERSION = 1  # bump when the stored reply format or the key recipe changes
-# The key's canonical JSON (bench.wire splices keys from per-message pieces with the same settings).
+# The key's canonical JSON.
 KEY_JSON: dict[str, Any] = {"sort_keys": True, "ensure_ascii": False, "separators": (",", ":"), "default": str}
 
 _SCHEMA = """

@@ -148,7 +148,7 @@ class LLMJudge:
     """
 
     def __init__(self, *, client: Any = None, json_mode: bool = True, **settings: Any) -> None:
-        from bench.models import openai_client
+        from bench.llm import openai_client
 
         if client is None:
             if json_mode:  # in the body, not model_kwargs: a truncated reply stays a reply (unscored)
@@ -174,7 +174,7 @@ class LLMJudge:
     def score(self, question: Question, answer: Answer, repo_root: str | None = None) -> Score:
         from langchain_core.messages import HumanMessage, SystemMessage
 
-        from bench.models import ContextOverflow
+        from bench.llm import ContextOverflow
         from bench.text import content_text
 
         base = {"case_id": answer.case_id, "qid": answer.qid, "type": question.type, "judge": self.name}

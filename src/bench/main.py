@@ -197,7 +197,7 @@ def main(cfg: DictConfig) -> float | None:
     from hydra.errors import InstantiationException
     from omegaconf.errors import OmegaConfBaseException
 
-    from bench.models import ModelSetupError
+    from bench.llm import ModelSetupError
     from bench.runner import ResumeError, run
 
     redact.install_logging()

@@ -322,7 +322,7 @@ def _calls_numbers(path: Path) -> dict[str, Any] | None:
     if not records:
         return None
     try:
-        from bench.runner import summarize_calls
+        from bench.llm import summarize_calls
     except ImportError:
         return None
     by_kind = summarize_calls(records)

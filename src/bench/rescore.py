@@ -129,7 +129,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
 
 def judge_workers(judge_cfg: Any) -> int:
     """Threads for the judge: its fixed limit, the cap for ``auto`` (its limiter decides), 1 offline."""
-    from bench.limiter import DEFAULT_CAP, worker_count
+    from bench.llm.limiter import DEFAULT_CAP, worker_count
 
     value = judge_cfg.get("max_concurrency")
     return 1 if value is None else worker_count(value, judge_cfg.get("max_concurrency_cap", DEFAULT_CAP),

@@ -50,7 +50,6 @@ import queue
 import re
 import threading
 import time
-from collections import Counter, defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -67,19 +66,17 @@ from bench.config import ConfigError
 from bench.data import load_cases
 from bench.evidence import evidence_flags
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
-from bench.limiter import DEFAULT_CAP, concurrency_metrics, find_limiters, worker_count
+from bench.llm import ContextOverflow, ModelSetupError, call_sink, call_tags, summarize_calls
+from bench.llm.limiter import DEFAULT_CAP, concurrency_metrics, find_limiters, worker_count
 from bench.metrics import compute_metrics
-from bench.models import ContextOverflow, ModelSetupError, call_sink, call_tags
 from bench.policies import FullHistory, PolicyContext, build_policy
 from bench.provenance import git_state, package_versions, text_hash
 from bench.schema import Answer, Case, Question
 from bench.store import JobStore, read_jsonl
 from bench.tokens import TokenCounter
 from bench.tracing import build_tracer
-from bench.wire import forget as forget_messages
-from bench.wire import record_line
 
-__all__ = ["run", "job_dir", "ResumeError", "summarize_calls"]
+__all__ = ["run", "job_dir", "ResumeError"]
 
 log = logging.getLogger(__name__)
 
@@ -286,8 +283,7 @@ def _run(cfg: DictConfig, out: Path, resuming: bool) -> dict[str, Any]:
     if not selection.cases:
         log.warning("no case to run: %d rows read, %d rejected (see %s)", selection.rows_read,
                     len(selection.rejected), store.path("rejected"))
-    # each message's JSON is memoized here; the views of full and nlatest reuse it (bench.wire)
-    store.write_lines("cases", (record_line(c.to_dict(messages=False), c.messages) for c in selection.cases))
+    store.write_all("cases", (c.to_dict() for c in selection.cases))
     store.write_all("rejected", selection.rejected)
     store.write_json("run.json", _provenance(cfg, selection, "incomplete", started, case_set_hash=case_set_hash,
                                                  resumed=resumed))
@@ -314,7 +310,6 @@ def _run(cfg: DictConfig, out: Path, resuming: bool) -> dict[str, Any]:
                 full_correct = job.run_reference(selection.cases, FullHistory(context=PolicyContext(counter=counter)))
     finally:
         gc.unfreeze()
-        forget_messages()  # the memo of this job's message encodings (bench.wire)
     log.info("answered and scored %d cases in %.2fs", len(selection.cases), time.perf_counter() - t0)
     missing = tracer.missing_traces([c.case_id for c in selection.cases])
     if missing:
@@ -324,7 +319,7 @@ def _run(cfg: DictConfig, out: Path, resuming: bool) -> dict[str, Any]:
     # 5. metrics and status
     answers = store.read("answers")
     metrics = compute_metrics(
-        [c.to_dict(messages=False) for c in selection.cases], store.read("views"), answers, store.read("scores"), full_correct,
+        [c.to_dict() for c in selection.cases], store.read("views"), answers, store.read("scores"), full_correct,
     )
     metrics["missing_traces"] = missing
     metrics["model_calls"] = summarize_calls(_read_tolerant(store.path("calls")))
@@ -368,35 +363,6 @@ def _workers(model: Any) -> int:
 
 def _read_tolerant(path: Path) -> list[dict[str, Any]]:
     return read_jsonl(path, keys=())
-
-
-def summarize_calls(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Model calls per kind (answer, judge, summarizer) and in total: made vs cache hits, tokens, latency.
-
-    ``calls`` are requests sent to an endpoint by this job (``failed``: of those, the ones
-    that failed for good), ``cache_hits`` were served from the response cache; tokens count every reply used (for a hit, the original call's), and
-    ``spent_*`` only the calls made; ``latency_s`` sums the latency of the calls made.
-    """
-    by_kind: dict[str, Counter] = defaultdict(Counter)
-    for record in records:
-        for kind in (record.get("kind", "unknown"), "total"):
-            row = by_kind[kind]
-            hit = bool(record.get("cached"))
-            row["requests"] += 1
-            row["calls"] += 0 if hit else 1
-            row["failed"] += 1 if record.get("failed") else 0
-            row["cache_hits"] += 1 if hit else 0
-            for key in ("input_tokens", "cached_tokens", "output_tokens"):
-                row[key] += int(record.get(key) or 0)
-                if not hit:
-                    row[f"spent_{key}"] += int(record.get(key) or 0)
-            row["retries"] += int(record.get("retries") or 0)
-            if not hit:
-                row["latency_s"] += float(record.get("latency_s") or 0.0)
-    fields = ("requests", "calls", "cache_hits", "failed", "input_tokens", "cached_tokens", "output_tokens",
-              "spent_input_tokens", "spent_cached_tokens", "spent_output_tokens", "retries", "latency_s")
-    return {kind: {f: (round(row[f], 3) if f == "latency_s" else int(row[f])) for f in fields}
-            for kind, row in sorted(by_kind.items())}
 
 
 def _error_answer(case: Case, question: Question, error: str, outcome: str = "error") -> Answer:
@@ -521,9 +487,9 @@ class _Job:
 
         def record_task(case: Case, view) -> Callable:
             def task(emit, stop: threading.Event) -> None:  # after the case's questions are queued
-                record = view.to_dict(messages=False)
+                record = view.to_dict()
                 record["evidence"] = evidence_flags(case, view)
-                emit(("view_record", case, record_line(record, view.messages)))
+                emit(("view_record", case, JobStore.encode(record)))
             return task
 
         def answer_task(case: Case, view, question: Question, view_error: tuple[str, str] | None) -> Callable:

@@ -81,9 +81,8 @@ class Case:
         first = next((m for m in self.messages if m.type == "human"), None)
         return content_text(first.content) if first is not None else ""
 
-    def to_dict(self, messages: bool = True) -> dict[str, Any]:
-        """The ``cases.jsonl`` record; ``messages=False`` leaves ``[]`` in the messages' place
-        (for :func:`bench.wire.record_line`, which splices in their memoized JSON)."""
+    def to_dict(self) -> dict[str, Any]:
+        """The ``cases.jsonl`` record."""
         return {
             "case_id": self.case_id,
             "instance_id": self.instance_id,
@@ -97,7 +96,7 @@ class Case:
             "system_prompt": self.system_prompt,
             "tools": self.tools,
             "model_patch": self.model_patch,
-            "messages": messages_to_dict(self.messages) if messages else [],
+            "messages": messages_to_dict(self.messages),
             "questions": [q.to_dict() for q in self.questions],
             "dropped_questions": [asdict(d) for d in self.dropped_questions],
         }
@@ -161,8 +160,8 @@ class View:
     def handles(self) -> list[str]:
         return sorted(self.store)
 
-    def to_dict(self, messages: bool = True) -> dict[str, Any]:
-        """The ``views.jsonl`` record (without ``evidence``); ``messages=False`` as in :meth:`Case.to_dict`."""
+    def to_dict(self) -> dict[str, Any]:
+        """The ``views.jsonl`` record (without ``evidence``)."""
         return {
             "case_id": self.case_id,
             "arm": self.arm,
@@ -175,7 +174,7 @@ class View:
             "handles": self.handles,
             "guidance": self.guidance,
             "info": self.info,
-            "messages": messages_to_dict(self.messages) if messages else [],
+            "messages": messages_to_dict(self.messages),
         }
 
 

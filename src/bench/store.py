@@ -227,7 +227,7 @@ class JobStore:
         self.write_lines(name, (self.encode(record) for record in records))
 
     def write_lines(self, name: str, lines: Iterable[str]) -> None:
-        """Replace the file with ``lines`` made by :meth:`encode` (or :func:`bench.wire.record_line`)."""
+        """Replace the file with ``lines`` made by :meth:`encode`."""
         _replace_atomically(self.path(name), lambda handle: handle.writelines(lines))
 
     @staticmethod

@@ -28,6 +28,7 @@ from bench.config import CONF_DIR, ConfigError, compose
 from bench.policies.base import CONTEXT_PARTS, Policy, PolicyContext, clean_start, make_view, steps, view_problems
 from bench.policies.compact import AutoCompact, CompactPolicy, Mechanisms, MicroCompact
 from bench.policies.full import FullHistory
+from bench.policies.llm_summarizer import LLMSummarizer
 from bench.policies.nlatest import NLatest
 from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
 from bench.tokens import TokenCounter
@@ -47,6 +48,7 @@ __all__ = [
     "Mechanisms",
     "Summarizer",
     "ExtractiveSummarizer",
+    "LLMSummarizer",
     "load_prompt",
     "build_policy",
     "arm_config",

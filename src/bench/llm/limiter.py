@@ -1,6 +1,6 @@
 """How many requests may be in flight to an endpoint: a fixed limit, or an adaptive one.
 
-Every model call of a :class:`bench.models.ChatClient` takes a slot from its limiter
+Every model call of a :class:`bench.llm.ChatClient` takes a slot from its limiter
 (``acquire``) and gives it back with the call's outcome (``release``): ``ok``,
 ``rate_limited`` (HTTP 429), ``overloaded`` (503, 529), ``timeout`` (the request timed
 out, or HTTP 408/504), or ``error`` (anything else: no information about load). Retries

@@ -1,0 +1,389 @@
+"""The model client: every model call of the benchmark (answers, judging, summaries) goes through it.
+
+A :class:`ChatClient` wraps a LangChain chat model (``ChatOpenAI`` against any
+OpenAI-compatible endpoint, a scripted fake in tests) with:
+
+* the persistent response cache (:mod:`bench.cache`), keyed by everything that changes
+  the reply: model, endpoint, sampling parameters, seed, messages, tools;
+* retries with exponential backoff (and ``Retry-After``) on 408/409/429/5xx, timeouts and
+  connection errors; a request refused as longer than the context raises
+  :class:`~bench.llm.errors.ContextOverflow` at once (never retried);
+* a concurrency limit (:mod:`bench.llm.limiter`): ``max_concurrency: auto`` shares one adaptive
+  limit per endpoint among the answer, judge and summary clients that call it, an integer
+  fixes the requests in flight of this client;
+* one accounting record per call (:mod:`bench.llm.accounting`), sent to the job's call sink.
+
+Keys come from the environment only (:mod:`bench.llm.keys`). A missing key or an unreachable
+endpoint raises ``ModelSetupError`` (one clear line) before any case work.
+
+    client = openai_client("model", name="gpt-4o-mini", base_url=None, seed=0)
+    client.preflight()
+    reply, record = client.chat(messages, tools)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict, messages_from_dict
+
+from bench import redact
+from bench.cache import ResponseCache, open_cache, request_key
+from bench.llm.accounting import current_tags, emit
+from bench.llm.errors import (
+    ContextOverflow,
+    EmptyReply,
+    ModelCallError,
+    ModelSetupError,
+    classify_error,
+    load_outcome,
+    retry_after,
+)
+from bench.llm.keys import resolve_api_key, scrub
+from bench.llm.limiter import AUTO, DEFAULT_CAP, FixedLimiter, parse_cap, parse_concurrency, shared_limiter
+
+__all__ = ["OPENAI_BASE_URL", "ChatClient", "canonical_message", "openai_client"]
+
+log = logging.getLogger(__name__)
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+def canonical_message(message: BaseMessage) -> dict[str, Any]:
+    """What of a message reaches the endpoint (ids of LangChain runs excluded): the cache key's form."""
+    data: dict[str, Any] = {"type": message.type, "content": message.content}
+    if message.name:
+        data["name"] = message.name
+    if isinstance(message, AIMessage):
+        data["tool_calls"] = [{"name": c["name"], "args": c["args"], "id": c.get("id")}
+                              for c in message.tool_calls]
+        if message.invalid_tool_calls:
+            data["invalid_tool_calls"] = [{"name": c.get("name"), "args": c.get("args"), "id": c.get("id")}
+                                          for c in message.invalid_tool_calls]
+    if isinstance(message, ToolMessage):
+        data["tool_call_id"] = message.tool_call_id
+    return data
+
+
+def _usage_of(message: AIMessage) -> dict[str, int]:
+    meta = message.usage_metadata or {}
+    details = meta.get("input_token_details") or {}
+    return {
+        "input_tokens": int(meta.get("input_tokens") or 0),
+        "cached_tokens": int(details.get("cache_read") or 0),
+        "output_tokens": int(meta.get("output_tokens") or 0),
+    }
+
+
+def _stored_reply(message: AIMessage) -> dict[str, Any]:
+    data = message_to_dict(message.model_copy(update={"id": None}))
+    keep = ("finish_reason", "model_name", "system_fingerprint")
+    data["data"]["response_metadata"] = {k: v for k, v in (message.response_metadata or {}).items()
+                                         if k in keep}
+    return data
+
+
+def _truncated_reply(err: openai.LengthFinishReasonError) -> AIMessage:
+    """The reply the endpoint gave before the token limit, as a plain AI message."""
+    completion = err.completion
+    choice = completion.choices[0] if completion.choices else None
+    usage = completion.usage
+    details = getattr(usage, "prompt_tokens_details", None) if usage else None
+    return AIMessage(
+        content=(choice.message.content if choice and choice.message else "") or "",
+        usage_metadata={
+            "input_tokens": usage.prompt_tokens if usage else 0,
+            "output_tokens": usage.completion_tokens if usage else 0,
+            "total_tokens": usage.total_tokens if usage else 0,
+            "input_token_details": {"cache_read": getattr(details, "cached_tokens", 0) or 0},
+        },
+        response_metadata={"finish_reason": "length", "model_name": completion.model},
+    )
+
+
+@dataclass
+class ChatClient:
+    """A chat model behind the cache, retries, a concurrency limit and call accounting.
+
+    ``llm`` is any LangChain chat model that can bind tools (``ChatOpenAI`` in production,
+    a scripted fake in tests). ``params`` are the request parameters that change the reply
+    (temperature, seed, max tokens ...): they go into the cache key with ``model``,
+    ``endpoint``, messages and tools. ``max_concurrency``: an integer (this client's fixed
+    limit) or ``auto`` (the endpoint's shared adaptive limiter, at most
+    ``max_concurrency_cap`` in flight); ``limiter`` may be given instead (tests).
+    """
+
+    llm: Any
+    model: str
+    endpoint: str
+    params: dict[str, Any] = field(default_factory=dict)
+    role: str = "model"  # model | judge | summarizer: config prefix in messages
+    kind: str = "answer"  # accounting kind of the calls: answer | judge | summarizer
+    cache: ResponseCache | None = None
+    max_concurrency: int | str = 4
+    max_concurrency_cap: int = DEFAULT_CAP
+    limiter: Any = field(default=None, repr=False)  # FixedLimiter | AdaptiveLimiter; built from the two above
+    max_retries: int = 6
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+    check_endpoint: bool = True
+    check_timeout: float = 15.0
+    api_key: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        try:
+            self.max_concurrency = parse_concurrency(self.max_concurrency, f"{self.role}.max_concurrency")
+            self.max_concurrency_cap = parse_cap(self.max_concurrency_cap, f"{self.role}.max_concurrency_cap")
+        except ValueError as err:
+            raise ModelSetupError(str(err)) from None
+        if self.limiter is None:
+            self.limiter = (shared_limiter(self.endpoint, cap=self.max_concurrency_cap)
+                            if self.max_concurrency == AUTO else FixedLimiter(self.max_concurrency, self.endpoint))
+        self._secrets = tuple(s for s in (self.api_key,) if s and s != "no-key")
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"ChatClient(model={self.model!r}, endpoint={self.endpoint!r}, kind={self.kind!r})"
+
+    # ---- fail-fast check
+    def preflight(self, seen: set | None = None) -> None:
+        """Fail fast (ModelSetupError) when the endpoint cannot be reached or refuses the key."""
+        if not self.check_endpoint:
+            return
+        marker = (self.endpoint, request_key({"k": self.api_key or ""}))
+        if seen is not None and marker in seen:
+            return
+        import httpx
+
+        url = self.endpoint.rstrip("/") + "/models"
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self._secrets else {}
+        try:
+            response = httpx.get(url, headers=headers, timeout=self.check_timeout, follow_redirects=True)
+        except httpx.HTTPError as err:
+            reason = scrub(str(err) or type(err).__name__, self._secrets)
+            raise ModelSetupError(
+                f"{self.role}: cannot reach the endpoint {self.endpoint} ({type(err).__name__}: {reason}); "
+                f"check {self.role}.base_url and that the server is running "
+                f"({self.role}.check_endpoint=false skips this check)") from None
+        if response.status_code in (401, 403):
+            raise ModelSetupError(
+                f"{self.role}: the endpoint {self.endpoint} refused the API key (HTTP {response.status_code}); "
+                f"check the key in the variable named by {self.role}.api_key_env")
+        if seen is not None:
+            seen.add(marker)
+
+    # ---- one call
+    def request(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None,
+                tool_choice: str | None = None) -> dict[str, Any]:
+        """The part of a request that determines the reply (the cache key's content)."""
+        head = {"model": self.model, "endpoint": self.endpoint, "params": self.params, "tools": tools or []}
+        if tool_choice is not None:
+            head["tool_choice"] = tool_choice
+        return {**head, "messages": [canonical_message(m) for m in messages]}
+
+    def key(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None = None,
+            tool_choice: str | None = None) -> str:
+        """The cache key: the SHA-256 of the request's canonical JSON (:func:`bench.cache.request_key`)."""
+        return request_key(self.request(messages, tools, tool_choice))
+
+    def chat(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None = None,
+             tags: dict[str, Any] | None = None, tool_choice: str | None = None) -> tuple[AIMessage, dict[str, Any]]:
+        """One chat completion: ``(reply, accounting record)``, from the cache when possible.
+
+        Raises :class:`ContextOverflow` when the endpoint refuses the request as too long,
+        :class:`ModelCallError` when it keeps failing (or fails in a way retries cannot fix).
+        """
+        key = self.key(messages, tools, tool_choice)
+        record: dict[str, Any] = {"kind": self.kind, "model": self.model, **current_tags(), **(tags or {}),
+                                  "key": key[:16]}
+        cached = self.cache.get(key) if self.cache is not None else None
+        if cached is not None:
+            reply = messages_from_dict([cached["message"]])[0]
+            record.update(cached=True, retries=0, **cached["usage"], latency_s=cached.get("latency_s", 0.0))
+            emit(record)
+            return reply, record
+        try:
+            reply, latency, retries = self._invoke(messages, tools, tool_choice)
+        except (ContextOverflow, ModelCallError) as err:
+            record.update(cached=False, failed=True, retries=getattr(err, "retries", 0),
+                          outcome="context_overflow" if isinstance(err, ContextOverflow) else "error")
+            emit(record)
+            raise
+        if not isinstance(reply, AIMessage):
+            raise ModelCallError(f"{self.role}: {self.model} returned {type(reply).__name__}, not an AI message")
+        usage = _usage_of(reply)
+        if self.cache is not None:
+            self.cache.put(key, {"message": _stored_reply(reply), "usage": usage, "latency_s": latency},
+                           kind=self.kind, model=self.model)
+        record.update(cached=False, retries=retries, **usage, latency_s=latency)
+        emit(record)
+        return reply, record
+
+    def _runnable(self, tools: list[dict[str, Any]] | None, tool_choice: str | None):
+        if not tools:
+            return self.llm
+        return self.llm.bind_tools(tools, tool_choice=tool_choice) if tool_choice else self.llm.bind_tools(tools)
+
+    def _invoke(self, messages: list[BaseMessage], tools, tool_choice: str | None) -> tuple[Any, float, int]:
+        runnable = self._runnable(tools, tool_choice)
+        attempt = 0
+        while True:
+            # the slot is held for the request only (not while sleeping before a retry), and the
+            # limiter hears every outcome; latency is measured from the slot, without the wait for it
+            ticket = self.limiter.acquire()
+            start = time.perf_counter()
+            outcome, wait, error = "error", None, None
+            try:
+                reply = runnable.invoke(messages)
+                outcome = "ok"
+            except openai.LengthFinishReasonError as err:  # structured-output parsing of a cut reply
+                reply, outcome = _truncated_reply(err), "ok"
+            except Exception as err:  # noqa: BLE001 - classified below, once the slot is back
+                err = _unwrapped(err)
+                error, outcome, wait = err, load_outcome(err), retry_after(err)
+            finally:
+                self.limiter.release(ticket, outcome, wait)
+            if error is None:
+                return reply, round(time.perf_counter() - start, 3), attempt
+            err = error
+            what = classify_error(err)
+            text = scrub(f"{type(err).__name__}: {getattr(err, 'message', None) or err}", self._secrets)
+            if what == "overflow":
+                overflow = ContextOverflow(f"{self.model} at {self.endpoint}: {text}")
+                overflow.retries = attempt
+                raise overflow from None
+            if what == "retry" and attempt < self.max_retries:
+                delay = min(self.backoff_max, self.backoff_base * 2 ** attempt)
+                delay = delay * (0.5 + random.random() / 2)
+                delay = max(delay, min(self.backoff_max, wait or 0.0))
+                log.warning("%s: %s; retry %d/%d in %.1fs", self.role, text[:300], attempt + 1,
+                            self.max_retries, delay)
+                time.sleep(delay)
+                attempt += 1
+                continue
+            suffix = f" (after {attempt} retries)" if attempt else ""
+            failure = ModelCallError(f"{self.model} at {self.endpoint}: {text}{suffix}")
+            failure.retries = attempt
+            raise failure from None
+
+
+
+# --------------------------------------------------------------------------- construction
+
+def _empty_reply_text(body: Any) -> str:
+    """What a 200 reply without choices held (its error field if any, else the body), shortened."""
+    try:
+        text = json.dumps(body, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # whatever came back, say something about it
+        text = repr(body)
+    text = text if len(text) <= 300 else text[:297] + "..."
+    return f"the endpoint answered 200 with no choices: {redact.scrub(text)}"
+
+
+def _check_choices(response: Any) -> None:
+    """httpx response hook: a chat completion answered 200 without choices raises :class:`EmptyReply`
+    (LangChain would fail with an IndexError on it, saying nothing of what came back)."""
+    if response.status_code != 200 or not response.request.url.path.endswith("/chat/completions"):
+        return
+    if "json" not in response.headers.get("content-type", ""):
+        return  # a stream: LangChain reads it event by event
+    response.read()
+    try:
+        body = response.json()
+    except ValueError:
+        return
+    if isinstance(body, dict) and not body.get("choices"):
+        raise EmptyReply(_empty_reply_text(body))
+
+
+def _http_client() -> Any:
+    """The openai SDK's default HTTP client, with the no-choices check as a response hook."""
+    return openai.DefaultHttpxClient(event_hooks={"response": [_check_choices]})
+
+
+def _unwrapped(err: BaseException) -> BaseException:
+    """The error a hook raised inside the SDK's transport, not the SDK's connection error around it."""
+    cause = err.__cause__
+    return cause if isinstance(err, openai.APIConnectionError) and isinstance(cause, EmptyReply) else err
+
+
+def openai_client(
+    role: str = "model",
+    *,
+    kind: str = "answer",
+    name: str,
+    base_url: str | None = None,
+    api_key_env: str | None = "OPENAI_API_KEY",
+    temperature: float | None = 0.0,
+    seed: int | None = None,
+    max_tokens: int | None = None,
+    max_tokens_field: str = "max_completion_tokens",
+    timeout: float = 120.0,
+    max_retries: int = 6,
+    backoff_base: float = 1.0,
+    backoff_max: float = 60.0,
+    max_concurrency: int | str = AUTO,
+    max_concurrency_cap: int = DEFAULT_CAP,
+    check_endpoint: bool = True,
+    model_kwargs: dict[str, Any] | None = None,
+    extra_body: dict[str, Any] | None = None,
+    cache_path: str | None = None,
+    cache_enabled: bool = True,
+) -> ChatClient:
+    """A :class:`ChatClient` over ``langchain-openai``'s ``ChatOpenAI`` (any OpenAI-compatible endpoint).
+
+    ``max_tokens_field``: ``max_completion_tokens`` (OpenAI) or ``max_tokens`` (servers that
+    only know the older field, e.g. llama.cpp's python server). Retries are done here, not
+    by the openai client, so every retry is counted and logged. ``max_concurrency``: ``auto``
+    (the endpoint's shared adaptive limit, up to ``max_concurrency_cap``) or an integer.
+    """
+    from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
+
+    if not name:
+        raise ModelSetupError(f"{role}.name is empty: give the model name the endpoint serves")
+    if max_tokens_field not in ("max_completion_tokens", "max_tokens"):
+        raise ModelSetupError(f"{role}.max_tokens_field must be max_completion_tokens or max_tokens, "
+                              f"got {max_tokens_field!r}")
+    key = resolve_api_key(api_key_env, role)
+    endpoint = (base_url or OPENAI_BASE_URL).rstrip("/")
+    body = dict(extra_body or {})
+    kwargs: dict[str, Any] = {}
+    if max_tokens is not None:
+        if max_tokens_field == "max_tokens":
+            body["max_tokens"] = int(max_tokens)
+        else:
+            kwargs["max_tokens"] = int(max_tokens)
+    if temperature is not None:
+        kwargs["temperature"] = float(temperature)
+    llm = ChatOpenAI(
+        model=name,
+        base_url=endpoint,
+        api_key=SecretStr(key),
+        seed=seed,
+        timeout=timeout,
+        max_retries=0,
+        model_kwargs=dict(model_kwargs or {}),
+        extra_body=body or None,
+        http_client=_http_client(),
+        **kwargs,
+    )
+    params = {
+        "temperature": temperature,
+        "seed": seed,
+        "max_tokens": max_tokens,
+        "model_kwargs": dict(model_kwargs or {}),
+        "extra_body": body,
+    }
+    return ChatClient(
+        llm=llm, model=name, endpoint=endpoint, params=params, role=role, kind=kind,
+        cache=open_cache(cache_path, cache_enabled), max_concurrency=max_concurrency,
+        max_concurrency_cap=max_concurrency_cap,
+        max_retries=int(max_retries), backoff_base=float(backoff_base), backoff_max=float(backoff_max),
+        check_endpoint=bool(check_endpoint), check_timeout=min(float(timeout), 15.0), api_key=key,
+    )
