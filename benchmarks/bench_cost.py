@@ -53,9 +53,10 @@ def run_grid(url: str, data: Path, out: Path, cache: Path, seeds: list[int], cas
     """Run every job of the grid; the call records of all jobs, tagged with the job's config."""
     quiet()
     import bench.runner as runner
+    import bench.runner.pipeline as pipeline
 
-    real_tqdm = runner.tqdm
-    runner.tqdm = lambda *a, **k: real_tqdm(*a, **{**k, "disable": True})
+    real_tqdm = pipeline.tqdm
+    pipeline.tqdm = lambda *a, **k: real_tqdm(*a, **{**k, "disable": True})
     records: list[dict] = []
     for seed in seeds:
         for prompt in prompts:
@@ -75,7 +76,7 @@ def run_grid(url: str, data: Path, out: Path, cache: Path, seeds: list[int], cas
                     record = json.loads(line)
                     record.update(job=name, seed_=seed)
                     records.append(record)
-    runner.tqdm = real_tqdm
+    pipeline.tqdm = real_tqdm
     return records
 
 

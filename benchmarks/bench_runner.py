@@ -12,7 +12,7 @@ in ``--concurrency`` (the judge gets the same limit).
 Printed per concurrency C:
 
 * ``wall``: the whole ``run()`` (set-up, dataset loading, answering, metrics);
-* ``phase``: the answering and judging phase only (``_Job.run_arm``), what concurrency
+* ``phase``: the answering and judging phase only (``Pipeline.run_phase`` of the arm), what concurrency
   can speed up;
 * ``ideal`` = calls x latency / C, ``wall/ideal`` (what a user waits, set-up and loading
   included) and ``phase/ideal`` (target <= 1.1 at 16);
@@ -235,10 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     quiet()
     import bench.runner as runner
+    import bench.runner.pipeline as pipeline
+    from bench.runner.pipeline import Pipeline
 
     levels = [int(c) for c in args.concurrency.split(",") if c]
     phase: dict[str, float] = {}
-    original = runner._Job.run_arm
+    original = Pipeline.run_phase
 
     bare: dict = {}  # --bare: answers and judgments as bare posts of captured bodies
 
@@ -251,11 +253,11 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             phase["answer"] = time.perf_counter() - start
 
-    runner._Job.run_arm = timed_run_arm
-    real_tqdm = runner.tqdm
-    runner.tqdm = lambda *a, **k: real_tqdm(*a, **{**k, "disable": True})  # no progress bars in the table
+    Pipeline.run_phase = timed_run_arm
+    real_tqdm = pipeline.tqdm
+    pipeline.tqdm = lambda *a, **k: real_tqdm(*a, **{**k, "disable": True})  # no progress bars in the table
     profiles: list[cProfile.Profile] = []
-    original_answer = runner._Job._answer
+    original_answer = Pipeline._answer
 
     def profiled_answer(self, *a, **k):  # runs on the worker thread, where the model calls happen
         if not (args.profile and self.workers == 1):
@@ -268,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             profiler.disable()
             profiles.append(profiler)
 
-    runner._Job._answer = profiled_answer
+    Pipeline._answer = profiled_answer
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_runner_") as tmp, \
             fake_server("--latency", str(args.latency), "--approx-tokens", "--lifetime", "300",
@@ -345,9 +347,9 @@ def main(argv: list[str] | None = None) -> int:
             ratio = bare_run(url, bodies, bare, lambda: runner.run(job(level, f"bare_c{level}")), phase,
                              ideal)
             print(f"    runner at C={level} with bare posts in place of the agent and judge stack: {ratio:.2f}")
-    runner._Job.run_arm = original
-    runner.tqdm = real_tqdm
-    runner._Job._answer = original_answer
+    Pipeline.run_phase = original
+    pipeline.tqdm = real_tqdm
+    Pipeline._answer = original_answer
     print(f"\nserver: {stats.get('requests', 0)} chat requests (warm-up and baseline included), peak {stats.get('peak_concurrency', 0)} in flight")
     top = max(rows, key=lambda r: r[0])
     print(f"at C={top[0]}: phase/ideal = {top[5]:.2f} (target <= 1.1), wall/ideal = {top[11]:.2f} with set-up and "

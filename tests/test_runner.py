@@ -93,7 +93,7 @@ def test_job_files_hold_every_message_exactly_on_the_real_sample(tmp_path, dev_p
 def test_the_gc_freeze_is_undone_after_a_job_even_a_failed_one(tmp_path, monkeypatch):
     import gc
 
-    import bench.runner as runner
+    from bench.runner.pipeline import Pipeline
 
     before = gc.get_freeze_count()
     run(job_cfg(tmp_path / "ok"))
@@ -102,7 +102,7 @@ def test_the_gc_freeze_is_undone_after_a_job_even_a_failed_one(tmp_path, monkeyp
     def broken(self, *args, **kwargs):
         raise RuntimeError("simulated crash")
 
-    monkeypatch.setattr(runner._Job, "run_arm", broken)
+    monkeypatch.setattr(Pipeline, "run_phase", broken)
     try:
         run(job_cfg(tmp_path / "crash"))
     except RuntimeError:
@@ -117,7 +117,7 @@ def test_pure_cpu_views_are_built_one_at_a_time_model_views_concurrently(tmp_pat
     import time
 
     from bench.data import load_cases
-    from bench.runner import _Job
+    from bench.runner.pipeline import Phase, Pipeline
     from bench.schema import Score
     from bench.store import JobStore
     from bench.tracing import NullTracer
@@ -152,6 +152,6 @@ def test_pure_cpu_views_are_built_one_at_a_time_model_views_concurrently(tmp_pat
     for calls_model, expected in ((False, 1), (True, 4)):
         policy = Policy(calls_model)
         store = JobStore(tmp_path / f"gate-{calls_model}")
-        _Job(store, Answerer(), Judge(), NullTracer(), workers=4).run_arm(cases, policy, "probe")
+        Pipeline(store, Answerer(), Judge(), NullTracer(), workers=4).run_phase(cases, policy, Phase.of_arm("probe"))
         assert policy.peak == expected, (calls_model, policy.peak)
         assert len(store.read("views")) == len(cases) and len(store.read("scores")) == sum(len(c.questions) for c in cases)

@@ -14,7 +14,6 @@ rows read while they load.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -28,7 +27,7 @@ from bench.cases import row_to_case
 from bench.chatlog import ChatLogError, iter_chat_rows, iter_jsonl
 from bench.profiles import Profile, get_profile
 from bench.questions import add_questions
-from bench.schema import Case, Rejected
+from bench.schema import Case, Rejected, case_set_hash
 from bench.tokens import TokenCounter
 
 __all__ = ["DatasetError", "Selection", "load_cases", "iter_rows", "sample_path", "dataset_profile",
@@ -58,10 +57,7 @@ class Selection:
 
     @property
     def case_set_hash(self) -> str:
-        digest = hashlib.sha256()
-        for case in self.cases:
-            digest.update(json.dumps(case.to_dict(), sort_keys=True, default=str).encode())
-        return digest.hexdigest()[:16]
+        return case_set_hash(self.cases)
 
 
 # Samples shipped with the package: read line by line (no `datasets` import for them).

@@ -14,6 +14,7 @@ from langchain_core.messages import BaseMessage, messages_from_dict, messages_to
 from bench.profiles import OPENHANDS, Profile
 
 __all__ = [
+    "case_set_hash",
     "Question",
     "DroppedQuestion",
     "Case",
@@ -200,3 +201,15 @@ class Score:
     judge: str = ""
     raw: str | None = None  # judge's raw reply (kept when unscored)
     prompt: str | None = None  # judge prompt (kept when unscored)
+
+
+def case_set_hash(cases: list[Case] | list[dict[str, Any]]) -> str:
+    """The digest of a case set (cases or their ``cases.jsonl`` records): same cases, same hash."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256()
+    for case in cases:
+        digest.update(json.dumps(case if isinstance(case, dict) else case.to_dict(), sort_keys=True,
+                                 default=str).encode())
+    return digest.hexdigest()[:16]

@@ -47,6 +47,8 @@ __all__ = [
     "langfuse_client", "dataset_name", "dataset_item_id", "upload_dataset",
 ]
 
+from bench.schema import case_set_hash
+
 log = logging.getLogger(__name__)
 
 
@@ -174,18 +176,6 @@ def langfuse_client(settings: LangfuseSettings, timeout: float = 5) -> tuple[Any
 # ---------------------------------------------------------------- dataset
 
 
-def _case_dict(case: Any) -> dict[str, Any]:
-    return case if isinstance(case, dict) else case.to_dict()
-
-
-def case_set_hash(cases: list[Any]) -> str:
-    """Same digest as :attr:`bench.data.Selection.case_set_hash`."""
-    digest = hashlib.sha256()
-    for case in cases:
-        digest.update(json.dumps(_case_dict(case), sort_keys=True, default=str).encode())
-    return digest.hexdigest()[:16]
-
-
 def dataset_name(dataset_cfg: Any, cases: list[Any], override: str | None = None) -> str:
     """``tracing.dataset`` or ``bench-<source>-<case-set hash>`` (same cases, same name)."""
     if override:
@@ -232,7 +222,7 @@ def upload_dataset(client: Any, name: str, cases: list[Any], description: str | 
             raise
         dataset = client.api.datasets.get(dataset_name=name, request_options=options)
     items = {}
-    for case in map(_case_dict, cases):
+    for case in (c if isinstance(c, dict) else c.to_dict() for c in cases):
         item_input, expected, metadata = _item(case)
         item_id = dataset_item_id(name, case["case_id"])
         client.api.dataset_items.create(dataset_name=name, id=item_id, input=item_input,
@@ -520,8 +510,10 @@ class LangfuseTracer:
             self._warn("flush", err)
 
 
-def build_tracer(cfg: Any) -> NullTracer | LangfuseTracer:
-    """Langfuse when ``tracing.langfuse`` and the keys are set, else the local tracer."""
+def build_tracer(cfg: Any, job_dir: Path | str | None = None) -> NullTracer | LangfuseTracer:
+    """Langfuse when ``tracing.langfuse`` and the keys are set, else the local tracer.
+
+    ``job_dir``: where the job writes (its ``traces.jsonl``, and the run's name)."""
     tracing = (cfg.get("tracing") if hasattr(cfg, "get") else None) or {}
     if not tracing.get("langfuse"):
         return NullTracer()
@@ -530,13 +522,6 @@ def build_tracer(cfg: Any) -> NullTracer | LangfuseTracer:
         log.warning("tracing.langfuse=true but LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_BASE_URL "
                     "(or LANGFUSE_HOST) are not all set: traces stay local")
         return NullTracer()
-    job_dir = None
-    try:
-        from bench.runner import job_dir as _job_dir
-
-        job_dir = _job_dir(cfg)
-    except Exception:  # noqa: BLE001 - outside a Hydra job without output_dir
-        pass
     try:
         return LangfuseTracer(settings, tracing, cfg.get("dataset"), (cfg.get("arm") or {}).get("name"), job_dir)
     except Exception as err:  # noqa: BLE001 - Langfuse must never stop a job

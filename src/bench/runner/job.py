@@ -1,0 +1,200 @@
+"""One job: load cases, build views with the arm, answer, judge, write records, metrics.
+
+``run(cfg)`` is what ``python -m bench.main`` calls and what tests call directly; it
+returns the metrics dict.
+
+Order of work:
+
+1. Build the answering model, the judge and the arm (with its summarizer) and run their
+   fail-fast checks (missing key, unreachable endpoint) before any case work.
+2. Load the cases; write ``cases.jsonl``, ``rejected.jsonl`` and ``run.json`` (``incomplete``).
+3. Work runs on ``model.max_concurrency`` workers (``model.max_concurrency_cap`` for ``auto``,
+   whose adaptive limiter then decides how many calls are in flight; 1 for the offline
+   model): one task
+   builds a case's view, then each of its questions is answered by a task of its own
+   sharing that view, and each answer is judged by another task. Each view, answer and score is appended to
+   its JSONL file as soon as it exists (one line per ``case_id``, ``qid``), by the main
+   thread, which also calls the tracer and moves the progress bar (cases x questions).
+4. Non-full arms: the full-history reference with the same answerer and judge
+   (``reference_scores.jsonl``); with the response cache these answers are shared by every
+   config of the same seed.
+5. ``metrics.json`` (with the model calls of the job: made vs cache hits, tokens,
+   latency, summed from ``calls.jsonl``; and ``concurrency``: per endpoint, the limit over
+   the job and the 429s, overloads and timeouts its requests met) and ``run.json``
+   ``complete`` once every question is answered without error and scored.
+
+Job directory: a new job needs a directory of its own (absent, or holding only what Hydra
+wrote for it: ``.hydra/``, ``main.log``); the job holds an exclusive lock on it for its
+life (:mod:`bench.jobdir`), so a second job or a ``resume=`` of a running job is refused.
+
+Resume (``resume=DIR``): finished answers and scores are kept, answers with
+``outcome=error`` are dropped and retried, answers without a score are judged, nothing is
+duplicated; damaged lines are moved to ``<file>.bad`` and their questions asked again. A
+resumed job must use the same config as the job in DIR (operational keys such as
+concurrency, timeouts and the cache may change).
+
+Failures: a case whose view or answer keeps failing is recorded (``outcome=error`` with
+the error, verdict ``unscored``) and the job goes on; a request refused as longer than the
+context (an answer's, or the summary a view needs) is recorded as ``context_overflow`` (not
+retried); a judge call that keeps
+failing leaves that score missing (the job stays ``incomplete`` and resume retries it).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig
+
+from bench.data import load_cases
+from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
+from bench.llm import call_sink, summarize_calls
+from bench.llm.limiter import concurrency_metrics, find_limiters
+from bench.metrics import compute_metrics
+from bench.policies import FullHistory, PolicyContext, build_policy
+from bench.runner.pipeline import Phase, Pipeline
+from bench.runner.provenance import now, provenance
+from bench.runner.resume import ResumeError, check_resume
+from bench.runner.setup import build, preflight, surfaced, worker_threads
+from bench.store import JobStore, read_jsonl
+from bench.tokens import TokenCounter
+from bench.tracing import build_tracer
+
+__all__ = ["run", "job_dir"]
+
+log = logging.getLogger(__name__)
+
+
+def job_dir(cfg: DictConfig) -> Path:
+    """Where this job writes: ``resume``, else ``output_dir``, else Hydra's job directory."""
+    if cfg.get("resume"):
+        return Path(cfg.resume)
+    if cfg.get("output_dir"):
+        return Path(cfg.output_dir)
+    from hydra.core.hydra_config import HydraConfig
+
+    return Path(HydraConfig.get().runtime.output_dir)
+
+
+def run(cfg: DictConfig) -> dict[str, Any]:
+    """Run one job end to end (or continue it) and return its metrics.
+
+    The job directory is checked before anything is written (a new job needs an empty one,
+    ``resume`` a job that is not running) and locked for the job's life.
+    """
+    out = job_dir(cfg)
+    resuming = bool(cfg.get("resume"))
+    if resuming:
+        try:
+            check_resume_path(out)
+        except JobDirError as err:
+            raise ResumeError(str(err)) from None
+    else:
+        check_new(out)
+    JobStore(out)  # creates the directory
+    with JobLock(out):
+        if not resuming:
+            check_new(out)  # again under the lock: another job may have started in it meanwhile
+        return _run(cfg, out, resuming)
+
+
+def _run(cfg: DictConfig, out: Path, resuming: bool) -> dict[str, Any]:
+    started = now()
+    counter = TokenCounter(cfg.tokenizer.encoding)
+
+    # 1. models and arm first: fail fast before any case work
+    answerer = build(cfg.model, "model")
+    judge = build(cfg.judge, "judge")
+    policy = surfaced(build_policy, cfg, counter,
+                       groups={"arm": cfg.arm, "summarizer": cfg.get("summarizer"), "mechanism": cfg.get("mechanism")})
+    preflight(answerer, judge, policy)
+    limiters = find_limiters(answerer, judge, policy)
+    previous = JobStore(out).read_json("run.json") if resuming and out.is_dir() else None
+    if resuming:
+        check_resume(cfg, out, previous)
+
+    # 2. cases
+    store = JobStore(out)
+    if resuming:
+        store.quarantine()  # damaged lines -> <file>.bad; their questions are asked again
+    selection = load_cases(cfg.dataset, counter, (cfg.get("questions") or {}).get("types"))
+    case_set_hash = selection.case_set_hash  # hashes every case: computed once per run
+    if resuming and previous.get("case_set_hash") not in (None, case_set_hash):
+        raise ResumeError(f"resume={out}: the dataset selection differs from the job's "
+                          f"(case-set hash {previous.get('case_set_hash')} -> {case_set_hash})")
+    if previous:
+        started = previous.get("started") or started
+    resumed = list((previous or {}).get("resumed") or []) + ([now()] if resuming else [])
+    if not selection.cases:
+        log.warning("no case to run: %d rows read, %d rejected (see %s)", selection.rows_read,
+                    len(selection.rejected), store.path("rejected"))
+    store.write_all("cases", (c.to_dict() for c in selection.cases))
+    store.write_all("rejected", selection.rejected)
+    store.write_json("run.json", provenance(cfg, selection, "incomplete", started, case_set_hash=case_set_hash,
+                                                 resumed=resumed))
+
+    tracer = build_tracer(cfg, out)
+    tracer.start_job(out.name, selection.cases)
+    workers = worker_threads(cfg.model)
+    arm = cfg.arm.get("name")
+
+    # 3. the arm, 4. the full-history reference
+    t0 = time.perf_counter()
+    # The loaded cases, models and modules are long-lived: freezing them keeps the cyclic
+    # GC from walking them all again (a full collection paused 16 model-call workers for
+    # ~150 ms per job). Unfrozen at the end, so later jobs in this process start clean.
+    gc.freeze()
+    for limiter, _ in limiters:
+        limiter.begin_window()  # this job's figures; an adaptive limit carries over from earlier jobs
+    try:
+        with call_sink(lambda record: store.append("calls", record)):
+            pipeline = Pipeline(store, answerer, judge, tracer, workers, limiters)
+            pipeline.run_phase(selection.cases, policy, Phase.of_arm(arm))
+            full_correct = None
+            if arm != "full":
+                full = FullHistory(context=PolicyContext(counter=counter))
+                full_correct = pipeline.run_phase(selection.cases, full, Phase.reference())
+    finally:
+        gc.unfreeze()
+    log.info("answered and scored %d cases in %.2fs", len(selection.cases), time.perf_counter() - t0)
+    missing = tracer.missing_traces([c.case_id for c in selection.cases])
+    if missing:
+        log.warning("%d case(s) have no trace: %s", len(missing), missing)
+    tracer.flush()
+
+    # 5. metrics and status
+    answers = store.read("answers")
+    metrics = compute_metrics(
+        [c.to_dict() for c in selection.cases], store.read("views"), answers, store.read("scores"), full_correct,
+    )
+    metrics["missing_traces"] = missing
+    metrics["model_calls"] = summarize_calls(read_jsonl(store.path("calls"), keys=()))
+    if limiters:  # model clients (an offline job has none: nothing to record)
+        metrics["concurrency"] = concurrency_metrics(limiters)
+    errors = sum(1 for a in answers if a.get("outcome") == "error")
+    metrics["n_errors"] = errors
+    complete = (metrics["n_scored"] == metrics["n_questions"] and errors == 0
+                and (full_correct is None or pipeline.complete.get("reference", True)))
+    store.write_json("metrics.json", metrics)
+    status = "complete" if complete else "incomplete"
+    store.write_json("run.json", provenance(cfg, selection, status, started, case_set_hash=case_set_hash,
+                                                 resumed=resumed, n_errors=errors))
+    total = metrics["model_calls"].get("total", {})
+    if total.get("requests"):
+        log.info("model calls: %d made, %d cache hits; tokens in %d (cached %d), out %d",
+                 total["calls"], total["cache_hits"], total["input_tokens"], total["cached_tokens"],
+                 total["output_tokens"])
+    for endpoint, row in metrics.get("concurrency", {}).items():
+        if row["mode"] == "auto":
+            log.info("concurrency at %s: limit %d -> %d (min %d, max %d); %d x 429, %d overloaded, %d timeouts",
+                     endpoint, row["start"], row["final"], row["min"], row["max"], row["n_429"],
+                     row["n_overloaded"], row["n_timeouts"])
+    if not complete:
+        log.warning("job incomplete: %d of %d questions scored, %d answer error(s); rerun with resume=%s",
+                    metrics["n_scored"], metrics["n_questions"], errors, out)
+    metrics["job_dir"] = str(out)
+    return metrics

@@ -1,0 +1,321 @@
+"""The work of a job: views, answers and judgments as tasks on worker threads, records in order.
+
+The unit of work is one model-facing step: a case's view is built once by one task; each
+pending question of the case is then answered by a task of its own (sharing that view), and
+each answer is judged by a further task. So ``workers`` calls are in flight whatever the
+number of questions per case, and an LLM judge's calls fill the slots answers leave free.
+Tasks report typed events; the calling thread handles them: it writes every record (one line
+per ``case_id``, ``qid``, appended as soon as it exists), calls the tracer and moves the
+progress bar.
+
+A job has two phases with the same shape (:class:`Phase`): the arm, and for a non-full arm
+the full-history reference with the same answerer and judge::
+
+    pipeline = Pipeline(store, answerer, judge, tracer, workers, limiters)
+    pipeline.run_phase(cases, policy, Phase.of_arm("compact"))
+    full_correct = pipeline.run_phase(cases, FullHistory(...), Phase.reference())
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from tqdm import tqdm
+
+from bench.evidence import evidence_flags
+from bench.llm import ContextOverflow, call_tags
+from bench.runner.resume import prune
+from bench.schema import Answer, Case, Question, Score, View
+from bench.store import JobStore
+
+__all__ = ["Phase", "Pipeline"]
+
+log = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------- events
+
+@dataclass(frozen=True)
+class ViewBuilt:
+    case: Case
+    view: View | None  # None: building it failed
+    error: tuple[str, str] | None = None  # (error text, outcome) when it failed
+
+
+@dataclass(frozen=True)
+class ViewRecord:
+    case: Case
+    line: str  # the views.jsonl line, encoded on the worker
+
+
+@dataclass(frozen=True)
+class Answered:
+    case: Case
+    question: Question
+    answer: Answer
+    traced: bool  # its case has a trace (the phase traces, and the view was built)
+
+
+@dataclass(frozen=True)
+class Scored:
+    case: Case
+    question: Question
+    answer: Answer
+    score: Score
+    traced: bool
+
+
+@dataclass(frozen=True)
+class JudgeFailed:
+    case: Case
+    question: Question
+    error: BaseException
+
+
+@dataclass(frozen=True)
+class _Fatal:
+    error: BaseException
+
+
+_DONE = object()  # a task returned
+
+
+@dataclass(frozen=True)
+class Phase:
+    """What a phase records: the arm writes views, answers and scores and traces them; the
+    reference writes only its scores (with the answer's outcome) in ``reference_scores``."""
+
+    name: str  # call tag and progress bar: arm | reference
+    arm: str  # the arm label of its calls
+    scores: str  # the record file of its scores
+    answers: str | None = None  # the record file of its answers (None: not kept)
+    views: str | None = None  # the record file of its views (None: not kept)
+    traced: bool = False
+
+    @classmethod
+    def of_arm(cls, arm: str) -> Phase:
+        return cls("arm", arm, "scores", "answers", "views", traced=True)
+
+    @classmethod
+    def reference(cls) -> Phase:
+        return cls("reference", "full", "reference_scores")
+
+    @property
+    def label(self) -> str:
+        return f"{self.arm}: answer+judge" if self.name == "arm" else "full reference"
+
+
+def error_answer(case: Case, question: Question, error: str, outcome: str = "error") -> Answer:
+    return Answer(case_id=case.case_id, qid=question.qid, type=question.type, answer="", usage={},
+                  outcome=outcome, error=error)
+
+
+def _view_gate(policy: Any) -> Any:
+    """Views that are pure CPU are built one at a time: under the GIL, sixteen built in lockstep
+    would all finish (and release their questions) only at the end."""
+    return threading.Lock() if not getattr(policy, "calls_model", True) else contextlib.nullcontext()
+
+
+class Pipeline:
+    """Runs a job's phases on ``workers`` threads; the calling thread writes records and traces."""
+
+    def __init__(self, store: JobStore, answerer: Any, judge: Any, tracer: Any, workers: int,
+                 limiters: list[tuple[Any, list[str]]] = ()) -> None:
+        self.store, self.answerer, self.judge, self.tracer, self.workers = store, answerer, judge, tracer, workers
+        self.adaptive = [limiter for limiter, _ in limiters if limiter.mode == "auto"]
+        self.complete: dict[str, bool] = {}  # phase name -> every question answered without error and scored
+
+    # ---- the executor
+    def _execute(self, first: list[Callable], handle: Callable, desc: str, total: int) -> None:
+        """Run each ``task(emit)`` on the workers; ``handle(event, submit)`` in this thread.
+
+        ``first`` are the view tasks. ``handle`` may ``submit`` more tasks and returns True
+        when the event completes a question (the progress bar moves). A task that raises (a
+        bug, a simulated kill) stops the job: nothing new starts, the error is raised here.
+        """
+        if not first:
+            return
+        events: queue.SimpleQueue = queue.SimpleQueue()
+        stop = threading.Event()
+        bar = tqdm(total=total, desc=desc, unit="q", dynamic_ncols=True, mininterval=0.5, disable=total == 0)
+
+        def wrapped(task: Callable) -> None:
+            try:
+                if not stop.is_set():
+                    task(events.put)
+            except BaseException as err:  # noqa: BLE001 - a bug or a simulated kill: stop the job now
+                stop.set()
+                events.put(_Fatal(err))
+            finally:
+                events.put(_DONE)
+
+        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="bench-task")
+        submitted = 0
+
+        def submit(task: Callable) -> None:
+            nonlocal submitted
+            submitted += 1
+            pool.submit(contextvars.copy_context().run, wrapped, task)
+
+        try:
+            for task in first:
+                submit(task)
+            finished = 0
+            while finished < submitted:
+                event = events.get()
+                if event is _DONE:
+                    finished += 1
+                    continue
+                if isinstance(event, _Fatal):
+                    raise event.error
+                if handle(event, submit):
+                    if self.adaptive:  # the adaptive limit(s) now, beside the count
+                        bar.set_postfix_str("limit=" + ",".join(str(a.current) for a in self.adaptive),
+                                            refresh=False)
+                    bar.update(1)
+        except BaseException:
+            stop.set()  # queued tasks return at once; calls in flight are not waited for
+            pool.shutdown(wait=False, cancel_futures=True)
+            bar.close()
+            raise
+        pool.shutdown(wait=True)
+        bar.close()
+
+    # ---- the tasks
+    def _answer(self, case: Case, view: View, question: Question) -> Answer:
+        try:
+            return self.answerer.answer(case, view, question)
+        except Exception as err:  # noqa: BLE001 - recorded, the job goes on
+            log.warning("case %s, %s: answer failed: %s", case.case_id, question.qid, err)
+            return error_answer(case, question, f"{type(err).__name__}: {err}")
+
+    def _view_task(self, case: Case, policy: Any, phase: Phase, gate: Any) -> Callable:
+        def task(emit: Callable) -> None:
+            with call_tags(case_id=case.case_id, arm=phase.arm, phase=phase.name):
+                try:
+                    with gate:
+                        view = policy(case)
+                except Exception as err:  # noqa: BLE001 - the case's questions are recorded as failed
+                    log.warning("case %s: view failed: %s", case.case_id, err)
+                    # a summary longer than the summarizer's context is an outcome, not an error to retry
+                    outcome = "context_overflow" if isinstance(err, ContextOverflow) else "error"
+                    emit(ViewBuilt(case, None, (f"view failed: {type(err).__name__}: {err}", outcome)))
+                    return
+            emit(ViewBuilt(case, view))
+        return task
+
+    @staticmethod
+    def _record_task(case: Case, view: View) -> Callable:
+        def task(emit: Callable) -> None:  # after the case's questions are queued
+            record = view.to_dict()
+            record["evidence"] = evidence_flags(case, view)
+            emit(ViewRecord(case, JobStore.encode(record)))
+        return task
+
+    def _answer_task(self, built: ViewBuilt, question: Question, phase: Phase) -> Callable:
+        case = built.case
+
+        def task(emit: Callable) -> None:
+            with call_tags(case_id=case.case_id, arm=phase.arm, phase=phase.name, qid=question.qid):
+                if built.view is None:
+                    answer = error_answer(case, question, *(built.error or ("view failed",)))
+                else:
+                    answer = self._answer(case, built.view, question)
+            emit(Answered(case, question, answer, phase.traced and built.view is not None))
+        return task
+
+    def _judge_task(self, case: Case, question: Question, answer: Answer, phase: Phase, traced: bool) -> Callable:
+        def task(emit: Callable) -> None:
+            with call_tags(case_id=case.case_id, arm=phase.arm, phase=phase.name, qid=question.qid):
+                try:
+                    score = self.judge.score(question, answer, case.repo_root)
+                except Exception as err:  # noqa: BLE001 - the score stays missing; resume retries
+                    log.warning("%s %s, %s: judge failed: %s", phase.name, case.case_id, question.qid, err)
+                    emit(JudgeFailed(case, question, err))
+                    return
+            emit(Scored(case, question, answer, score, traced))
+        return task
+
+    # ---- one phase
+    def run_phase(self, cases: list[Case], policy: Any, phase: Phase) -> set[str]:
+        """Build the views, answer and judge every question not yet scored; the qids scored correct.
+
+        Resuming, finished answers and scores are kept, answers with ``outcome=error`` (and,
+        for the reference, scores of such answers) are dropped and asked again.
+        """
+        store = self.store
+        not_error = lambda r: r.get("outcome", "answered") != "error"  # noqa: E731
+        answers: dict[tuple[str, str], dict[str, Any]] = {}
+        no_view: set[str] = set()
+        if phase.answers:
+            answers = prune(store, phase.answers, not_error)
+            scores = prune(store, phase.scores, lambda r: (r["case_id"], r["qid"]) in answers)
+            # a view refused as too long for the summarizer has no record: it is not built again for nothing
+            no_view = {a["case_id"] for a in answers.values() if str(a.get("error") or "").startswith("view failed")}
+        else:
+            scores = prune(store, phase.scores, not_error)
+        viewed = {v["case_id"] for v in store.read(phase.views)} if phase.views else set()
+        work = [c for c in cases if (phase.views and c.case_id not in viewed and c.case_id not in no_view)
+                or any((c.case_id, q.qid) not in scores for q in c.questions)]
+        total = sum(1 for c in work for q in c.questions if (c.case_id, q.qid) not in scores)
+        failed: list[str] = []  # questions without a scored answer: the judge failed (or, reference: the answer)
+        gate = _view_gate(policy)
+
+        def answered(case: Case, question: Question, answer: Answer, traced: bool, submit: Callable) -> None:
+            if traced:
+                self.tracer.answer_recorded(case, question, answer)
+            submit(self._judge_task(case, question, answer, phase, traced))
+
+        def handle(event: Any, submit: Callable) -> bool:
+            if isinstance(event, ViewRecord):
+                if event.case.case_id not in viewed:
+                    store.append_line(phase.views, event.line)
+                    viewed.add(event.case.case_id)
+                return False
+            if isinstance(event, ViewBuilt):
+                case, traced = event.case, phase.traced and event.view is not None
+                if traced:
+                    self.tracer.case_started(case, event.view)
+                for question in case.questions:
+                    key = (case.case_id, question.qid)
+                    if key in scores:
+                        continue
+                    if key in answers:  # answered before an interruption: only the score is missing
+                        answered(case, question, Answer(**answers[key]), traced, submit)
+                    else:
+                        submit(self._answer_task(event, question, phase))
+                if phase.views and event.view is not None and case.case_id not in viewed:
+                    submit(self._record_task(case, event.view))
+                return False
+            if isinstance(event, Answered):
+                if phase.answers:
+                    store.append(phase.answers, event.answer)
+                answered(event.case, event.question, event.answer, event.traced, submit)
+                return False
+            if isinstance(event, Scored):
+                record = asdict(event.score)
+                if not phase.answers:  # the reference keeps no answers: its scores say how each went
+                    record["outcome"] = event.answer.outcome
+                    if event.answer.outcome == "error":
+                        failed.append(event.question.qid)
+                store.append(phase.scores, record)
+                scores[(event.case.case_id, event.question.qid)] = record
+                if event.traced:
+                    self.tracer.score_recorded(event.case, event.question, event.score)
+                return True
+            if isinstance(event, JudgeFailed):
+                failed.append(event.question.qid)
+                return True
+            raise TypeError(f"unknown event {event!r}")
+
+        self._execute([self._view_task(c, policy, phase, gate) for c in work], handle, phase.label, total)
+        self.complete[phase.name] = not failed
+        return {qid for (_, qid), r in scores.items() if r["verdict"] == "correct"}
