@@ -129,7 +129,8 @@ class Receiver:
                     attributes = {a.key: _any_value(a.value) for a in span.attributes}
                     with self.lock:
                         self.spans.append({"name": span.name, "trace_id": span.trace_id.hex(),
-                                           "span_id": span.span_id.hex(), "attributes": attributes})
+                                           "span_id": span.span_id.hex(), "parent": span.parent_span_id.hex(),
+                                           "attributes": attributes})
 
     def close(self) -> None:
         self.server.shutdown()
@@ -292,3 +293,30 @@ def test_dataset_upload_matches_the_jobs_dataset(monkeypatch, tmp_path, dev_parq
     assert {i["id"] for i in receiver.items} == uploaded
     assert receiver.datasets[0]["name"] == receiver.datasets[1]["name"]
     assert SECRET not in capsys.readouterr().out
+
+
+def test_model_calls_are_nested_spans_of_their_case(monkeypatch, tmp_path, receiver):
+    """With real models, Langfuse's LangChain callback handler traces the agent's graph run (its
+    steps), every model call and the judge's calls as spans under the case's root span."""
+    from fake_openai import FakeOpenAI
+
+    _env(monkeypatch, receiver.url)
+    out = tmp_path / "job"
+    with FakeOpenAI() as server, initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        cfg = compose("config", overrides=[
+            "dataset.limit=1", f"output_dir={out}", "tracing.langfuse=true", "cache.enabled=false",
+            "model=openai", f"model.base_url={server.base_url}", "model.api_key_env=null", "judge=llm"])
+        metrics = run(cfg)
+        requests = server.stats()["requests"]
+    assert metrics["missing_traces"] == []
+    (root,) = [s for s in receiver.spans if s["name"].startswith("case ")]
+    graphs = [s for s in receiver.spans if s["name"] == "LangGraph"]
+    calls = [s for s in receiver.spans if s["attributes"].get("langfuse.observation.type") == "generation"
+             and not s["name"].startswith("answer ")]
+    steps = [s for s in receiver.spans if s["name"] == "agent"]
+    n_questions = metrics["n_questions"]
+    assert len(graphs) == n_questions and all(g["parent"] == root["span_id"] for g in graphs)
+    assert len(calls) == requests  # one generation per model call: the agent's and the judge's
+    assert len(steps) >= n_questions and {s["trace_id"] for s in receiver.spans} == {root["trace_id"]}
+    span_ids = {s["span_id"] for s in receiver.spans}
+    assert all(s["parent"] in span_ids for s in receiver.spans if s is not root)  # all nested in the trace

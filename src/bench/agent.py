@@ -40,7 +40,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from bench.config import ConfigError
-from bench.llm import ChatClient, ContextOverflow, current_tags, openai_client, sum_usage
+from bench.llm import ChatClient, ContextOverflow, current_callbacks, current_tags, openai_client, sum_usage
 from bench.profiles import OPENHANDS, Profile
 from bench.schema import Answer, Case, Question, View
 from bench.text import content_text
@@ -246,6 +246,7 @@ class LangGraphAnswerer:
         tags = {**current_tags(), "case_id": case.case_id, "qid": question.qid, "arm": view.arm}
         thread = {"configurable": {"thread_id": f"{case.case_id}|{view.arm}|{question.qid}|{uuid.uuid4().hex[:8]}"},
                   "recursion_limit": 2 * self.max_steps + 4}
+        callbacks = current_callbacks()  # a tracer's: the run's steps, tool calls and model calls become spans
         graph = self.graph
         context = AgentContext(tools=self.tools_for(case, view), tags=tags, store=view.store, profile=case.profile)
         base = {"case_id": case.case_id, "qid": question.qid, "type": question.type}
@@ -254,7 +255,9 @@ class LangGraphAnswerer:
             # durability="exit": the state is checkpointed once, when the run ends (also on an
             # error), not after every step: the history is serialized once per question
             state = graph.invoke({"messages": messages, "records": [], "retrievals": [], "steps": 0,
-                                  "final": None, "limit": False}, thread, context=context, durability="exit")
+                                  "final": None, "limit": False},
+                                 {**thread, "callbacks": callbacks} if callbacks else thread, context=context,
+                                 durability="exit")
             outcome, error = "answered", None
         except ContextOverflow as err:
             outcome, error = "context_overflow", str(err)

@@ -174,7 +174,7 @@ class LLMJudge:
     def score(self, question: Question, answer: Answer, repo_root: str | None = None) -> Score:
         from langchain_core.messages import HumanMessage, SystemMessage
 
-        from bench.llm import ContextOverflow
+        from bench.llm import ContextOverflow, current_callbacks
         from bench.text import content_text
 
         base = {"case_id": answer.case_id, "qid": answer.qid, "type": question.type, "judge": self.name}
@@ -185,7 +185,8 @@ class LLMJudge:
         prompt = self.prompt(question, answer)
         try:  # a call that keeps failing raises: the score stays missing and resume retries it
             reply, _ = self.client.chat([SystemMessage(JUDGE_SYSTEM), HumanMessage(prompt)],
-                                        tags={"case_id": answer.case_id, "qid": answer.qid})
+                                        tags={"case_id": answer.case_id, "qid": answer.qid},
+                                        callbacks=current_callbacks())
         except ContextOverflow as err:
             return Score(**base, verdict="unscored", reason=f"judge request too long: {err}", prompt=prompt)
         raw = content_text(reply.content)

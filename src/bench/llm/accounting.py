@@ -3,6 +3,8 @@ place usage is summed (per answer, per call kind, per job).
 
     with call_sink(lambda record: store.append("calls", record)), call_tags(case_id=..., qid=...):
         ...                                   # every ChatClient call made here is recorded
+    with call_callbacks(tracer.callbacks(case_id)):
+        ...                                   # and traced as nested spans
     sum_usage(records)                        # one answer's calls: made, cache hits, tokens, latency
     summarize_calls(records)                  # calls.jsonl per kind and in total
 """
@@ -15,7 +17,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["call_tags", "call_sink", "current_tags", "emit", "USAGE_KEYS", "sum_usage", "summarize_calls"]
+__all__ = ["call_tags", "call_sink", "call_callbacks", "current_callbacks", "current_tags", "emit", "USAGE_KEYS",
+           "sum_usage", "summarize_calls"]
 
 _TAGS: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("bench_call_tags", default=None)
 _SINK: contextvars.ContextVar[Callable[[dict[str, Any]], None] | None] = contextvars.ContextVar(
@@ -44,6 +47,24 @@ def call_sink(sink: Callable[[dict[str, Any]], None] | None) -> Iterator[None]:
 
 def current_tags() -> dict[str, Any]:
     return dict(_TAGS.get() or {})
+
+
+_CALLBACKS: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("bench_call_callbacks", default=None)
+
+
+@contextlib.contextmanager
+def call_callbacks(callbacks: list[Any] | None) -> Iterator[None]:
+    """LangChain callbacks (a tracer's) for the model calls made inside: the answering agent
+    passes them to its graph run, the judge and the summarizer to their calls."""
+    token = _CALLBACKS.set(list(callbacks or []) or None)
+    try:
+        yield
+    finally:
+        _CALLBACKS.reset(token)
+
+
+def current_callbacks() -> list[Any] | None:
+    return _CALLBACKS.get()
 
 
 def emit(record: dict[str, Any]) -> None:

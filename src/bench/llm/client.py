@@ -192,8 +192,12 @@ class ChatClient:
         return request_key(self.request(messages, tools, tool_choice))
 
     def chat(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None = None,
-             tags: dict[str, Any] | None = None, tool_choice: str | None = None) -> tuple[AIMessage, dict[str, Any]]:
+             tags: dict[str, Any] | None = None, tool_choice: str | None = None,
+             callbacks: list[Any] | None = None) -> tuple[AIMessage, dict[str, Any]]:
         """One chat completion: ``(reply, accounting record)``, from the cache when possible.
+
+        ``callbacks``: LangChain callbacks of the call (a tracer's); inside a LangGraph run the
+        call inherits the run's own.
 
         Raises :class:`ContextOverflow` when the endpoint refuses the request as too long,
         :class:`ModelCallError` when it keeps failing (or fails in a way retries cannot fix).
@@ -208,7 +212,7 @@ class ChatClient:
             emit(record)
             return reply, record
         try:
-            reply, latency, retries = self._invoke(messages, tools, tool_choice)
+            reply, latency, retries = self._invoke(messages, tools, tool_choice, callbacks)
         except (ContextOverflow, ModelCallError) as err:
             record.update(cached=False, failed=True, retries=getattr(err, "retries", 0),
                           outcome="context_overflow" if isinstance(err, ContextOverflow) else "error")
@@ -229,8 +233,10 @@ class ChatClient:
             return self.llm
         return self.llm.bind_tools(tools, tool_choice=tool_choice) if tool_choice else self.llm.bind_tools(tools)
 
-    def _invoke(self, messages: list[BaseMessage], tools, tool_choice: str | None) -> tuple[Any, float, int]:
+    def _invoke(self, messages: list[BaseMessage], tools, tool_choice: str | None,
+                callbacks: list[Any] | None = None) -> tuple[Any, float, int]:
         runnable = self._runnable(tools, tool_choice)
+        config = {"callbacks": callbacks} if callbacks else None
         attempt = 0
         while True:
             # the slot is held for the request only (not while sleeping before a retry), and the
@@ -239,7 +245,7 @@ class ChatClient:
             start = time.perf_counter()
             outcome, wait, error = "error", None, None
             try:
-                reply = runnable.invoke(messages)
+                reply = runnable.invoke(messages, config)
                 outcome = "ok"
             except openai.LengthFinishReasonError as err:  # structured-output parsing of a cut reply
                 reply, outcome = _truncated_reply(err), "ok"

@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from bench.llm import ChatClient, ContextOverflow, ModelSetupError, openai_client, sum_usage
+from bench.llm import ChatClient, ContextOverflow, ModelSetupError, current_callbacks, openai_client, sum_usage
 from bench.text import content_text, message_text
 
 __all__ = ["LLMSummarizer", "SUMMARY_SYSTEM"]
@@ -63,7 +63,7 @@ class LLMSummarizer:
         else:
             request = [*head, *messages, HumanMessage(prompt)]
         try:
-            reply, record = self.client.chat(request)
+            reply, record = self.client.chat(request, callbacks=current_callbacks())
         except ContextOverflow as err:  # the history to summarize is longer than the summarizer's context
             raise ContextOverflow(f"summary request: {err}") from None
         text = content_text(reply.content).strip()

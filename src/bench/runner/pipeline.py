@@ -31,7 +31,7 @@ from typing import Any
 from tqdm import tqdm
 
 from bench.evidence import evidence_flags
-from bench.llm import ContextOverflow, call_tags
+from bench.llm import ContextOverflow, call_callbacks, call_tags
 from bench.runner.resume import prune
 from bench.schema import Answer, Case, Question, Score, View
 from bench.store import JobStore
@@ -197,9 +197,17 @@ class Pipeline:
             log.warning("case %s, %s: answer failed: %s", case.case_id, question.qid, err)
             return error_answer(case, question, f"{type(err).__name__}: {err}")
 
+    def _calls(self, case: Case, phase: Phase, **tags: Any) -> Any:
+        """Tags, and the tracer's callbacks, of the model calls a task of ``case`` makes."""
+        callbacks = self.tracer.callbacks(case.case_id) if phase.traced else None
+        stack = contextlib.ExitStack()
+        stack.enter_context(call_tags(case_id=case.case_id, arm=phase.arm, phase=phase.name, **tags))
+        stack.enter_context(call_callbacks(callbacks))
+        return stack
+
     def _view_task(self, case: Case, policy: Any, phase: Phase, gate: Any) -> Callable:
         def task(emit: Callable) -> None:
-            with call_tags(case_id=case.case_id, arm=phase.arm, phase=phase.name):
+            with self._calls(case, phase):
                 try:
                     with gate:
                         view = policy(case)
@@ -224,7 +232,7 @@ class Pipeline:
         case = built.case
 
         def task(emit: Callable) -> None:
-            with call_tags(case_id=case.case_id, arm=phase.arm, phase=phase.name, qid=question.qid):
+            with self._calls(case, phase, qid=question.qid):
                 if built.view is None:
                     answer = error_answer(case, question, *(built.error or ("view failed",)))
                 else:
@@ -234,7 +242,7 @@ class Pipeline:
 
     def _judge_task(self, case: Case, question: Question, answer: Answer, phase: Phase, traced: bool) -> Callable:
         def task(emit: Callable) -> None:
-            with call_tags(case_id=case.case_id, arm=phase.arm, phase=phase.name, qid=question.qid):
+            with self._calls(case, phase, qid=question.qid):
                 try:
                     score = self.judge.score(question, answer, case.repo_root)
                 except Exception as err:  # noqa: BLE001 - the score stays missing; resume retries

@@ -1,4 +1,4 @@
-"""Tracing hooks of a job: local (``NullTracer``) or Langfuse (``LangfuseTracer``).
+"""Tracing a job into Langfuse (``LangfuseTracer``), through the SDK's public API.
 
 The runner calls, per job::
 
@@ -32,216 +32,23 @@ No key or secret is written to any output; the keys are read from the environmen
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import logging
-import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "NullTracer", "LangfuseTracer", "build_tracer", "langfuse_settings", "LangfuseSettings",
-    "langfuse_client", "dataset_name", "dataset_item_id", "upload_dataset",
-]
+from bench.tracing.datasets import dataset_item_id, dataset_name, is_transport, upload_dataset
+from bench.tracing.settings import LangfuseSettings, langfuse_client
 
-from bench.schema import case_set_hash
+__all__ = ["LangfuseTracer"]
 
 log = logging.getLogger(__name__)
 
 
-class NullTracer:
-    """Does nothing; every case counts as traced (traces stay local in the job files)."""
-
-    name = "local"
-
-    def start_job(self, job_name: str, cases: list[Any]) -> None: ...
-
-    def case_started(self, case: Any, view: Any) -> None: ...
-
-    def answer_recorded(self, case: Any, question: Any, answer: Any) -> None: ...
-
-    def score_recorded(self, case: Any, question: Any, score: Any) -> None: ...
-
-    def missing_traces(self, case_ids: list[str]) -> list[str]:
-        return []
-
-    def flush(self) -> None: ...
-
-
-# ---------------------------------------------------------------- settings and client
-
-
-@dataclass(frozen=True)
-class LangfuseSettings:
-    public_key: str
-    secret_key: str
-    base_url: str
-
-    def __repr__(self) -> str:  # never print the secret
-        return f"LangfuseSettings(public_key={self.public_key[:6]}..., base_url={self.base_url})"
-
-
-def langfuse_settings(env: dict[str, str] | None = None) -> LangfuseSettings | None:
-    """The Langfuse keys and URL from the environment, or None when one is missing."""
-    env = os.environ if env is None else env
-    public, secret = env.get("LANGFUSE_PUBLIC_KEY"), env.get("LANGFUSE_SECRET_KEY")
-    base_url = env.get("LANGFUSE_BASE_URL") or env.get("LANGFUSE_HOST")
-    if not (public and secret and base_url):
-        return None
-    from bench import redact
-
-    redact.register(public)  # scrubbed from logs and error texts, with the Basic-auth form of the pair
-    redact.register_basic_auth(public, secret)
-    return LangfuseSettings(public, secret, base_url.rstrip("/"))
-
-
-class _RecordingExporter:
-    """The OTLP/HTTP span exporter Langfuse would build, noting the spans it delivered."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.delivered: set[str] = set()  # span ids (16 hex)
-        self.failed = 0
-        self._lock = threading.Lock()
-
-    def export(self, spans):  # noqa: ANN001 - SpanExporter interface
-        from opentelemetry.sdk.trace.export import SpanExportResult
-
-        try:
-            result = self.inner.export(spans)
-        except Exception as err:  # noqa: BLE001 - an exporter must not raise
-            log.debug("span export failed: %s", err)
-            result = SpanExportResult.FAILURE
-        with self._lock:
-            if result == SpanExportResult.SUCCESS:
-                self.delivered.update(format(s.context.span_id, "016x") for s in spans)
-            else:
-                self.failed += len(spans)
-        return result
-
-    def shutdown(self) -> None:
-        self.inner.shutdown()
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        flush = getattr(self.inner, "force_flush", None)
-        return flush(timeout_millis) if flush else True
-
-
-def _otlp_exporter(settings: LangfuseSettings, timeout: float) -> Any:
-    """Mirror of the SDK's default exporter (endpoint, basic auth, headers, gzip)."""
-    from langfuse import __version__ as langfuse_version
-    from opentelemetry.exporter.otlp.proto.http import Compression
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
-    auth = base64.b64encode(f"{settings.public_key}:{settings.secret_key}".encode()).decode("ascii")
-    headers = {
-        "Authorization": f"Basic {auth}",
-        "x-langfuse-sdk-name": "python",
-        "x-langfuse-sdk-version": langfuse_version,
-        "x-langfuse-public-key": settings.public_key,
-        "x-langfuse-ingestion-version": "4",
-    }
-    return OTLPSpanExporter(endpoint=f"{settings.base_url}/api/public/otel/v1/traces", headers=headers,
-                            timeout=timeout, compression=Compression.Gzip)
-
-
-_CLIENTS: dict[tuple[str, str], tuple[Any, _RecordingExporter]] = {}
-_CLIENTS_LOCK = threading.Lock()
-
-
-def langfuse_client(settings: LangfuseSettings, timeout: float = 5) -> tuple[Any, _RecordingExporter]:
-    """One Langfuse client per (key, URL) and process (the SDK keeps one per key anyway)."""
-    key = (settings.public_key, settings.base_url)
-    with _CLIENTS_LOCK:
-        if key not in _CLIENTS:
-            from langfuse import Langfuse
-            from opentelemetry.sdk.trace import TracerProvider
-
-            logging.getLogger("langfuse").setLevel(logging.WARNING)  # its INFO lines name the key
-            recorder = _RecordingExporter(_otlp_exporter(settings, timeout))
-            client = Langfuse(public_key=settings.public_key, secret_key=settings.secret_key,
-                              base_url=settings.base_url, timeout=int(max(1, timeout)),
-                              span_exporter=recorder, tracer_provider=TracerProvider())
-            resources = getattr(client, "_resources", None)
-            if getattr(resources, "span_exporter", recorder) is not recorder:
-                log.warning("a Langfuse client for this key existed before the benchmark's: "
-                            "delivered traces cannot be confirmed, every case will be listed as missing")
-            _CLIENTS[key] = (client, recorder)
-        return _CLIENTS[key]
-
-
-# ---------------------------------------------------------------- dataset
-
-
-def dataset_name(dataset_cfg: Any, cases: list[Any], override: str | None = None) -> str:
-    """``tracing.dataset`` or ``bench-<source>-<case-set hash>`` (same cases, same name)."""
-    if override:
-        return str(override)
-    source = (dataset_cfg or {}).get("source", "data")
-    if source == "local" and dataset_cfg.get("path"):
-        label = Path(str(dataset_cfg.get("path"))).stem
-    elif source == "hf":
-        label = str(dataset_cfg.get("hf_name", "hf")).rsplit("/", 1)[-1]
-    else:
-        label = str(source)
-    label = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in label)
-    return f"bench-{label}-{case_set_hash(cases)[:12]}"
-
-
-def dataset_item_id(name: str, case_id: str) -> str:
-    """Stable item id of a case in a dataset (Langfuse ids are global, hence the name)."""
-    return hashlib.sha256(f"{name}\n{case_id}".encode()).hexdigest()[:32]
-
-
-def _item(case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    questions = case.get("questions") or []
-    item_input = {
-        "case_id": case["case_id"], "instance_id": case.get("instance_id"), "repo": case.get("repo"),
-        "n_messages": len(case.get("messages") or []),
-        "questions": [{"qid": q["qid"], "type": q["type"], "question": q["question"]} for q in questions],
-    }
-    expected = {q["qid"]: q.get("reference") for q in questions}
-    metadata = {"case_id": case["case_id"], "source_row": case.get("source_row"),
-                "trajectory_id": case.get("trajectory_id"), "resolved": case.get("resolved")}
-    return item_input, expected, metadata
-
-
-def upload_dataset(client: Any, name: str, cases: list[Any], description: str | None = None,
-                   retries: int = 1) -> dict[str, Any]:
-    """Create (or update) the dataset and upsert one item per case; returns ids."""
-    options = {"max_retries": retries}
-    try:
-        dataset = client.api.datasets.create(
-            name=name, description=description or "bench cases: one item per case, its recall questions",
-            metadata={"n_cases": len(cases)}, request_options=options)
-    except Exception as err:  # noqa: BLE001 - an existing dataset may refuse a create
-        if _is_transport(err):
-            raise
-        dataset = client.api.datasets.get(dataset_name=name, request_options=options)
-    items = {}
-    for case in (c if isinstance(c, dict) else c.to_dict() for c in cases):
-        item_input, expected, metadata = _item(case)
-        item_id = dataset_item_id(name, case["case_id"])
-        client.api.dataset_items.create(dataset_name=name, id=item_id, input=item_input,
-                                        expected_output=expected, metadata=metadata, request_options=options)
-        items[case["case_id"]] = item_id
-    return {"id": dataset.id, "name": name, "items": items}
-
-
-def _is_transport(err: BaseException) -> bool:
-    import httpx
-
-    return isinstance(err, (httpx.TransportError, TimeoutError, ConnectionError, OSError))
-
-
 def _status(err: BaseException) -> int | None:
     return getattr(err, "status_code", None)
-
-
-# ---------------------------------------------------------------- tracer
 
 
 def _text(value: Any, limit: int = 200) -> str:
@@ -318,10 +125,12 @@ class LangfuseTracer:
             attributes[A.EXPERIMENT_ITEM_ROOT_OBSERVATION_ID] = root_id
         return attributes
 
-    def _link(self, span: Any, case_id: str, root_id: str | None) -> None:
-        otel_span = getattr(span, "_otel_span", None)
-        if otel_span is not None:
-            otel_span.set_attributes(self._experiment_attributes(case_id, root_id))
+    def _link(self, case_id: str, root_id: str | None) -> None:
+        """Mark the current span as an item of this job's dataset run (OpenTelemetry's public API:
+        the span an SDK context manager made current)."""
+        from opentelemetry import trace
+
+        trace.get_current_span().set_attributes(self._experiment_attributes(case_id, root_id))
 
     def _propagate(self, case_id: str):
         from langfuse import propagate_attributes
@@ -344,9 +153,9 @@ class LangfuseTracer:
             projects = self.client.api.projects.get(request_options={"max_retries": 1})
             project_id = projects.data[0].id if projects.data else None
         except Exception as err:  # noqa: BLE001
-            if _is_transport(err) or _status(err) in (401, 403):
+            if is_transport(err) or _status(err) in (401, 403):
                 self.off = True
-                self._warn("connection" if _is_transport(err) else "authentication", err)
+                self._warn("connection" if is_transport(err) else "authentication", err)
                 return
             log.debug("no Langfuse project id: %s", err)
         name = dataset_name(self.dataset_cfg, cases, self.dataset_override)
@@ -357,7 +166,7 @@ class LangfuseTracer:
                 found = self.client.api.datasets.get(dataset_name=name, request_options={"max_retries": 1})
                 self.dataset = {"id": found.id, "name": name, "items": {}}
         except Exception as err:  # noqa: BLE001
-            if _is_transport(err):
+            if is_transport(err):
                 self.off = True
                 self._warn("connection", err)
                 return
@@ -377,8 +186,7 @@ class LangfuseTracer:
         try:
             case_id = case.case_id
             questions = [{"qid": q.qid, "type": q.type, "question": q.question} for q in case.questions]
-            with self._propagate(case_id):
-                root = self.client.start_observation(
+            with self._propagate(case_id), self.client.start_as_current_observation(
                     trace_context={"trace_id": self.trace_id(case_id)}, name=f"case {case_id}", as_type="span",
                     input={"case_id": case_id, "instance_id": case.instance_id, "repo": case.repo,
                            "questions": questions},
@@ -388,8 +196,8 @@ class LangfuseTracer:
                               "full_tokens": getattr(view, "full_tokens", None),
                               "summarizer_calls": getattr(view, "summarizer_calls", None),
                               "handles": len(getattr(view, "store", {}) or {})},
-                )
-            self._link(root, case_id, root.id)
+                    end_on_exit=False) as root:  # ended when the case's last score is in
+                self._link(case_id, root.id)
             with self._lock:
                 old = self._open.pop(case_id, None)
                 self._open[case_id] = {"span": root, "n": len(case.questions), "scores": {}, "answers": {},
@@ -409,17 +217,15 @@ class LangfuseTracer:
                 return
             usage = {k: int(v) for k, v in (answer.usage or {}).items()
                      if k in ("input_tokens", "output_tokens", "total_tokens") and isinstance(v, (int, float))}
-            with self._propagate(case.case_id):
-                span = entry["span"].start_observation(
-                    name=f"answer {question.type}", as_type="generation",
+            trace_context = {"trace_id": self.trace_id(case.case_id), "parent_span_id": entry["span"].id}
+            with self._propagate(case.case_id), self.client.start_as_current_observation(
+                    trace_context=trace_context, name=f"answer {question.type}", as_type="generation",
                     model=str((answer.usage or {}).get("model") or "") or None,
                     input=question.question, output=answer.answer, usage_details=usage or None,
                     metadata={"qid": question.qid, "type": question.type, "outcome": answer.outcome,
                               "retrievals": list(answer.retrievals or []), "error": answer.error},
-                    level="ERROR" if answer.outcome == "error" else None,
-                )
-            self._link(span, case.case_id, entry["span"].id)
-            span.end()
+                    level="ERROR" if answer.outcome == "error" else None) as span:
+                self._link(case.case_id, entry["span"].id)
             with self._lock:
                 entry["answers"][question.qid] = {"answer": answer.answer, "outcome": answer.outcome}
                 entry["answer_spans"][question.qid] = span.id
@@ -477,6 +283,24 @@ class LangfuseTracer:
             except Exception as err:  # noqa: BLE001
                 self._warn("trace", err)
 
+    def callbacks(self, case_id: str) -> list[Any]:
+        """LangChain callbacks for the model calls of a case's work: Langfuse's own handler, so the
+        agent's steps, its tool calls, the judge's and the summarizer's calls are nested spans of
+        the case's trace (under its root span once the case has one)."""
+        if self.off:
+            return []
+        try:
+            from langfuse.langchain import CallbackHandler
+
+            context = {"trace_id": self.trace_id(case_id)}
+            root = self._roots.get(case_id)
+            if root:
+                context["parent_span_id"] = root
+            return [CallbackHandler(public_key=self.settings.public_key, trace_context=context)]
+        except Exception as err:  # noqa: BLE001 - tracing never stops a job
+            self._warn("trace", err)
+            return []
+
     def missing_traces(self, case_ids: list[str]) -> list[str]:
         """Cases whose trace (root span) Langfuse has not acknowledged, after a flush."""
         if not self.off:
@@ -508,22 +332,3 @@ class LangfuseTracer:
             self.client.flush()
         except Exception as err:  # noqa: BLE001
             self._warn("flush", err)
-
-
-def build_tracer(cfg: Any, job_dir: Path | str | None = None) -> NullTracer | LangfuseTracer:
-    """Langfuse when ``tracing.langfuse`` and the keys are set, else the local tracer.
-
-    ``job_dir``: where the job writes (its ``traces.jsonl``, and the run's name)."""
-    tracing = (cfg.get("tracing") if hasattr(cfg, "get") else None) or {}
-    if not tracing.get("langfuse"):
-        return NullTracer()
-    settings = langfuse_settings()
-    if settings is None:
-        log.warning("tracing.langfuse=true but LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_BASE_URL "
-                    "(or LANGFUSE_HOST) are not all set: traces stay local")
-        return NullTracer()
-    try:
-        return LangfuseTracer(settings, tracing, cfg.get("dataset"), (cfg.get("arm") or {}).get("name"), job_dir)
-    except Exception as err:  # noqa: BLE001 - Langfuse must never stop a job
-        log.warning("cannot start Langfuse tracing (%s: %s): traces stay local", type(err).__name__, err)
-        return NullTracer()
