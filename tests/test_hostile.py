@@ -33,10 +33,11 @@ from bench.cache import main as cache_main
 from bench.data import DatasetError, load_cases, sample_path
 from bench.jobdir import JobDirError, JobLock, claim_dir
 from bench.reader import EvidenceReader
-from bench.report import csv_safe, write_report
 from bench.runner import ResumeError, run
 from bench.schema import Answer
 from bench.store import JobFileError, JobStore, read_jsonl
+from bench.study.report import write_report
+from bench.study.tables import csv_safe
 
 from builders import bash, row, sample_questions
 from conftest import CONF_DIR

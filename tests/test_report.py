@@ -16,10 +16,11 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from bench.report import find_job_dirs, load_jobs, write_report
 from bench.report import main as report_main
 from bench.runner import run
 from bench.store import read_jsonl
+from bench.study import find_job_dirs, load_jobs
+from bench.study.report import write_report
 
 CONF = str(Path(__file__).resolve().parents[1] / "conf")
 

@@ -92,7 +92,8 @@ class ReportCallback(Callback):
         if not self.enabled:
             return
         try:
-            from bench.report import find_job_dirs, write_report
+            from bench.study import find_job_dirs
+            from bench.study.report import write_report
 
             if not find_job_dirs([sweep_dir]):
                 log.warning("no job directory under %s: no report written", sweep_dir)

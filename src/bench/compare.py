@@ -22,14 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.paired import compare_pair
-from bench.report import (
-    PCT_METRICS,
-    Job,
-    flatten,
-    job_row,
-    load_job,
-    markdown_table,
-)
+from bench.study.jobs import Job, flatten, load_job
+from bench.study.tables import job_row
+from bench.study.text import PCT_METRICS, markdown_table
 
 __all__ = ["config_diff", "metric_rows", "compare_markdown", "main"]
 

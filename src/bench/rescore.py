@@ -29,8 +29,10 @@ from typing import Any
 
 import pandas as pd
 
-from bench.report import find_job_dirs, load_jobs, markdown_table, write_csv
 from bench.store import safe_line
+from bench.study.jobs import find_job_dirs, load_jobs
+from bench.study.tables import write_csv
+from bench.study.text import markdown_table
 
 __all__ = ["build_judge", "rescore_jobs", "write_rows", "main"]
 

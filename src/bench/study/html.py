@@ -1,0 +1,144 @@
+"""The study's HTML page: one self-contained file (tables, inline SVG plots, the outcome grid).
+
+    page = report_html(jobs, jobs_df, configs, questions, sources)
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import UTC, datetime
+
+import pandas as pd
+
+from bench.study.jobs import Job
+from bench.study.plots import has_full, plot_label, plot_n_curve, plot_tradeoff, plot_types
+from bench.study.text import PCT_METRICS, fmt, is_missing, summary_table
+
+__all__ = ["report_html", "outcome_grid_html", "VERDICT_STYLE"]
+
+VERDICT_STYLE = {  # verdict -> (symbol, background colour)
+    "correct": ("✓", "#b7e1b0"),
+    "wrong": ("✗", "#f4a6a6"),
+    "abstained": ("?", "#f7dc8b"),
+    "unscored": ("·", "#d0d0d0"),
+    "missing": ("", "#ffffff"),
+}
+def outcome_grid_html(questions: pd.DataFrame, jobs: list[Job], max_jobs: int = 80) -> str:
+    """Questions (rows) x jobs (columns), coloured by verdict; hover shows the judge's reason."""
+    if questions.empty:
+        return "<p>No question.</p>"
+    shown = jobs[:max_jobs]
+    cells = {(r.path, r.qid): r for r in questions.itertuples()}
+    qids = list(dict.fromkeys(questions["qid"]))
+    out = ['<div class="grid"><table class="outcomes"><thead><tr><th>question</th>']
+    for job in shown:
+        title = html.escape(f"{job.label} seed={job.seed} ({job.status})")
+        mark = "" if job.complete else " ⚠"
+        out.append(f'<th class="rot" title="{title}"><div>{html.escape(plot_label(pd.Series({"config": job.label})))}'
+                   f" s{html.escape(str(job.seed))}{mark}</div></th>")
+    out.append("</tr></thead><tbody>")
+    for qid in qids:
+        out.append(f"<tr><td class='qid'>{html.escape(qid)}</td>")
+        for job in shown:
+            row = cells.get((str(job.path), qid))
+            verdict = row.verdict if row is not None else "missing"
+            symbol, colour = VERDICT_STYLE.get(verdict, ("", "#fff"))
+            tip = verdict
+            if row is not None and isinstance(row.reason, str):
+                tip += f": {row.reason}"
+            if row is not None and row.visible is not None and not is_missing(row.visible):
+                tip += f" | evidence visible={bool(row.visible)} recoverable={bool(row.recoverable)}"
+            out.append(f'<td style="background:{colour}" title="{html.escape(tip)}">{symbol}</td>')
+        out.append("</tr>")
+    out.append("</tbody></table></div>")
+    if len(jobs) > max_jobs:
+        out.append(f"<p>First {max_jobs} of {len(jobs)} jobs shown; all are in questions.csv.</p>")
+    legend = " ".join(f'<span class="chip" style="background:{c}">{s or "&nbsp;"}</span> {v}'
+                      for v, (s, c) in VERDICT_STYLE.items())
+    return f"<p>{legend}</p>" + "".join(out)
+
+
+# ---------------------------------------------------------------- HTML
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;color:#222;max-width:1400px}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.8em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:12px;margin:8px 0}
+th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap}
+th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
+.warn{background:#fff3cd;border:1px solid #e0c36a;padding:8px 12px;border-radius:4px}
+.incomplete td{background:#fff3cd}
+.grid,.scroll{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}.outcomes td{text-align:center;padding:1px 4px;min-width:14px}
+.outcomes td.qid{text-align:left;font-family:monospace;font-size:11px}
+th.rot{height:150px;vertical-align:bottom;padding:2px}
+th.rot div{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:11px}
+.chip{display:inline-block;width:16px;text-align:center;border:1px solid #ccc}
+.small{color:#666;font-size:12px}
+"""
+
+
+def _html_table(header: list[str], rows: list[list[str]], flagged: list[bool] | None = None) -> str:
+    """A table inside a box that scrolls sideways when the table is wider than the page."""
+    out = ['<div class="scroll"><table><thead><tr>', *[f"<th>{html.escape(h)}</th>" for h in header],
+           "</tr></thead><tbody>"]
+    for i, row in enumerate(rows):
+        cls = ' class="incomplete"' if flagged and flagged[i] else ""
+        out.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def report_html(jobs: list[Job], jobs_df: pd.DataFrame, configs: pd.DataFrame, questions: pd.DataFrame,
+                sources: list[str]) -> str:
+    header, rows = summary_table(configs)
+    flagged = [bool(r) for r in configs["incomplete"]] if not configs.empty else []
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bench report</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>Context-compaction benchmark report</h1>",
+        f"<p class='small'>Generated {datetime.now(UTC).isoformat(timespec='seconds')} from "
+        f"{html.escape(', '.join(sources))}: {len(jobs)} job(s), {len(configs)} config(s). "
+        "Values are mean [min–max] over the seeds of complete jobs.</p>",
+    ]
+    if jobs and jobs[0].shared:
+        parts.append(f"<p class='small'>Overrides shared by every job: <code>{html.escape(' '.join(jobs[0].shared))}"
+                     "</code></p>")
+    incomplete = [j for j in jobs if not j.complete]
+    if incomplete:
+        items = "".join(f"<li><code>{html.escape(str(j.path))}</code>: {html.escape('; '.join(j.problems))}</li>"
+                        for j in incomplete)
+        parts.append(f"<div class='warn'><b>{len(incomplete)} incomplete job(s)</b> are listed but not "
+                     f"averaged (rows marked ⚠):<ul>{items}</ul></div>")
+    hashes = sorted({str(j.run.get("case_set_hash")) for j in jobs if j.run.get("case_set_hash")})
+    if len(hashes) > 1:
+        parts.append(f"<div class='warn'>The jobs ran on {len(hashes)} different case sets "
+                     f"({html.escape(', '.join(hashes))}): compare configs within one case set.</div>")
+    parts += ["<h2>Configs</h2>", _html_table(header, rows, flagged)]
+    plots = (
+        ("Accuracy relative to full vs tokens kept", plot_tradeoff(configs),
+         "One point per config (marker per arm); x: share of the full history's tokens the view keeps, "
+         "y: share of the questions the full arm answers that this config still answers."),
+        ("Accuracy per question type", plot_types(configs), ""),
+        ("The N curve", plot_n_curve(configs) if not configs.empty else None,
+         "N latest messages kept (arm=nlatest) against accuracy"
+         + ("; dotted: the full arm." if has_full(configs) else
+            " (no full-arm job in this report: relative to full uses each job's own full reference).")),
+    )
+    for title, svg, note in plots:
+        if svg:
+            parts += [f"<h2>{html.escape(title)}</h2>", f"<p class='small'>{html.escape(note)}</p>" if note else "",
+                      svg]
+    parts += ["<h2>Per-question outcomes</h2>",
+              "<p class='small'>Rows: questions; columns: jobs. Hover a cell for the judge's reason and "
+              "the evidence flags.</p>", outcome_grid_html(questions, jobs)]
+    job_cols = ["job", "config", "seed", "status", "accuracy", "accuracy_relative_to_full",
+                "confidently_wrong_rate", "abstain_rate", "evidence_visible_rate", "mean_kept_tokens",
+                "summarizer_calls", "retrievals", "latency_s", "tokens_spent", "problems"]
+    job_cols = [c for c in job_cols if c in jobs_df.columns]
+    job_rows = [[fmt(r[c], c in PCT_METRICS) if c not in ("job", "config", "seed", "status", "problems")
+                 else ("" if is_missing(r[c]) else str(r[c])) for c in job_cols] for _, r in jobs_df.iterrows()]
+    parts += ["<h2>Jobs</h2>", _html_table(job_cols, job_rows, [s != "complete" for s in jobs_df["status"]]),
+              "<p class='small'>All columns are in jobs.csv; per-question rows in questions.csv.</p>",
+              "</body></html>"]
+    return "\n".join(p for p in parts if p)

@@ -1,0 +1,275 @@
+"""Reading job directories for the study: each job's records, config, status and label.
+
+    jobs = load_jobs(["multirun/2026-11-29/19-30-00_nlatest"])   # every job under the paths
+    job = load_job("outputs/2026-11-29/19-30-00_full")
+    job.metrics, job.label, job.config_id, job.status
+
+Every number is recomputed from the job's records (``cases``, ``views``, ``answers``,
+``scores``, ``reference_scores``) with :func:`bench.metrics.compute_metrics`, so a report
+over a killed job shows what it holds and agrees with ``metrics.json`` of a finished one.
+Jobs are ordered by config (arm, N, mechanism chain, prompt, then the sweep's own order),
+seeds together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.metrics import compute_metrics
+from bench.store import read_jsonl
+
+__all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_config", "ARM_ORDER",
+           "MECHANISM_ORDER", "PROMPT_ORDER"]
+
+log = logging.getLogger(__name__)
+
+ARM_ORDER = {"full": 0, "nlatest": 1, "compact": 2}
+MECHANISM_ORDER = {m: i for i, m in enumerate(("shipped", "tail", "stepcut", "offload", "collapse", "verify"))}
+PROMPT_ORDER = {p: i for i, p in enumerate(("sre", "generic", "hybrid", "hybrid_v2"))}
+# keys that never make two jobs different configs (seed is what a config averages over)
+_NOT_IDENTITY = re.compile(r"^(seed|resume|output_dir|cache\..*|tracing\..*)$|(^|\.)seed$")
+# overrides that are not part of a config's readable label
+_NOT_LABEL = re.compile(r"^(seed|resume|output_dir|dataset\.path|cache\.[\w.]+|tracing\.[\w.]+|hydra\.[\w.]+"
+                        r"|hydra/[\w/]+)$")
+# answer usage keys that hold latency in seconds
+# ---------------------------------------------------------------- loading jobs
+
+
+@dataclass
+class Job:
+    """One job directory and what the report derives from it."""
+
+    path: Path
+    run: dict[str, Any]
+    config: dict[str, Any]
+    overrides: list[str]
+    metrics: dict[str, Any]
+    stored_metrics: dict[str, Any] | None
+    cases: list[dict[str, Any]]
+    views: list[dict[str, Any]]
+    answers: list[dict[str, Any]]
+    scores: list[dict[str, Any]]
+    status: str = "incomplete"
+    problems: list[str] = field(default_factory=list)
+    label: str = ""
+    shared: list[str] = field(default_factory=list)  # overrides of every job in the report, not in label
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def arm(self) -> str:
+        return str(self.run.get("arm") or (self.config.get("arm") or {}).get("name") or "?")
+
+    @property
+    def seed(self) -> Any:
+        return self.run.get("seed", self.config.get("seed"))
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "complete"
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """Flattened config without the seed and bookkeeping keys: equal for seeds of a config."""
+        return {k: v for k, v in flatten(self.config).items() if not _NOT_IDENTITY.search(k)}
+
+    @property
+    def config_id(self) -> str:
+        text = json.dumps(self.identity, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+    @property
+    def experiment(self) -> str | None:
+        for item in self.overrides:
+            key, _, value = item.lstrip("+~").partition("=")
+            if key == "experiment":
+                return value
+        return None
+
+    def label_overrides(self) -> list[str]:
+        out = []
+        for item in self.overrides:
+            key = item.lstrip("+~").partition("=")[0]
+            if key == "experiment" or _NOT_LABEL.match(key):
+                continue
+            text = re.sub(r"\\(.)", r"\1", item.lstrip("+"))  # Hydra's escapes: http\://h -> http://h
+            out.append(text.removeprefix("experiment/"))  # +experiment/arm=nlatest -> arm=nlatest
+        return out
+
+
+def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested dicts as dotted keys; lists stay values (compared as a whole)."""
+    if not isinstance(data, dict):
+        return {prefix: data} if prefix else {}
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict) and value:
+            out.update(flatten(value, dotted))
+        else:
+            out[dotted] = value
+    return out
+
+
+def _yaml(path: Path) -> Any:
+    from omegaconf import OmegaConf
+
+    try:
+        return OmegaConf.to_container(OmegaConf.load(path), resolve=False)
+    except Exception:  # noqa: BLE001 - a broken file only costs the labels
+        return None
+
+
+def job_config(path: Path) -> dict[str, Any]:
+    """The job's resolved config: ``run.json`` ``config``, else ``.hydra/config.yaml``."""
+    run = _json(path / "run.json") or {}
+    if isinstance(run.get("config"), dict):
+        return run["config"]
+    loaded = _yaml(path / ".hydra" / "config.yaml")
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:  # ValueError: JSON and UTF-8 errors
+        log.warning("%s: cannot read it (%s)", path, err)
+        return None
+
+
+def find_job_dirs(paths: Iterable[Path | str]) -> list[Path]:
+    """Job directories (holding ``run.json``) given as such or found under sweep directories."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if (path / "run.json").exists():
+            found.append(path)
+        elif path.is_dir():
+            found.extend(p.parent for p in sorted(path.rglob("run.json")))
+        else:
+            log.warning("not a job or sweep directory: %s", path)
+    unique: dict[Path, None] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), None)
+    return list(unique)
+
+
+def load_job(path: Path | str) -> Job:
+    """Read a job directory and recompute its metrics from the records."""
+    path = Path(path)
+    run = _json(path / "run.json") or {}
+    config = job_config(path)
+    overrides = _yaml(path / ".hydra" / "overrides.yaml")
+    overrides = [str(o) for o in overrides] if isinstance(overrides, list) else []
+    cases = read_jsonl(path / "cases.jsonl")
+    views = read_jsonl(path / "views.jsonl")
+    answers = read_jsonl(path / "answers.jsonl")
+    scores = read_jsonl(path / "scores.jsonl")
+    arm = run.get("arm") or (config.get("arm") or {}).get("name")
+    reference = read_jsonl(path / "reference_scores.jsonl")
+    if arm == "full":
+        full_correct = {s["qid"] for s in scores if s.get("verdict") == "correct"}
+    elif reference:
+        latest = {s["qid"]: s for s in reference}  # a resumed job's later line wins
+        full_correct = {qid for qid, s in latest.items() if s.get("verdict") == "correct"}
+    else:
+        full_correct = None
+    metrics = compute_metrics(cases, views, answers, scores, full_correct)
+    stored = _json(path / "metrics.json")
+    problems = []
+    if run.get("status") == "failed":
+        problems.append(f"failed: {run.get('error') or 'no error recorded'}")
+    elif run.get("status") != "complete":
+        problems.append(f"run.json status {run.get('status', 'missing')!r}")
+    if stored is None and run.get("status") != "failed":
+        problems.append("no metrics.json")
+    if metrics["n_scored"] < metrics["n_questions"]:
+        problems.append(f"{metrics['n_questions'] - metrics['n_scored']} of "
+                        f"{metrics['n_questions']} questions unscored")
+    status = "incomplete" if problems else "complete"
+    if status == "complete" and stored and stored.get("accuracy") != metrics["accuracy"]:
+        log.warning("%s: metrics.json accuracy %s differs from the records' %s (using the records)",
+                    path, stored.get("accuracy"), metrics["accuracy"])
+    return Job(path=path, run=run, config=config, overrides=overrides, metrics=metrics,
+               stored_metrics=stored, cases=cases, views=views, answers=answers, scores=scores,
+               status=status, problems=problems)
+
+
+def load_jobs(paths: Iterable[Path | str]) -> list[Job]:
+    """Jobs ordered by config (see :func:`_config_order`), seeds together, each with a readable config label."""
+    jobs = [load_job(p) for p in find_job_dirs(paths)]
+    shared = _assign_labels(jobs)
+    for job in jobs:
+        job.shared = shared
+    first: dict[str, tuple] = {}
+    for job in sorted(jobs, key=_sweep_position):
+        first.setdefault(job.config_id, _sweep_position(job))
+    jobs.sort(key=lambda j: (*_config_order(j), first[j.config_id], j.label, _seed_key(j.seed), str(j.path)))
+    return jobs
+
+
+def _config_order(job: Job) -> tuple:
+    """Arm (full, nlatest, compact), N, the mechanism chain, the prompt list: the study's reading order."""
+    arm_cfg = job.config.get("arm") or {}
+    try:
+        n = float(arm_cfg.get("n")) if arm_cfg.get("n") is not None else math.inf
+    except (TypeError, ValueError):
+        n = math.inf
+    compact = job.arm == "compact" or arm_cfg.get("match") == "compact"
+    mechanism = (job.config.get("mechanism") or {}).get("name") if compact else None
+    prompt = (job.config.get("prompt") or {}).get("name") if compact else None
+    return (ARM_ORDER.get(job.arm, 9), arm_cfg.get("match") is not None, n,
+            MECHANISM_ORDER.get(mechanism, len(MECHANISM_ORDER)), PROMPT_ORDER.get(prompt, len(PROMPT_ORDER)))
+
+
+def _sweep_position(job: Job) -> tuple:
+    """Where the job stands in its sweep (sweep directory, Hydra's job number): the grid's own order."""
+    hydra = _yaml(job.path / ".hydra" / "hydra.yaml") if (job.path / ".hydra" / "hydra.yaml").exists() else None
+    num = ((hydra or {}).get("hydra") or {}).get("job", {}).get("num") if isinstance(hydra, dict) else None
+    return (str(job.path.parent), num if isinstance(num, int) else math.inf, str(job.path))
+
+
+def _seed_key(seed: Any) -> tuple:
+    return (0, float(seed), "") if isinstance(seed, (int, float)) else (1, 0.0, str(seed))
+
+
+def _assign_labels(jobs: list[Job]) -> list[str]:
+    """Label = the job's overrides without the seed; else the config keys that differ."""
+    identities = [j.identity for j in jobs]
+    keys = sorted({k for ident in identities for k in ident})
+    varying = [k for k in keys if len({json.dumps(i.get(k), sort_keys=True, default=str)
+                                         for i in identities}) > 1]
+    named = {k.rsplit(".", 1)[0] for k in varying if k.endswith(".name")}
+    varying = [k for k in varying
+               if k.endswith(".name") or not any(k.startswith(g + ".") for g in named)]
+    own = [job.label_overrides() for job in jobs]
+    # overrides every job shares (model=..., dataset=...) do not tell configs apart: dropped,
+    # unless all jobs are one config
+    common = set.intersection(*map(set, own)) if len({tuple(o) for o in own}) > 1 else set()
+    for job, mine in zip(jobs, own, strict=True):
+        parts = [p for p in mine if p not in common]
+        if not mine:
+            ident = job.identity
+            parts = [f"{k.removesuffix('.name')}={_short(ident.get(k))}" for k in varying[:5]
+                     if k not in ("arm.name", "arm._target_")]
+            parts = [f"arm={job.arm}"] + parts
+        prefix = f"{job.experiment}: " if job.experiment else ""
+        job.label = prefix + (",".join(parts) if parts else f"arm={job.arm}")
+    return sorted(common)
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= 24 else text[:21] + "..."

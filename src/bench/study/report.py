@@ -1,0 +1,98 @@
+"""The study report over one or many job directories (a sweep directory or single jobs).
+
+    uv run python -m bench.report multirun/2026-11-29/19-30-00_nlatest
+    uv run python -m bench.report JOB_A JOB_B ... --output reports/ablation
+
+Every number is recomputed from the job's records (``cases``, ``views``, ``answers``,
+``scores``, ``reference_scores``) with :func:`bench.metrics.compute_metrics`, so a report
+over a killed job shows what it holds and agrees with ``metrics.json`` of a finished one.
+
+Written to the output directory (default ``DIR/report`` for one DIR, else
+``multirun/reports/<date>_<time>``):
+
+- ``jobs.csv``: one row per job: its overrides, config label, seed, status, ``accuracy``,
+  per-type accuracy (``acc.<type>``), accuracy relative to full, confidently-wrong and
+  abstain rates, evidence visible / recoverable, tokens kept, summarizer calls,
+  retrievals, latency and tokens spent;
+- ``configs.csv``: one row per config (jobs that differ only by seed): mean, min and max
+  over the seeds of the *complete* jobs (``<metric>.mean|min|max``), with ``n_jobs``,
+  ``n_complete`` and the incomplete jobs named; an incomplete job is never averaged in;
+- ``types.csv``: accuracy and evidence survival per config and question type;
+- ``questions.csv``: one row per job and question: verdict, judge reason, evidence flags;
+- ``report.md``: the config table in markdown; ``report.html``: one self-contained page
+  (tables, SVG plots: accuracy relative to full vs tokens kept per arm, per-type bars,
+  the N curve, the per-question outcome grid).
+
+Jobs are listed by config (arm, N, mechanism chain, prompt, then the sweep's own order),
+seeds together, not by start time. Failed jobs (``run.json`` ``status: failed``, a job of a
+sweep that stopped with an error) are listed with their error, never averaged. CSV cells
+that start with ``= + - @`` (or a tab / carriage return) are written with a leading ``'``,
+so a spreadsheet never runs them as formulas (:func:`write_csv`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench.study.html import report_html
+from bench.study.jobs import find_job_dirs, load_jobs
+from bench.study.tables import configs_frame, jobs_frame, questions_frame, types_frame, write_csv
+from bench.study.text import report_markdown
+
+__all__ = ["write_report", "main"]
+
+log = logging.getLogger(__name__)
+
+
+def write_report(paths: Iterable[Path | str], output: Path | str | None = None) -> dict[str, Any]:
+    """Load the jobs under ``paths`` and write the CSVs, ``report.md`` and ``report.html``."""
+    paths = [Path(p) for p in paths]
+    jobs = load_jobs(paths)
+    if output is None:
+        output = paths[0] / "report" if len(paths) == 1 else Path("multirun") / "reports" / datetime.now().strftime(
+            "%Y-%m-%d_%H-%M-%S")
+    output = Path(output)
+    output.mkdir(parents=True, exist_ok=True)
+    jobs_df = jobs_frame(jobs)
+    configs = configs_frame(jobs_df)
+    questions = questions_frame(jobs)
+    types = types_frame(configs) if not configs.empty else pd.DataFrame()
+    write_csv(jobs_df, output / "jobs.csv")
+    write_csv(configs, output / "configs.csv")
+    write_csv(types, output / "types.csv")
+    write_csv(questions, output / "questions.csv")
+    markdown = report_markdown(jobs, configs)
+    (output / "report.md").write_text(markdown, encoding="utf-8", errors="backslashreplace")
+    (output / "report.html").write_text(
+        report_html(jobs, jobs_df, configs, questions, [str(p) for p in paths]), encoding="utf-8",
+        errors="backslashreplace")
+    log.info("report of %d job(s) written to %s", len(jobs), output)
+    return {"output": output, "jobs": jobs, "jobs_df": jobs_df, "configs": configs, "markdown": markdown}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__.split("\n\n")[0])
+    parser.add_argument("dirs", nargs="+", help="sweep directories and/or job directories")
+    parser.add_argument("--output", "-o", help="report directory (default: DIR/report for one DIR, "
+                        "else multirun/reports/<date>_<time>)")
+    args = parser.parse_intermixed_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if not find_job_dirs(args.dirs):
+        print(f"error: no job directory (with run.json) under {' '.join(args.dirs)}", file=sys.stderr)
+        return 2
+    result = write_report(args.dirs, args.output)
+    print(result["markdown"])
+    print(f"written: {result['output']}/report.html, jobs.csv, configs.csv, types.csv, questions.csv, report.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

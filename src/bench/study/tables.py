@@ -1,0 +1,281 @@
+"""The study's tables (pandas): one row per job, per config (mean/min/max over seeds, pooled
+interval), per config and question type, per job and question; CSV writing.
+
+    jobs_df = jobs_frame(jobs); configs = configs_frame(jobs_df, jobs); questions_frame(jobs)
+    write_csv(configs, "configs.csv")    # cells that start like a formula are escaped
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bench.store import read_jsonl
+from bench.study.jobs import ARM_ORDER, Job
+from bench.study.text import short_labels
+
+# answer usage keys that hold latency in seconds
+_LATENCY_KEYS = ("latency_s", "latency", "elapsed_s", "duration_s", "seconds")
+
+__all__ = ["job_row", "jobs_frame", "configs_frame", "types_frame", "questions_frame", "csv_safe", "write_csv",
+           "SUMMARY_METRICS"]
+
+# ---------------------------------------------------------------- frames
+
+
+def _calls_numbers(path: Path) -> dict[str, Any] | None:
+    """Latency and tokens of the job's model calls (``calls.jsonl``), as ``metrics.json`` sums them."""
+    records = read_jsonl(path / "calls.jsonl")
+    if not records:
+        return None
+    try:
+        from bench.llm import summarize_calls
+    except ImportError:
+        return None
+    by_kind = summarize_calls(records)
+    total = by_kind.get("total", {})
+    row = {
+        "latency_s": total.get("latency_s"),
+        "tokens_spent": total.get("spent_input_tokens", 0) + total.get("spent_output_tokens", 0),
+        "tokens_used": total.get("input_tokens", 0) + total.get("output_tokens", 0),
+        "input_tokens": total.get("input_tokens"),
+        "output_tokens": total.get("output_tokens"),
+        "model_calls": total.get("calls"),
+        "cache_hits": total.get("cache_hits"),
+    }
+    for kind, numbers in by_kind.items():
+        if kind != "total":
+            row[f"calls.{kind}"] = numbers.get("requests")
+            row[f"latency_s.{kind}"] = numbers.get("latency_s")
+    return row
+
+
+def _usage_numbers(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    """Fallback without ``calls.jsonl``: the answers' own usage records."""
+    totals: dict[str, float] = {}
+    latency = 0.0
+    timed = 0
+    for answer in answers:
+        usage = answer.get("usage") or {}
+        for key, value in usage.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                totals[key] = totals.get(key, 0) + value
+        seconds = next((usage[k] for k in _LATENCY_KEYS if isinstance(usage.get(k), (int, float))), None)
+        if seconds is not None:
+            latency += float(seconds)
+            timed += 1
+    inputs = totals.get("input_tokens", totals.get("prompt_tokens", 0))
+    outputs = totals.get("output_tokens", totals.get("completion_tokens", 0))
+    return {
+        "latency_s": round(latency, 3) if timed else None,
+        "tokens_spent": inputs + outputs,
+        "tokens_used": inputs + outputs,
+        "input_tokens": inputs,
+        "output_tokens": outputs,
+        "model_calls": totals.get("calls"),
+        "cache_hits": None,
+    }
+
+
+def _duration(run: dict[str, Any]) -> float | None:
+    try:
+        start = datetime.fromisoformat(run["started"])
+        end = datetime.fromisoformat(run["ended"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (end - start).total_seconds()
+
+
+def _interval(interval: Any) -> str | None:
+    """A 95% interval as ``low-high`` (fractions), for CSV cells."""
+    return f"{interval[0]:.4f}-{interval[1]:.4f}" if interval else None
+
+
+def job_row(job: Job) -> dict[str, Any]:
+    m = job.metrics
+    config = job.config
+    arm_cfg = config.get("arm") or {}
+    git = job.run.get("git") or {}
+    uses_compact = job.arm == "compact" or arm_cfg.get("match") == "compact"  # matched N latest too
+    row: dict[str, Any] = {
+        "job": job.name,
+        "config": job.label,
+        "config_id": job.config_id,
+        "experiment": job.experiment,
+        "arm": job.arm,
+        "n": arm_cfg.get("n"),
+        "match": arm_cfg.get("match"),
+        "prompt": (config.get("prompt") or {}).get("name") if uses_compact else None,
+        "mechanism": (config.get("mechanism") or {}).get("name") if uses_compact else None,
+        "seed": job.seed,
+        "status": job.status,
+        "problems": "; ".join(job.problems),
+        "overrides": " ".join(job.overrides),
+        "n_cases": m["n_cases"],
+        "n_questions": m["n_questions"],
+        "n_scored": m["n_scored"],
+        "accuracy": m["accuracy"],
+        "accuracy_ci": _interval(m.get("accuracy_ci")),
+        "n_in_task_text": (m.get("in_task_text") or {}).get("n", 0),
+        "n_clusters": m.get("n_clusters"),
+    }
+    for qtype, by in m["by_type"].items():
+        row[f"acc.{qtype}"] = by["accuracy"]
+    row.update({
+        "accuracy_relative_to_full": m.get("accuracy_relative_to_full"),
+        "accuracy_relative_to_full_ci": _interval(m.get("accuracy_relative_to_full_ci")),
+        "n_full_correct": m.get("n_full_correct"),
+        "confidently_wrong_rate": m["confidently_wrong_rate"],
+        "abstain_rate": m["abstain_rate"],
+        "correct": m["verdicts"]["correct"],
+        "wrong": m["verdicts"]["wrong"],
+        "abstained": m["verdicts"]["abstained"],
+        "unscored": m["verdicts"]["unscored"],
+        "evidence_visible_rate": m.get("evidence_visible_rate"),
+        "evidence_recoverable_rate": m.get("evidence_recoverable_rate"),
+    })
+    for qtype, flags in (m.get("evidence_by_type") or {}).items():
+        row[f"visible.{qtype}"] = flags["visible"]
+        row[f"recoverable.{qtype}"] = flags["recoverable"]
+    row.update({
+        "mean_kept_tokens": m.get("mean_kept_tokens"),
+        "mean_full_tokens": m.get("mean_full_tokens"),
+        "tokens_kept_ratio": m.get("tokens_kept_ratio"),
+        "mean_kept_messages": m.get("mean_kept_messages"),
+        "summarizer_calls": m.get("summarizer_calls"),
+        "retrievals": m["retrievals"],
+        "context_overflow": m["outcomes"].get("context_overflow", 0),
+        "errors": m["outcomes"].get("error", 0),
+    })
+    row.update(_calls_numbers(job.path) or _usage_numbers(job.answers))
+    row.update({
+        "wall_time_s": _duration(job.run),
+        "missing_traces": len((job.stored_metrics or {}).get("missing_traces") or []),
+        "case_set_hash": job.run.get("case_set_hash"),
+        "prompt_hash": job.run.get("prompt_hash"),
+        "git_commit": (git.get("commit") or "")[:12] or None,
+        "git_dirty": git.get("dirty"),
+        "started": job.run.get("started"),
+        "path": str(job.path),
+    })
+    return row
+
+
+def jobs_frame(jobs: list[Job]) -> pd.DataFrame:
+    frame = pd.DataFrame([job_row(j) for j in jobs])
+    if "n" in frame:
+        frame["n"] = pd.to_numeric(frame["n"], errors="coerce").astype("Int64")
+    return frame
+
+
+# metrics averaged per config (mean, min, max over the seeds of complete jobs)
+SUMMARY_METRICS = (
+    "accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "abstain_rate",
+    "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens", "tokens_kept_ratio",
+    "summarizer_calls", "retrievals", "latency_s", "tokens_spent",
+)
+
+
+def _metric_columns(frame: pd.DataFrame) -> list[str]:
+    per_type = [c for c in frame.columns if c.startswith(("acc.", "visible.", "recoverable."))]
+    return [c for c in (*SUMMARY_METRICS, *per_type) if c in frame.columns]
+
+
+def configs_frame(jobs_df: pd.DataFrame) -> pd.DataFrame:
+    """One row per config: mean/min/max over the complete jobs' seeds; incomplete ones named."""
+    if jobs_df.empty:
+        return pd.DataFrame()
+    metrics = _metric_columns(jobs_df)
+    rows = []
+    for config_id, group in jobs_df.groupby("config_id", sort=False):
+        done = group[group["status"] == "complete"]
+        first = group.iloc[0]
+        row: dict[str, Any] = {
+            "config": first["config"], "config_id": config_id, "experiment": first["experiment"],
+            "arm": first["arm"], "n": first["n"], "match": first["match"], "prompt": first["prompt"],
+            "mechanism": first["mechanism"],
+            "n_jobs": len(group), "n_complete": len(done),
+            "seeds": ",".join(str(s) for s in done["seed"].tolist()),
+            "incomplete": ", ".join(group.loc[group["status"] != "complete", "job"].tolist()),
+            "n_questions": int(done["n_questions"].max()) if len(done) else None,
+        }
+        for metric in metrics:
+            values = pd.to_numeric(done[metric], errors="coerce").dropna()
+            row[f"{metric}.mean"] = round(float(values.mean()), 4) if len(values) else None
+            row[f"{metric}.min"] = round(float(values.min()), 4) if len(values) else None
+            row[f"{metric}.max"] = round(float(values.max()), 4) if len(values) else None
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame["_order"] = range(len(frame))
+    frame["_arm"] = frame["arm"].map(lambda a: ARM_ORDER.get(a, 9))
+    frame["_n"] = pd.to_numeric(frame["n"], errors="coerce")
+    frame = frame.sort_values(["_arm", "_n", "_order"], na_position="last")
+    frame = frame.drop(columns=["_order", "_arm", "_n"]).reset_index(drop=True)
+    frame.insert(1, "short", short_labels(frame))
+    frame["n"] = pd.to_numeric(frame["n"], errors="coerce").astype("Int64")
+    return frame
+
+
+def types_frame(configs: pd.DataFrame) -> pd.DataFrame:
+    """Long table: config x question type -> accuracy and evidence survival (mean/min/max)."""
+    rows = []
+    for _, row in configs.iterrows():
+        types = sorted({c.split(".")[1] for c in configs.columns
+                        if c.startswith("acc.") and c.endswith(".mean")})
+        for qtype in types:
+            item = {"config": row["config"], "arm": row["arm"], "type": qtype}
+            for prefix in ("acc", "visible", "recoverable"):
+                for stat in ("mean", "min", "max"):
+                    item[f"{prefix}.{stat}"] = row.get(f"{prefix}.{qtype}.{stat}")
+            rows.append(item)
+    return pd.DataFrame(rows)
+
+
+def questions_frame(jobs: list[Job]) -> pd.DataFrame:
+    """One row per job and question: verdict (``missing`` if unscored), reason, evidence."""
+    rows = []
+    for job in jobs:
+        verdicts = {s["qid"]: s for s in job.scores}
+        outcomes = {a["qid"]: a.get("outcome", "answered") for a in job.answers}
+        flags = {qid: f for v in job.views for qid, f in (v.get("evidence") or {}).items()}
+        for case in job.cases:
+            for question in case["questions"]:
+                qid = question["qid"]
+                score = verdicts.get(qid) or {}
+                rows.append({
+                    "job": job.name, "path": str(job.path), "config": job.label, "config_id": job.config_id,
+                    "arm": job.arm, "seed": job.seed, "case_id": case["case_id"], "qid": qid,
+                    "type": question["type"], "verdict": score.get("verdict", "missing"),
+                    "reason": score.get("reason"), "judge": score.get("judge"),
+                    "outcome": outcomes.get(qid),
+                    "visible": (flags.get(qid) or {}).get("visible"),
+                    "recoverable": (flags.get(qid) or {}).get("recoverable"),
+                })
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- CSV
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs such a cell as a formula
+
+
+def _cell(value: Any) -> Any:
+    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text cells (and headers) starting with ``= + - @`` (tab, CR) get a leading ``'``."""
+    out = frame.copy()
+    for column in out.columns:
+        if not (pd.api.types.is_numeric_dtype(out[column]) or pd.api.types.is_bool_dtype(out[column])):
+            out[column] = out[column].map(_cell)
+    out.columns = [_cell(c) for c in out.columns]
+    return out
+
+
+def write_csv(frame: pd.DataFrame, path: Path | str) -> None:
+    """CSV with formula-like cells escaped; text a UTF-8 file cannot hold (lone surrogates) as ``\\udxxx``."""
+    csv_safe(frame).to_csv(path, index=False, errors="backslashreplace")
