@@ -204,3 +204,29 @@ def test_labels_without_overrides_use_the_differing_keys(tmp_path):
         shutil.rmtree(job / ".hydra")
     labels = sorted(j.label for j in load_jobs([a, b]))
     assert labels == ["arm=nlatest,arm.n=4", "arm=nlatest,arm.n=8"]
+
+
+def test_intervals_pairs_and_case_sets_apart(tmp_path):
+    """Configs carry pooled 95% intervals; pairs compare configs of one case set only; a report over
+    coding and operations jobs keeps the two studies apart."""
+    jobs = [run_job(tmp_path / name, *overrides) for name, overrides in {
+        "code_n10": ("arm=nlatest", "arm.n=10", "dataset.limit=4"),
+        "code_n40": ("arm=nlatest", "arm.n=40", "dataset.limit=4"),
+        "ops_full": ("dataset=ops", "arm=full"),
+        "ops_n10": ("dataset=ops", "arm=nlatest", "arm.n=10"),
+    }.items()]
+    result = write_report(jobs, tmp_path / "report")
+    configs, pairs = result["configs"], result["pairs"]
+    assert configs["case_set"].nunique() == 2 and sorted(configs["source"]) == ["ops", "ops", "sample", "sample"]
+    assert configs.groupby("case_set")["source"].nunique().max() == 1  # each study holds one source
+    for _, row in configs.iterrows():
+        assert row["accuracy.ci_low"] <= row["accuracy.mean"] <= row["accuracy.ci_high"]
+    assert len(pairs) == 2 and set(pairs.groupby("case_set").size()) == {1}  # one pair per study, none across
+    for _, pair in pairs.iterrows():
+        assert pair["difference_ci_low"] <= pair["difference"] <= pair["difference_ci_high"]
+    again = write_report(jobs, tmp_path / "again")
+    assert again["configs"]["accuracy.ci_low"].tolist() == configs["accuracy.ci_low"].tolist()  # seeded
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert page.count("<h2>case set ") == 2 and "Paired comparisons" in page and "95% CI" in page
+    assert "By distance" in page and (tmp_path / "report" / "pairs.csv").exists()
+    assert "## case set " in result["markdown"]

@@ -21,10 +21,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.paired import compare_pair
 from bench.study.jobs import Job, flatten, load_job
 from bench.study.tables import job_row
 from bench.study.text import PCT_METRICS, markdown_table
+from bench.study.uncertainty import compare_pair
 
 __all__ = ["config_diff", "metric_rows", "compare_markdown", "main"]
 

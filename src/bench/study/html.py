@@ -12,7 +12,15 @@ import pandas as pd
 
 from bench.study.jobs import Job
 from bench.study.plots import has_full, plot_label, plot_n_curve, plot_tradeoff, plot_types
-from bench.study.text import PCT_METRICS, fmt, is_missing, summary_table
+from bench.study.text import (
+    PCT_METRICS,
+    case_set_title,
+    distance_table,
+    fmt,
+    is_missing,
+    pairs_table,
+    summary_table,
+)
 
 __all__ = ["report_html", "outcome_grid_html", "VERDICT_STYLE"]
 
@@ -89,17 +97,52 @@ def _html_table(header: list[str], rows: list[list[str]], flagged: list[bool] | 
     return "".join(out)
 
 
-def report_html(jobs: list[Job], jobs_df: pd.DataFrame, configs: pd.DataFrame, questions: pd.DataFrame,
-                sources: list[str]) -> str:
+def _case_set_html(configs: pd.DataFrame, pairs: pd.DataFrame | None, titled: bool) -> list[str]:
+    """One study: its config table, paired comparisons, distances and plots."""
     header, rows = summary_table(configs)
-    flagged = [bool(r) for r in configs["incomplete"]] if not configs.empty else []
+    flagged = [bool(r) for r in configs["incomplete"]]
+    parts = [f"<h2>{html.escape(case_set_title(configs))}</h2>" if titled else "<h2>Configs</h2>",
+             _html_table(header, rows, flagged)]
+    if pairs is not None and not pairs.empty:
+        header, rows = pairs_table(pairs, limit=45)
+        parts += ["<h3>Paired comparisons</h3>",
+                  "<p class='small'>Config B minus config A on the same questions, paired by seed; 95% CI from "
+                  "a paired bootstrap over instances; discordant questions: correct in one config only"
+                  + (f" (first 45 of {len(pairs)} pairs; all in pairs.csv)" if len(pairs) > 45 else "") + ".</p>",
+                  _html_table(header, rows)]
+    header, rows = distance_table(configs)
+    if len(header) > 1:
+        parts += ["<h3>By distance</h3>",
+                  "<p class='small'>Accuracy and evidence still visible, by tokens from the end of the history "
+                  "back to the latest message that shows the answer (nearest_back).</p>", _html_table(header, rows)]
+    plots = (
+        ("Accuracy relative to full vs tokens kept", plot_tradeoff(configs),
+         "One point per config (marker per arm); x: share of the full history's tokens the view keeps, "
+         "y: share of the questions the full arm answers that this config still answers."),
+        ("Accuracy per question type", plot_types(configs), ""),
+        ("The N curve", plot_n_curve(configs),
+         "N latest messages kept (arm=nlatest) against accuracy"
+         + ("; dotted: the full arm." if has_full(configs) else
+            " (no full-arm job in this report: relative to full uses each job's own full reference).")),
+    )
+    for title, svg, note in plots:
+        if svg:
+            parts += [f"<h3>{html.escape(title)}</h3>", f"<p class='small'>{html.escape(note)}</p>" if note else "",
+                      svg]
+    return parts
+
+
+def report_html(jobs: list[Job], jobs_df: pd.DataFrame, configs: pd.DataFrame, questions: pd.DataFrame,
+                sources: list[str], pairs: pd.DataFrame | None = None) -> str:
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bench report</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>Context-compaction benchmark report</h1>",
         f"<p class='small'>Generated {datetime.now(UTC).isoformat(timespec='seconds')} from "
         f"{html.escape(', '.join(sources))}: {len(jobs)} job(s), {len(configs)} config(s). "
-        "Values are mean [min–max] over the seeds of complete jobs.</p>",
+        "Values are mean [min–max] over the seeds of complete jobs; 95% CI: bootstrap over instances, every "
+        "complete seed's questions pooled. Questions whose answer is readable in the task text are left out "
+        "of every figure (counted in 'in task text').</p>",
     ]
     if jobs and jobs[0].shared:
         parts.append(f"<p class='small'>Overrides shared by every job: <code>{html.escape(' '.join(jobs[0].shared))}"
@@ -112,23 +155,12 @@ def report_html(jobs: list[Job], jobs_df: pd.DataFrame, configs: pd.DataFrame, q
                      f"averaged (rows marked ⚠):<ul>{items}</ul></div>")
     hashes = sorted({str(j.run.get("case_set_hash")) for j in jobs if j.run.get("case_set_hash")})
     if len(hashes) > 1:
-        parts.append(f"<div class='warn'>The jobs ran on {len(hashes)} different case sets "
-                     f"({html.escape(', '.join(hashes))}): compare configs within one case set.</div>")
-    parts += ["<h2>Configs</h2>", _html_table(header, rows, flagged)]
-    plots = (
-        ("Accuracy relative to full vs tokens kept", plot_tradeoff(configs),
-         "One point per config (marker per arm); x: share of the full history's tokens the view keeps, "
-         "y: share of the questions the full arm answers that this config still answers."),
-        ("Accuracy per question type", plot_types(configs), ""),
-        ("The N curve", plot_n_curve(configs) if not configs.empty else None,
-         "N latest messages kept (arm=nlatest) against accuracy"
-         + ("; dotted: the full arm." if has_full(configs) else
-            " (no full-arm job in this report: relative to full uses each job's own full reference).")),
-    )
-    for title, svg, note in plots:
-        if svg:
-            parts += [f"<h2>{html.escape(title)}</h2>", f"<p class='small'>{html.escape(note)}</p>" if note else "",
-                      svg]
+        parts.append(f"<div class='warn'>The jobs ran on {len(hashes)} different case sets: each is its own "
+                     "study below, and configs are compared only within one.</div>")
+    groups = list(configs.groupby("case_set", sort=False)) if not configs.empty else []
+    for case_set, group in groups:
+        parts += _case_set_html(group, pairs[pairs["case_set"] == case_set] if pairs is not None and not pairs.empty
+                                else None, len(groups) > 1)
     parts += ["<h2>Per-question outcomes</h2>",
               "<p class='small'>Rows: questions; columns: jobs. Hover a cell for the judge's reason and "
               "the evidence flags.</p>", outcome_grid_html(questions, jobs)]

@@ -59,6 +59,7 @@ class Job:
     scores: list[dict[str, Any]]
     status: str = "incomplete"
     problems: list[str] = field(default_factory=list)
+    full_correct: set[str] | None = None  # qids the full arm answered correctly (relative to full)
     label: str = ""
     shared: list[str] = field(default_factory=list)  # overrides of every job in the report, not in label
 
@@ -73,6 +74,19 @@ class Job:
     @property
     def seed(self) -> Any:
         return self.run.get("seed", self.config.get("seed"))
+
+    @property
+    def case_set(self) -> str:
+        """The case set the job ran on (jobs of different case sets are never compared)."""
+        return str(self.run.get("case_set_hash") or "unknown")
+
+    @property
+    def source(self) -> str:
+        """A readable name of the job's data: the dataset source, and the file for a local one."""
+        dataset = self.run.get("dataset") or {}
+        name = str(dataset.get("source") or (self.config.get("dataset") or {}).get("source") or "?")
+        path = dataset.get("path") if name in ("local", "chat") else None
+        return f"{name}:{Path(str(path)).name}" if path else name
 
     @property
     def complete(self) -> bool:
@@ -204,7 +218,7 @@ def load_job(path: Path | str) -> Job:
                     path, stored.get("accuracy"), metrics["accuracy"])
     return Job(path=path, run=run, config=config, overrides=overrides, metrics=metrics,
                stored_metrics=stored, cases=cases, views=views, answers=answers, scores=scores,
-               status=status, problems=problems)
+               status=status, problems=problems, full_correct=full_correct)
 
 
 def load_jobs(paths: Iterable[Path | str]) -> list[Job]:

@@ -40,6 +40,14 @@ def _plt():
 _ARM_MARKERS = {"full": ("s", "#333333"), "nlatest": ("o", "#1f77b4"), "compact": ("D", "#d62728")}
 
 
+def _ci_err(row: pd.Series, metric: str) -> tuple[float, float]:
+    """Error bar of a config's value from its pooled 95% interval (else its min–max over seeds)."""
+    mean, low, high = row.get(f"{metric}.mean"), row.get(f"{metric}.ci_low"), row.get(f"{metric}.ci_high")
+    if is_missing(low) or is_missing(high) or is_missing(mean):
+        return _err(row, metric)
+    return max(mean - low, 0.0), max(high - mean, 0.0)
+
+
 def _err(row: pd.Series, metric: str) -> tuple[float, float]:
     mean, low, high = (row.get(f"{metric}.{s}") for s in ("mean", "min", "max"))
     if mean is None or low is None or high is None or any(map(is_missing, (mean, low, high))):
@@ -67,7 +75,7 @@ def plot_tradeoff(configs: pd.DataFrame) -> str | None:
         xs = group["tokens_kept_ratio.mean"].astype(float)
         ys = group[f"{y_metric}.mean"].astype(float)
         xerr = list(zip(*[_err(r, "tokens_kept_ratio") for _, r in group.iterrows()], strict=True))
-        yerr = list(zip(*[_err(r, y_metric) for _, r in group.iterrows()], strict=True))
+        yerr = list(zip(*[_ci_err(r, y_metric) for _, r in group.iterrows()], strict=True))
         ax.errorbar(xs, ys, xerr=xerr, yerr=yerr, fmt=marker, color=colour, label=arm, capsize=3,
                     markersize=7, alpha=0.9)
         points.extend((x, y, plot_label(row)) for (_, row), x, y in zip(group.iterrows(), xs, ys, strict=True))
@@ -78,7 +86,8 @@ def plot_tradeoff(configs: pd.DataFrame) -> str | None:
     ax.set_ylim(-0.03, 1.05)
     ax.grid(alpha=0.3)
     ax.legend(title="arm", loc="lower right")
-    ax.set_title("What each config keeps vs what it still answers (bars: min–max over seeds)")
+    ax.set_title("What each config keeps vs what it still answers\n(y bars: 95% CI over instances; x bars: "
+                 "min–max over seeds)")
     return _svg(fig)
 
 

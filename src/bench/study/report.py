@@ -15,10 +15,15 @@ Written to the output directory (default ``DIR/report`` for one DIR, else
   abstain rates, evidence visible / recoverable, tokens kept, summarizer calls,
   retrievals, latency and tokens spent;
 - ``configs.csv``: one row per config (jobs that differ only by seed): mean, min and max
-  over the seeds of the *complete* jobs (``<metric>.mean|min|max``), with ``n_jobs``,
-  ``n_complete`` and the incomplete jobs named; an incomplete job is never averaged in;
+  over the seeds of the *complete* jobs (``<metric>.mean|min|max``), the pooled 95%
+  intervals (``accuracy.ci_low|ci_high``, same for relative to full), accuracy and evidence
+  by distance (``dist.<bucket>``, ``distvis.<bucket>``), with ``n_jobs``, ``n_complete``
+  and the incomplete jobs named; an incomplete job is never averaged in. Configs of
+  different case sets (e.g. coding and operations) are separate studies;
 - ``types.csv``: accuracy and evidence survival per config and question type;
 - ``questions.csv``: one row per job and question: verdict, judge reason, evidence flags;
+- ``pairs.csv``: every two configs of one case set compared on the same questions (paired by
+  seed): accuracy B - A with its 95% interval, the discordant questions;
 - ``report.md``: the config table in markdown; ``report.html``: one self-contained page
   (tables, SVG plots: accuracy relative to full vs tokens kept per arm, per-type bars,
   the N curve, the per-question outcome grid).
@@ -46,6 +51,7 @@ from bench.study.html import report_html
 from bench.study.jobs import find_job_dirs, load_jobs
 from bench.study.tables import configs_frame, jobs_frame, questions_frame, types_frame, write_csv
 from bench.study.text import report_markdown
+from bench.study.uncertainty import pairs_frame
 
 __all__ = ["write_report", "main"]
 
@@ -62,20 +68,23 @@ def write_report(paths: Iterable[Path | str], output: Path | str | None = None) 
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
     jobs_df = jobs_frame(jobs)
-    configs = configs_frame(jobs_df)
+    configs = configs_frame(jobs_df, jobs)
+    pairs = pairs_frame(jobs, configs) if not configs.empty else pd.DataFrame()
     questions = questions_frame(jobs)
     types = types_frame(configs) if not configs.empty else pd.DataFrame()
     write_csv(jobs_df, output / "jobs.csv")
     write_csv(configs, output / "configs.csv")
     write_csv(types, output / "types.csv")
     write_csv(questions, output / "questions.csv")
-    markdown = report_markdown(jobs, configs)
+    write_csv(pairs, output / "pairs.csv")
+    markdown = report_markdown(jobs, configs, pairs)
     (output / "report.md").write_text(markdown, encoding="utf-8", errors="backslashreplace")
     (output / "report.html").write_text(
-        report_html(jobs, jobs_df, configs, questions, [str(p) for p in paths]), encoding="utf-8",
+        report_html(jobs, jobs_df, configs, questions, [str(p) for p in paths], pairs), encoding="utf-8",
         errors="backslashreplace")
     log.info("report of %d job(s) written to %s", len(jobs), output)
-    return {"output": output, "jobs": jobs, "jobs_df": jobs_df, "configs": configs, "markdown": markdown}
+    return {"output": output, "jobs": jobs, "jobs_df": jobs_df, "configs": configs, "pairs": pairs,
+            "markdown": markdown}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     result = write_report(args.dirs, args.output)
     print(result["markdown"])
-    print(f"written: {result['output']}/report.html, jobs.csv, configs.csv, types.csv, questions.csv, report.md")
+    print(f"written: {result['output']}/report.html, jobs.csv, configs.csv, types.csv, questions.csv, pairs.csv, "
+          "report.md")
     return 0
 
 

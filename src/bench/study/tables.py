@@ -16,6 +16,7 @@ import pandas as pd
 from bench.store import read_jsonl
 from bench.study.jobs import ARM_ORDER, Job
 from bench.study.text import short_labels
+from bench.study.uncertainty import config_intervals
 
 # answer usage keys that hold latency in seconds
 _LATENCY_KEYS = ("latency_s", "latency", "elapsed_s", "duration_s", "seconds")
@@ -105,6 +106,8 @@ def job_row(job: Job) -> dict[str, Any]:
         "config": job.label,
         "config_id": job.config_id,
         "experiment": job.experiment,
+        "case_set": job.case_set,
+        "source": job.source,
         "arm": job.arm,
         "n": arm_cfg.get("n"),
         "match": arm_cfg.get("match"),
@@ -124,6 +127,9 @@ def job_row(job: Job) -> dict[str, Any]:
     }
     for qtype, by in m["by_type"].items():
         row[f"acc.{qtype}"] = by["accuracy"]
+    for bucket, by in (m.get("by_distance") or {}).items():  # by tokens back to the latest evidence
+        row[f"dist.{bucket}"] = by["accuracy"]
+        row[f"distvis.{bucket}"] = by["evidence_visible"]
     row.update({
         "accuracy_relative_to_full": m.get("accuracy_relative_to_full"),
         "accuracy_relative_to_full_ci": _interval(m.get("accuracy_relative_to_full_ci")),
@@ -180,28 +186,44 @@ SUMMARY_METRICS = (
 
 
 def _metric_columns(frame: pd.DataFrame) -> list[str]:
-    per_type = [c for c in frame.columns if c.startswith(("acc.", "visible.", "recoverable."))]
+    per_type = [c for c in frame.columns if c.startswith(("acc.", "visible.", "recoverable.", "dist.", "distvis."))]
     return [c for c in (*SUMMARY_METRICS, *per_type) if c in frame.columns]
 
 
-def configs_frame(jobs_df: pd.DataFrame) -> pd.DataFrame:
-    """One row per config: mean/min/max over the complete jobs' seeds; incomplete ones named."""
+def configs_frame(jobs_df: pd.DataFrame, jobs: list[Job] | None = None) -> pd.DataFrame:
+    """One row per config: mean/min/max over the complete jobs' seeds; incomplete ones named.
+
+    With the jobs, also the config's pooled 95% intervals (``accuracy.ci_low|ci_high``,
+    ``accuracy_relative_to_full.ci_low|ci_high``: every complete seed's questions, clustered
+    by instance). Configs are grouped by case set (the studies are kept apart), then ordered
+    by arm and N."""
     if jobs_df.empty:
         return pd.DataFrame()
     metrics = _metric_columns(jobs_df)
+    complete_jobs: dict[str, list[Job]] = {}
+    for job in jobs or []:
+        if job.complete:
+            complete_jobs.setdefault(job.config_id, []).append(job)
     rows = []
     for config_id, group in jobs_df.groupby("config_id", sort=False):
         done = group[group["status"] == "complete"]
         first = group.iloc[0]
         row: dict[str, Any] = {
             "config": first["config"], "config_id": config_id, "experiment": first["experiment"],
+            "case_set": first["case_set"], "source": first["source"],
             "arm": first["arm"], "n": first["n"], "match": first["match"], "prompt": first["prompt"],
             "mechanism": first["mechanism"],
             "n_jobs": len(group), "n_complete": len(done),
             "seeds": ",".join(str(s) for s in done["seed"].tolist()),
             "incomplete": ", ".join(group.loc[group["status"] != "complete", "job"].tolist()),
             "n_questions": int(done["n_questions"].max()) if len(done) else None,
+            "n_in_task_text": int(done["n_in_task_text"].max()) if len(done) else None,
         }
+        pooled = config_intervals(complete_jobs[config_id]) if config_id in complete_jobs else {}
+        for metric in ("accuracy", "accuracy_relative_to_full"):
+            interval = pooled.get(f"{metric}_ci")
+            row[f"{metric}.ci_low"] = interval[0] if interval else None
+            row[f"{metric}.ci_high"] = interval[1] if interval else None
         for metric in metrics:
             values = pd.to_numeric(done[metric], errors="coerce").dropna()
             row[f"{metric}.mean"] = round(float(values.mean()), 4) if len(values) else None
@@ -210,10 +232,12 @@ def configs_frame(jobs_df: pd.DataFrame) -> pd.DataFrame:
         rows.append(row)
     frame = pd.DataFrame(rows)
     frame["_order"] = range(len(frame))
+    first_seen = {c: i for i, c in enumerate(dict.fromkeys(frame["case_set"]))}
+    frame["_set"] = frame["case_set"].map(first_seen)
     frame["_arm"] = frame["arm"].map(lambda a: ARM_ORDER.get(a, 9))
     frame["_n"] = pd.to_numeric(frame["n"], errors="coerce")
-    frame = frame.sort_values(["_arm", "_n", "_order"], na_position="last")
-    frame = frame.drop(columns=["_order", "_arm", "_n"]).reset_index(drop=True)
+    frame = frame.sort_values(["_set", "_arm", "_n", "_order"], na_position="last")
+    frame = frame.drop(columns=["_order", "_set", "_arm", "_n"]).reset_index(drop=True)
     frame.insert(1, "short", short_labels(frame))
     frame["n"] = pd.to_numeric(frame["n"], errors="coerce").astype("Int64")
     return frame

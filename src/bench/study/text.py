@@ -13,7 +13,7 @@ import pandas as pd
 
 from bench.study.jobs import Job
 
-__all__ = ["is_missing", "short_labels", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
+__all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
 
 # ---------------------------------------------------------------- text output
 
@@ -42,7 +42,7 @@ def value_range(row: pd.Series | dict, metric: str, pct: bool = False) -> str:
 
 PCT_METRICS = {"accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "abstain_rate",
                "evidence_visible_rate", "evidence_recoverable_rate", "tokens_kept_ratio"}
-TABLE_COLUMNS = (  # (metric, header)
+TABLE_COLUMNS = (  # (metric, header); accuracy and rel. full are followed by their 95% interval
     ("accuracy", "accuracy"), ("accuracy_relative_to_full", "rel. full"),
     ("confidently_wrong_rate", "conf. wrong"), ("abstain_rate", "abstain"),
     ("evidence_visible_rate", "ev. visible"), ("evidence_recoverable_rate", "ev. recoverable"),
@@ -57,17 +57,56 @@ def summary_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     if configs.empty:
         return ["config"], []
     types = sorted({c.split(".")[1] for c in configs.columns if c.startswith("acc.") and c.endswith(".mean")})
-    header = ["config", "arm", "seeds", *[h for _, h in TABLE_COLUMNS], *[f"acc {t}" for t in types]]
+    header = ["config", "arm", "seeds", "in task text"]
+    for _, name in TABLE_COLUMNS:
+        header += [name, f"{name} 95% CI"] if name in ("accuracy", "rel. full") else [name]
+    header += [f"acc {t}" for t in types]
     rows = []
     for _, row in configs.iterrows():
         seeds = f"{row['n_complete']}/{row['n_jobs']}"
         if row["incomplete"]:
             seeds += " ⚠"
         arm = str(row["arm"]) + (f" (match {row['match']})" if isinstance(row.get("match"), str) else "")
-        cells = [str(row["config"]), arm, seeds]
-        cells += [value_range(row, metric, metric in PCT_METRICS) for metric, _ in TABLE_COLUMNS]
+        cells = [str(row["config"]), arm, seeds, fmt(row.get("n_in_task_text"))]
+        for metric, _ in TABLE_COLUMNS:
+            cells.append(value_range(row, metric, metric in PCT_METRICS))
+            if metric in ("accuracy", "accuracy_relative_to_full"):
+                cells.append(interval_text(row.get(f"{metric}.ci_low"), row.get(f"{metric}.ci_high")))
         cells += [value_range(row, f"acc.{t}", True) for t in types]
         rows.append(cells)
+    return header, rows
+
+
+def interval_text(low: Any, high: Any) -> str:
+    """A 95% interval of a share, in percent (``–`` when there is none)."""
+    if is_missing(low) or is_missing(high):
+        return "–"
+    return f"{100 * float(low):.1f}–{100 * float(high):.1f}%"
+
+
+DISTANCE_LABELS = ("<2k", "2-8k", "8-32k", ">32k")
+
+
+def distance_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """Accuracy and evidence visible by tokens back to the latest evidence, per config."""
+    buckets = [b for b in DISTANCE_LABELS if f"dist.{b}.mean" in configs.columns]
+    header = ["config", *[f"acc {b}" for b in buckets], *[f"visible {b}" for b in buckets]]
+    rows = [[str(row["short"]), *[value_range(row, f"dist.{b}", True) for b in buckets],
+             *[value_range(row, f"distvis.{b}", True) for b in buckets]] for _, row in configs.iterrows()]
+    return header, rows
+
+
+def pairs_table(pairs: pd.DataFrame, limit: int | None = None) -> tuple[list[str], list[list[str]]]:
+    """The paired comparisons: B minus A with its 95% interval, and the discordant questions."""
+    header = ["A", "B", "seeds", "accuracy B − A", "95% CI", "correct only in A", "correct only in B", "questions"]
+    rows = []
+    for _, row in pairs.head(limit).iterrows() if limit else pairs.iterrows():
+        diff = row["difference"]
+        rows.append([str(row["a"]), str(row["b"]), str(row["seeds"]),
+                     "–" if is_missing(diff) else f"{100 * diff:+.1f} pp",
+                     "–" if is_missing(row["difference_ci_low"]) else
+                     f"{100 * row['difference_ci_low']:+.1f} to {100 * row['difference_ci_high']:+.1f} pp",
+                     str(row["correct_only_in_a"]), str(row["correct_only_in_b"]), str(row["n_questions"])])
     return header, rows
 
 
@@ -81,20 +120,36 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def report_markdown(jobs: list[Job], configs: pd.DataFrame) -> str:
-    header, rows = summary_table(configs)
+def case_set_title(configs: pd.DataFrame) -> str:
+    """``case set <hash> (<source>, N questions)`` of a group of configs of one case set."""
+    first = configs.iloc[0]
+    n = first.get("n_questions")
+    return f"case set {first['case_set']} ({first['source']}, {fmt(n)} questions)"
+
+
+def report_markdown(jobs: list[Job], configs: pd.DataFrame, pairs: pd.DataFrame | None = None) -> str:
+    """The config table, the paired comparisons and the distances, one section per case set."""
     lines = [f"{len(jobs)} job(s), {len(configs)} config(s); values are mean [min–max] over the "
-             "seeds of complete jobs."]
+             "seeds of complete jobs; 95% CI: bootstrap over instances, every complete seed's questions "
+             "pooled (questions answerable from the task text left out, counted apart)."]
     if jobs and jobs[0].shared:
         lines.append(f"Overrides shared by every job: `{' '.join(jobs[0].shared)}`.")
-    lines += ["", markdown_table(header, rows)]
+    groups = list(configs.groupby("case_set", sort=False)) if not configs.empty else []
+    for case_set, group in groups:
+        if len(groups) > 1:
+            lines += ["", f"## {case_set_title(group)}"]
+        header, rows = summary_table(group)
+        lines += ["", markdown_table(header, rows)]
+        if pairs is not None and not pairs.empty and len(group) > 1:
+            header, rows = pairs_table(pairs[pairs["case_set"] == case_set])
+            if rows:
+                lines += ["", "Paired comparisons (same questions, paired by seed):", "", markdown_table(header, rows)]
     incomplete = [j for j in jobs if not j.complete]
     if incomplete:
         lines += ["", f"**{len(incomplete)} incomplete job(s), not averaged:**"]
         lines += [f"- `{j.path}`: {'; '.join(j.problems)}" for j in incomplete]
-    hashes = {j.run.get("case_set_hash") for j in jobs} - {None}  # a failed job may have none
-    if len(hashes) > 1:
-        lines += ["", f"Note: the jobs ran on {len(hashes)} different case sets ({', '.join(map(str, hashes))})."]
+    if len(groups) > 1:
+        lines += ["", f"The jobs ran on {len(groups)} different case sets: each is its own study, compared within."]
     return "\n".join(lines) + "\n"
 
 
