@@ -19,6 +19,8 @@ from typing import Any
 from omegaconf import OmegaConf
 from omegaconf.errors import ValidationError
 
+from bench.errors import ConfigError
+
 __all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose"]
 
 # The project's config directory: what bench.main composes from (the one definition).
@@ -33,10 +35,6 @@ def compose(overrides: list[str] | tuple[str, ...] = (), config_dir: Path | str 
 
     with initialize_config_dir(config_dir=str(config_dir or CONF_DIR), version_base="1.3"):
         return hydra_compose("config", overrides=list(overrides))
-
-
-class ConfigError(ValueError):
-    """A config value of the wrong type or out of range."""
 
 
 @dataclass

@@ -15,7 +15,7 @@ from functools import lru_cache
 import tiktoken
 from langchain_core.messages import BaseMessage
 
-from bench.config import ConfigError
+from bench.errors import ConfigError
 from bench.text import message_text
 
 __all__ = ["TokenCounter", "MESSAGE_OVERHEAD"]

@@ -30,13 +30,9 @@ Run::
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-import posixpath
-import re
-import shlex
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -53,8 +49,16 @@ from bench.formats import (
 )
 from bench.history import args_text
 from bench.policies.base import PolicyContext, make_view, steps
+from bench.policies.compact_settings import (
+    DEFAULT_GUIDANCE,
+    DEFAULT_OFFLOAD_NOTE,
+    AutoCompact,
+    Mechanisms,
+    MicroCompact,
+    typed,
+)
+from bench.policies.retries import call_key, command_key, result_failed
 from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
-from bench.profiles import Profile
 from bench.schema import Case, View
 from bench.text import content_text, message_text
 from bench.tokens import TokenCounter
@@ -64,6 +68,8 @@ __all__ = [
     "MicroCompact",
     "AutoCompact",
     "Mechanisms",
+    "DEFAULT_GUIDANCE",
+    "DEFAULT_OFFLOAD_NOTE",
     "SUMMARY_HEADER",
     "command_key",
     "result_failed",
@@ -75,130 +81,6 @@ SUMMARY_HEADER = (
     "The history before this point was replaced by the summary below."
 )
 TAIL_NOTE = "The most recent messages follow verbatim."
-
-DEFAULT_GUIDANCE = (
-    "Some earlier tool outputs of this conversation were stored and replaced by references "
-    'of the form read_tool_output(handle="..."). Before you state exact code, numbers, paths '
-    "or other identifiers that came from such an output, open it with the read_tool_output "
-    "tool and copy the detail from it; do not rely on a summary or on memory for exact details."
-)
-DEFAULT_OFFLOAD_NOTE = (
-    "Some tool outputs in this conversation are stored outside it and referenced as "
-    'read_tool_output(handle="..."); they can be reopened later. Keep the references that point '
-    "to outputs that may matter, exactly as written, each with a short description of what the "
-    "output holds, so that the summary also serves as a guide to the stored details."
-)
-
-
-@dataclass
-class MicroCompact:
-    enabled: bool = True
-    min_chars: int = 500  # a result longer than this (characters) may be cleared
-    keep_recent: int = 5  # newest results kept: max(keep_recent, results of the current turn)
-
-
-@dataclass
-class AutoCompact:
-    enabled: bool = True
-    force: bool = True  # compact at the question even below the threshold (the benchmark's case)
-    threshold: float = 0.8  # fraction of the context window that triggers a compaction
-    context_window: int = 131_072  # tokens of the agent model's window
-
-    @property
-    def threshold_tokens(self) -> int:
-        return int(self.threshold * self.context_window)
-
-
-@dataclass
-class Mechanisms:
-    """The ``mechanism`` config group: switches on top of the shipped behaviour."""
-
-    name: str = "shipped"
-    tail: bool = False
-    tail_fraction: float = 0.2
-    stepcut: bool = False
-    offload: bool = False
-    offload_min_chars: int = 500
-    offload_note: str = DEFAULT_OFFLOAD_NOTE
-    collapse: bool = False
-    verify: bool = False
-    guidance: str = DEFAULT_GUIDANCE
-
-    @property
-    def keeps_tail(self) -> bool:
-        return self.tail or self.stepcut  # stepcut is a way of cutting the tail
-
-    def switches(self) -> dict[str, bool]:
-        return {k: getattr(self, k) for k in ("tail", "stepcut", "offload", "collapse", "verify")}
-
-
-def _typed(kind: type, value: Any) -> Any:
-    """A sub-config given as a dict (from YAML) or None, as its dataclass; unknown keys fail."""
-    if value is None:
-        return kind()
-    if isinstance(value, kind):
-        return value
-    data = dict(value)
-    unknown = sorted(set(data) - {f.name for f in fields(kind)})
-    if unknown:
-        raise ConfigError(f"unknown {kind.__name__} key(s) {unknown}")
-    return kind(**data)
-
-
-# --- retry chains ----------------------------------------------------------------------
-
-_CD = re.compile(r"^\s*cd\s+\S+\s*(?:&&|;)\s*")
-_ENV = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*=\S*\s+")
-
-
-def result_failed(profile: Profile, raw: str | None) -> bool | None:
-    """Whether a tool result reports a failure (None: result unknown or cleared)."""
-    if raw is None or is_placeholder(raw):
-        return None
-    return profile.attempt_failed(raw)
-
-
-@functools.lru_cache(maxsize=65536)
-def command_key(command: str) -> tuple[str, str]:
-    """What a shell command acts on: its program and first operand, after ``cd``/env prefixes.
-
-    Two runs with the same key are attempts at the same thing (``pytest tests/a.py -x``
-    and ``pytest tests/a.py -vv``); a different program or target is a different action.
-    Memoized (a pure function of the text): the retry-chain detection asks for the key of
-    every earlier command before each replayed model call, so without it ``shlex.split``
-    ran O(steps^2) times per case.
-    """
-    text = command.strip()
-    while True:
-        stripped = _ENV.sub("", _CD.sub("", text, count=1), count=1)
-        if stripped == text:
-            break
-        text = stripped
-    first_line = text.splitlines()[0] if text else ""
-    try:
-        tokens = shlex.split(first_line)
-    except ValueError:  # unbalanced quotes
-        tokens = first_line.split()
-    if not tokens:
-        return ("", "")
-    program = posixpath.basename(tokens[0])
-    operand = next((t for t in tokens[1:] if not t.startswith("-") and t not in ("&&", "|", ";")), "")
-    return (program, operand)
-
-
-def _call_key(profile: Profile, call: dict[str, Any]) -> tuple | None:
-    """What a call attempts: a shell command's program and target, an edit's command and file,
-    any other call's arguments."""
-    args = call.get("args") or {}
-    name = call["name"]
-    if profile.is_shell(name):
-        if profile.is_process_input(args):
-            return None  # input to a running process is not an attempt of its own
-        return (name, *command_key(profile.command_of(args)))
-    if profile.is_editor(name):
-        return (name, str(args.get(profile.editor_command_arg, "")), str(args.get(profile.editor_path_arg, "")))
-    return (name, args_text(args))
-
 
 # --- micro_compact ---------------------------------------------------------------------
 
@@ -256,9 +138,9 @@ class CompactPolicy:
     uses: ClassVar[frozenset[str]] = frozenset({"prompt", "mechanism", "summarizer"})
 
     def __post_init__(self) -> None:
-        self.micro_compact = _typed(MicroCompact, self.micro_compact)
-        self.auto_compact = _typed(AutoCompact, self.auto_compact)
-        self.mechanism: Mechanisms = _typed(Mechanisms, self.context.mechanism)
+        self.micro_compact = typed(MicroCompact, self.micro_compact)
+        self.auto_compact = typed(AutoCompact, self.auto_compact)
+        self.mechanism: Mechanisms = typed(Mechanisms, self.context.mechanism)
         self.prompt: str | None = self.context.prompt
         self.prompt_name: str = self.context.prompt_name
         self.summarizer: Summarizer | None = self.context.summarizer
@@ -379,7 +261,7 @@ class _Replay:
     # --- collapse --------------------------------------------------------------------
 
     def _step_key(self, begin: int) -> tuple | None:
-        keys = [_call_key(self.case.profile, c) for c in self.state[begin].message.tool_calls]
+        keys = [call_key(self.case.profile, c) for c in self.state[begin].message.tool_calls]
         return None if any(k is None for k in keys) else tuple(keys)
 
     def _step_failed(self, begin: int, end: int) -> bool | None:

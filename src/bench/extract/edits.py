@@ -1,14 +1,8 @@
-"""Evidence extractors: what a history shows about edits, command runs, tests, errors.
+"""Changes to the repository a history shows: editor edits (citable), shell writes (not), undo, rm.
 
-The same functions build the references from the full recorded history and let the
-offline evidence reader answer from a shrunk view, which is why the full arm scores
-100% by construction. They work on tool events (:func:`bench.history.tool_events`); a tool
-result that is missing from the view or replaced by a placeholder has ``output=None``
-(unknown). Which tool is a shell or an editor is the case's profile's business.
-
-    events = tool_events(case.messages, case.profile)
-    runs = command_runs(events, case.profile)
-    parse_test_counts(runs[0].output)
+    edits = repo_edits(events, case.repo_root, case.profile)
+    edited_files(edits, case.repo_root)       # repo-relative files left changed
+    added_lines(old_str, new_str)             # what a replacement added
 """
 
 from __future__ import annotations
@@ -17,37 +11,12 @@ import difflib
 import posixpath
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from bench.history import ToolEvent, tool_events
+from bench.history import ToolEvent
 from bench.profiles import Profile
 
-__all__ = [
-    "ToolEvent",
-    "CommandRun",
-    "Edit",
-    "tool_events",
-    "command_runs",
-    "repo_edits",
-    "edited_files",
-    "added_lines",
-    "changed_lines",
-    "parse_test_counts",
-    "parse_first_exception",
-    "relative_to_repo",
-]
-
-
-@dataclass
-class CommandRun:
-    """One shell command run (inputs to a running process folded into it)."""
-
-    command: str
-    ordinal: int  # 1 for the first run of this exact command text
-    call_index: int
-    result_indices: list[int] = field(default_factory=list)
-    output: str | None = None
-    cwd: str | None = None
+__all__ = ["Edit", "repo_edits", "edited_files", "added_lines", "changed_lines", "relative_to_repo"]
 
 
 @dataclass
@@ -62,41 +31,6 @@ class Edit:
     result_index: int | None
     old: str | None = None  # the text a replacement removed (old_str)
 
-
-def command_runs(events: list[ToolEvent], profile: Profile) -> list[CommandRun]:
-    """Shell command runs in order, with ordinals per exact command text.
-
-    Input sent to a running process is folded into that run; a call whose result says it
-    never executed (the sandbox failed) is not a run.
-    """
-    runs: list[CommandRun] = []
-    seen: dict[str, int] = {}
-    for event in events:
-        if not profile.is_shell(event.name) or profile.never_ran(event.raw):
-            continue
-        if profile.is_process_input(event.args):
-            if runs and event.output is not None:
-                last = runs[-1]
-                last.output = event.output if last.output is None else f"{last.output}\n{event.output}"
-                if event.result_index is not None:
-                    last.result_indices.append(event.result_index)
-            continue
-        command = profile.command_of(event.args).strip()
-        seen[command] = seen.get(command, 0) + 1
-        runs.append(
-            CommandRun(
-                command=command,
-                ordinal=seen[command],
-                call_index=event.call_index,
-                result_indices=[event.result_index] if event.result_index is not None else [],
-                output=event.output,
-                cwd=event.cwd,
-            )
-        )
-    return runs
-
-
-# --- edits -----------------------------------------------------------------------------
 
 def relative_to_repo(path: str | None, repo_root: str | None, cwd: str | None = None) -> str | None:
     """Repo-relative path, or None when the path lies outside the repository."""
@@ -296,160 +230,3 @@ def added_lines(old: str | None, new: str) -> str:
            and old_lines[-1 - end] == new_lines[-1 - end]):
         end += 1
     return "\n".join(new_lines[start: len(new_lines) - end])  # "" when the edit only removed lines
-
-
-# --- test runner summaries -------------------------------------------------------------
-
-_PYTEST_WORDS = "passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun"
-_PYTEST = re.compile(
-    rf"^=*\s*((?:\d+ (?:{_PYTEST_WORDS})(?:, )?)+)\s+in\s+[\d.]+\s*s(?:econds)?"
-    r"(?:\s*\([^)]*\))?\s*=*\s*$",
-    re.M,
-)
-_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*$", re.M)
-_UNITTEST_RESULT = re.compile(r"^(OK|FAILED)(?: \(([^)]*)\))?\s*$", re.M)
-_MAVEN = re.compile(
-    r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)(, Time elapsed)?"
-)
-_GRADLE = re.compile(r"^(\d+) tests? completed, (\d+) failed(?:, (\d+) skipped)?", re.M)
-_JUNIT_OK = re.compile(r"\[\s*(\d+) tests successful\s*\]")
-_JUNIT_FAILED = re.compile(r"\[\s*(\d+) tests failed\s*\]")
-
-
-def _pytest_counts(text: str) -> tuple[int, dict[str, int]] | None:
-    match = _PYTEST.search(text)
-    if not match:
-        return None
-    counts = {"passed": 0, "failed": 0}
-    for number, word in re.findall(rf"(\d+) ({_PYTEST_WORDS})", match.group(1)):
-        if word in ("passed", "failed"):
-            counts[word] = int(number)
-        elif word.startswith("error"):
-            counts["errors"] = int(number)
-    if not re.search(r"\d+ (passed|failed|errors?)", match.group(1)):
-        return None
-    return match.start(), counts
-
-
-def _unittest_counts(text: str) -> tuple[int, dict[str, int]] | None:
-    ran = _UNITTEST_RAN.search(text)
-    if not ran:
-        return None
-    result = _UNITTEST_RESULT.search(text, ran.end())
-    if not result:
-        return None
-    details = dict(
-        (k.strip(), int(v)) for k, v in re.findall(r"([a-z ]+)=(\d+)", result.group(2) or "")
-    )
-    failed, errors = details.get("failures", 0), details.get("errors", 0)
-    skipped = details.get("skipped", 0) + details.get("expected failures", 0)
-    total = int(ran.group(1))
-    return ran.start(), {"passed": total - failed - errors - skipped, "failed": failed, "errors": errors}
-
-
-def _maven_counts(text: str) -> tuple[int, dict[str, int]] | None:
-    matches = list(_MAVEN.finditer(text))
-    if not matches:
-        return None
-    totals = [m for m in matches if not m.group(5)]  # the summary line has no "Time elapsed"
-    match = totals[0] if totals else matches[-1]
-    run, failures, errors, skipped = (int(match.group(i)) for i in range(1, 5))
-    return match.start(), {"passed": run - failures - errors - skipped, "failed": failures, "errors": errors}
-
-
-def _gradle_counts(text: str) -> tuple[int, dict[str, int]] | None:
-    match = _GRADLE.search(text)
-    if not match:
-        return None
-    total, failed, skipped = int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
-    return match.start(), {"passed": total - failed - skipped, "failed": failed}
-
-
-def _junit_counts(text: str) -> tuple[int, dict[str, int]] | None:
-    ok = _JUNIT_OK.search(text)
-    failed = _JUNIT_FAILED.search(text)
-    if not ok or not failed:
-        return None
-    return min(ok.start(), failed.start()), {"passed": int(ok.group(1)), "failed": int(failed.group(1))}
-
-
-def _first_summary(output: str | None) -> tuple[int, dict[str, int]] | None:
-    """Position and counts of the first test-runner summary in an output."""
-    if not output:
-        return None
-    found = [
-        hit
-        for parser in (_pytest_counts, _unittest_counts, _maven_counts, _gradle_counts, _junit_counts)
-        if (hit := parser(output)) is not None
-    ]
-    return min(found, key=lambda hit: hit[0]) if found else None
-
-
-def parse_test_counts(output: str | None) -> dict[str, int] | None:
-    """Counts from the first test-runner summary in an output, or None.
-
-    pytest ``N failed, M passed``, unittest ``Ran N tests`` + ``OK``/``FAILED (...)``,
-    Maven/Surefire ``Tests run: ...`` (the total line), Gradle ``N tests completed, M
-    failed`` and the JUnit console launcher. ``errors`` is present when the runner reports
-    errors apart.
-    """
-    hit = _first_summary(output)
-    return hit[1] if hit else None
-
-
-def summary_line(output: str) -> str:
-    """The line carrying the summary that :func:`parse_test_counts` read (an evidence key)."""
-    hit = _first_summary(output)
-    if hit is None:
-        return ""
-    start = output.rfind("\n", 0, hit[0]) + 1
-    end = output.find("\n", hit[0])
-    return output[start : end if end >= 0 else len(output)].strip()
-
-
-# --- exceptions ------------------------------------------------------------------------
-
-_TRACEBACK = "Traceback (most recent call last):"
-_PY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*)(?::[ \t]?(.*))?$")
-_JAVA_EXCEPTION = re.compile(
-    r"^\s*(?:Exception in thread \"[^\"]*\"\s+|Caused by:\s+)?"
-    r"((?:[a-zA-Z_$][\w$]*\.)+(?:[A-Za-z_$][\w$]*)?(?:Exception|Error))(?::\s*(.*?))?\s*$"
-)
-# Python reports a syntax error of the script it was asked to run without a traceback header:
-#   File "x.py", line 3 / the line / a caret / SyntaxError: invalid syntax
-_PY_SYNTAX = re.compile(r"^((?:SyntaxError|IndentationError|TabError))(?::[ \t]?(.*))?$")
-_PY_FILE_LINE = re.compile(r'^\s*File "[^"]+", line \d+')
-
-
-def _python_exception(lines: list[str], start: int) -> tuple[int, dict[str, str]] | None:
-    for index in range(start + 1, len(lines)):
-        line = lines[index]
-        if not line.strip() or line[0] in " \t":
-            continue
-        match = _PY_EXCEPTION.match(line.rstrip())
-        if match:
-            return index, {"type": match.group(1), "message": (match.group(2) or "").strip()}
-        return None
-    return None
-
-
-def parse_first_exception(output: str | None) -> tuple[dict[str, str], str] | None:
-    """The first exception an output shows, and its line: a Python traceback's last line, a
-    Python syntax error printed without a traceback header (after its ``File ..., line N``
-    lines), or a Java ``pkg.SomeException: message`` line (also ``Exception in thread "main"
-    java.lang.Exception: ...``)."""
-    if not output:
-        return None
-    lines = output.splitlines()
-    for index, line in enumerate(lines):
-        if line.strip() == _TRACEBACK:
-            hit = _python_exception(lines, index)
-            if hit:
-                return hit[1], lines[hit[0]].strip()
-        match = _PY_SYNTAX.match(line.rstrip())
-        if match and any(_PY_FILE_LINE.match(earlier) for earlier in lines[max(0, index - 6):index]):
-            return {"type": match.group(1), "message": (match.group(2) or "").strip()}, line.strip()
-        match = _JAVA_EXCEPTION.match(line)
-        if match:
-            return {"type": match.group(1), "message": (match.group(2) or "").strip()}, line.strip()
-    return None

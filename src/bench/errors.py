@@ -1,0 +1,9 @@
+"""Errors every layer may raise and the entry point reports in one line (no traceback)."""
+
+from __future__ import annotations
+
+__all__ = ["ConfigError"]
+
+
+class ConfigError(ValueError):
+    """A config value of the wrong type or out of range."""

@@ -1,0 +1,82 @@
+"""The settings of ``arm=compact``: micro_compact, auto_compact, and the mechanism switches.
+
+    Mechanisms(tail=True, tail_fraction=0.2)      # the mechanism group (presets in conf/mechanism/)
+    typed(Mechanisms, {"tail": True})            # a config dict as its dataclass; unknown keys fail
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from bench.errors import ConfigError
+
+__all__ = ["MicroCompact", "AutoCompact", "Mechanisms", "typed", "DEFAULT_GUIDANCE", "DEFAULT_OFFLOAD_NOTE"]
+
+DEFAULT_GUIDANCE = (
+    "Some earlier tool outputs of this conversation were stored and replaced by references "
+    'of the form read_tool_output(handle="..."). Before you state exact code, numbers, paths '
+    "or other identifiers that came from such an output, open it with the read_tool_output "
+    "tool and copy the detail from it; do not rely on a summary or on memory for exact details."
+)
+DEFAULT_OFFLOAD_NOTE = (
+    "Some tool outputs in this conversation are stored outside it and referenced as "
+    'read_tool_output(handle="..."); they can be reopened later. Keep the references that point '
+    "to outputs that may matter, exactly as written, each with a short description of what the "
+    "output holds, so that the summary also serves as a guide to the stored details."
+)
+
+
+@dataclass
+class MicroCompact:
+    enabled: bool = True
+    min_chars: int = 500  # a result longer than this (characters) may be cleared
+    keep_recent: int = 5  # newest results kept: max(keep_recent, results of the current turn)
+
+
+@dataclass
+class AutoCompact:
+    enabled: bool = True
+    force: bool = True  # compact at the question even below the threshold (the benchmark's case)
+    threshold: float = 0.8  # fraction of the context window that triggers a compaction
+    context_window: int = 131_072  # tokens of the agent model's window
+
+    @property
+    def threshold_tokens(self) -> int:
+        return int(self.threshold * self.context_window)
+
+
+@dataclass
+class Mechanisms:
+    """The ``mechanism`` config group: switches on top of the shipped behaviour."""
+
+    name: str = "shipped"
+    tail: bool = False
+    tail_fraction: float = 0.2
+    stepcut: bool = False
+    offload: bool = False
+    offload_min_chars: int = 500
+    offload_note: str = DEFAULT_OFFLOAD_NOTE
+    collapse: bool = False
+    verify: bool = False
+    guidance: str = DEFAULT_GUIDANCE
+
+    @property
+    def keeps_tail(self) -> bool:
+        return self.tail or self.stepcut  # stepcut is a way of cutting the tail
+
+    def switches(self) -> dict[str, bool]:
+        return {k: getattr(self, k) for k in ("tail", "stepcut", "offload", "collapse", "verify")}
+
+
+def typed(kind: type, value: Any) -> Any:
+    """A sub-config given as a dict (from YAML) or None, as its dataclass; unknown keys fail."""
+    if value is None:
+        return kind()
+    if isinstance(value, kind):
+        return value
+    data = dict(value)
+    unknown = sorted(set(data) - {f.name for f in fields(kind)})
+    if unknown:
+        raise ConfigError(f"unknown {kind.__name__} key(s) {unknown}")
+    return kind(**data)
