@@ -71,3 +71,20 @@ def test_rows_that_cannot_become_cases_are_reported_and_the_job_completes(tmp_pa
     assert "no case to run" in done.stdout and "Traceback" not in done.stderr
     reasons = [json.loads(line)["reason"] for line in (tmp_path / "job" / "rejected.jsonl").read_text().splitlines()]
     assert "not valid JSON" in reasons[0] and "has no call" in reasons[1]
+
+
+def test_offline_default_job_imports_nothing_it_does_not_use(tmp_path):
+    """Start-up (issue 14): the shipped-sample offline job runs without the model SDKs, tracing,
+    the dataset loader or the report's plotting stack; importing them costs seconds per job."""
+    unused = ("openai", "langchain_openai", "langgraph", "langfuse", "datasets", "pandas", "matplotlib", "pyarrow")
+    script = (
+        "import sys, runpy\n"
+        f"sys.argv = ['bench.main', 'output_dir={tmp_path / 'job'}']\n"
+        "try:\n    runpy.run_module('bench.main', run_name='__main__')\n"
+        "except SystemExit as stop:\n    assert not stop.code, stop.code\n"
+        f"print(sorted(m for m in {unused!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "job" / "metrics.json").exists()

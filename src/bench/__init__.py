@@ -1,52 +1,48 @@
 """bench: the context-compaction benchmark runner.
 
-Replays recorded OpenHands trajectories, shrinks each history with a history policy
-(arm), asks recall questions with code-extracted references, and scores the answers.
-Run ``python -m bench.main`` (see README.md); the public building blocks are below.
+Replays recorded agent trajectories (OpenHands coding runs, tau2-bench operations runs, your
+own chat logs), shrinks each history with a history policy (arm), asks recall questions with
+code-extracted references, and scores the answers. Run ``python -m bench.main`` (README.md).
+
+The public building blocks are below; each is imported on first use (``import bench`` stays
+cheap, so the command line starts fast)::
+
+    from bench import run, load_cases, build_policy, EvidenceReader, ExactJudge
 """
 
-from bench.cases import row_to_case
-from bench.data import DatasetError, Selection, load_cases
-from bench.judge import ExactJudge, LLMJudge
-from bench.policies import (
-    CompactPolicy,
-    ExtractiveSummarizer,
-    FullHistory,
-    NLatest,
-    Policy,
-    Summarizer,
-    build_policy,
-)
-from bench.questions import QUESTION_TYPES, add_questions
-from bench.reader import EvidenceReader
-from bench.runner import run
-from bench.schema import Answer, Case, DroppedQuestion, Question, Rejected, Score, View
-from bench.tokens import TokenCounter
+from __future__ import annotations
 
-__all__ = [
-    "Answer",
-    "Case",
-    "CompactPolicy",
-    "ExtractiveSummarizer",
-    "LLMJudge",
-    "NLatest",
-    "Summarizer",
-    "DatasetError",
-    "DroppedQuestion",
-    "EvidenceReader",
-    "ExactJudge",
-    "FullHistory",
-    "Policy",
-    "QUESTION_TYPES",
-    "Question",
-    "Rejected",
-    "Score",
-    "Selection",
-    "TokenCounter",
-    "View",
-    "add_questions",
-    "build_policy",
-    "load_cases",
-    "row_to_case",
-    "run",
-]
+import importlib
+from typing import Any
+
+# public name -> the module that defines it
+_PUBLIC = {
+    "Answer": "bench.schema", "Case": "bench.schema", "DroppedQuestion": "bench.schema", "Question": "bench.schema",
+    "Rejected": "bench.schema", "Score": "bench.schema", "View": "bench.schema",
+    "row_to_case": "bench.cases",
+    "DatasetError": "bench.data", "Selection": "bench.data", "load_cases": "bench.data",
+    "ExactJudge": "bench.judge", "LLMJudge": "bench.judge",
+    "CompactPolicy": "bench.policies", "ExtractiveSummarizer": "bench.policies", "FullHistory": "bench.policies",
+    "LLMSummarizer": "bench.policies", "NLatest": "bench.policies", "Policy": "bench.policies",
+    "PolicyContext": "bench.policies", "Summarizer": "bench.policies", "build_policy": "bench.policies",
+    "Profile": "bench.profiles", "get_profile": "bench.profiles",
+    "QUESTION_TYPES": "bench.questions", "add_questions": "bench.questions",
+    "EvidenceReader": "bench.reader",
+    "run": "bench.runner",
+    "TokenCounter": "bench.tokens",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))

@@ -5,6 +5,8 @@
     reply, record = client.chat(messages, tools)
 """
 
+from typing import Any
+
 from bench.llm.accounting import (
     USAGE_KEYS,
     call_callbacks,
@@ -15,7 +17,6 @@ from bench.llm.accounting import (
     sum_usage,
     summarize_calls,
 )
-from bench.llm.client import OPENAI_BASE_URL, ChatClient, canonical_message, openai_client
 from bench.llm.errors import (
     ContextOverflow,
     EmptyReply,
@@ -25,10 +26,22 @@ from bench.llm.errors import (
     load_outcome,
     retry_after,
 )
-from bench.llm.keys import resolve_api_key
 
 __all__ = [
     "OPENAI_BASE_URL", "USAGE_KEYS", "ChatClient", "ContextOverflow", "EmptyReply", "ModelCallError",
     "ModelSetupError", "call_callbacks", "call_sink", "call_tags", "current_callbacks", "canonical_message", "classify_error", "current_tags",
     "load_outcome", "openai_client", "resolve_api_key", "retry_after", "sum_usage", "summarize_calls",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # the client (and the openai SDK under it) is imported on first use: an offline job needs neither
+    if name in ("OPENAI_BASE_URL", "ChatClient", "canonical_message", "openai_client"):
+        from bench.llm import client
+
+        return getattr(client, name)
+    if name == "resolve_api_key":
+        from bench.llm.keys import resolve_api_key
+
+        return resolve_api_key
+    raise AttributeError(f"module 'bench.llm' has no attribute {name!r}")

@@ -12,8 +12,6 @@ import email.utils
 import re
 import time
 
-import openai
-
 __all__ = ["ModelSetupError", "ContextOverflow", "ModelCallError", "EmptyReply", "classify_error", "load_outcome",
            "retry_after"]
 
@@ -49,6 +47,7 @@ except ImportError:  # pragma: no cover - older langchain-core
 
 def classify_error(err: BaseException) -> str:
     """``overflow`` (not retried), ``retry`` (transient) or ``fatal``."""
+    import openai  # only when a call failed: the offline stack never imports the SDK
     if _LC_OVERFLOW and isinstance(err, _LC_OVERFLOW):
         return "overflow"
     code = str(getattr(err, "code", "") or "")
@@ -98,6 +97,8 @@ _TIMEOUT_STATUS = {408, 504}  # request timeout; gateway timeout
 def load_outcome(err: BaseException) -> str:
     """What a failed request says about the endpoint's load, for the limiter (:data:`bench.llm.limiter.OUTCOMES`):
     ``rate_limited`` (429), ``overloaded`` (503/529), ``timeout`` (a timeout, 408/504) or ``error`` (no signal)."""
+    import openai
+
     status = getattr(err, "status_code", None)
     code = str(getattr(err, "code", "") or "")
     if status == 429 or isinstance(err, openai.RateLimitError) or code == "rate_limit_exceeded":

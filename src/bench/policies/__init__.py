@@ -28,7 +28,6 @@ from bench.config import CONF_DIR, ConfigError, compose
 from bench.policies.base import CONTEXT_PARTS, Policy, PolicyContext, clean_start, make_view, steps, view_problems
 from bench.policies.compact import AutoCompact, CompactPolicy, Mechanisms, MicroCompact
 from bench.policies.full import FullHistory
-from bench.policies.llm_summarizer import LLMSummarizer
 from bench.policies.nlatest import NLatest
 from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
 from bench.tokens import TokenCounter
@@ -123,3 +122,11 @@ def build_policy(cfg: Any, counter: TokenCounter) -> Policy:
     # objects it holds (summarizer, matched policy) into configs and copy them.
     factory = instantiate(cfg.arm, _partial_=True, _convert_="object")
     return factory(context=PolicyContext(counter=counter, **parts))
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("LLMSummarizer", "SUMMARY_SYSTEM"):  # the model client is imported on first use
+        from bench.policies import llm_summarizer
+
+        return getattr(llm_summarizer, name)
+    raise AttributeError(f"module 'bench.policies' has no attribute {name!r}")

@@ -1,0 +1,88 @@
+"""Start-up of the offline default job beside ``import hydra``, and what the job imports.
+
+    uv run python benchmarks/bench_startup.py [--runs 7]
+
+Runs ``uv run python -m bench.main`` (the offline default job on the shipped sample, each into
+a fresh directory) and ``uv run python -c "import hydra"`` alternately, ``--runs`` times each,
+as a user types them, and prints the median wall times and their ratio, then the largest
+imports of the job (``python -X importtime``) and whether it imports any of the packages it
+does not use. With ``PYTHONDONTWRITEBYTECODE`` set (as on this project's machines) Python
+compiles every module again at every start; the script says which way it ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# an @hydra.main app on this project's config that does nothing: what any Hydra app pays
+# (Hydra composes the config twice per run, once to read hydra.mode)
+HYDRA_FLOOR = """
+import hydra, sys
+sys.argv = [sys.argv[0], "hydra.run.dir=" + sys.argv[1], "hydra.output_subdir=null"]
+@hydra.main(version_base="1.3", config_path=%r, config_name="config")
+def app(cfg):
+    pass
+app()
+"""
+
+UNUSED = ("openai", "langchain_openai", "langgraph", "langfuse", "datasets", "pandas", "matplotlib", "pyarrow")
+
+
+def _wall(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def _importtime(out: Path) -> list[tuple[float, str]]:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "bench.main", f"output_dir={out}"],
+                          capture_output=True, text=True, check=True)
+    roots: dict[str, float] = {}
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        _, cumulative, name = line[len("import time:"):].split("|")
+        package = name.strip().split(".")[0]
+        roots[package] = max(roots.get(package, 0.0), int(cumulative) / 1e6)
+    return sorted(((s, p) for p, s in roots.items()), reverse=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args(argv)
+    job, hydra, floor = [], [], []
+    conf = str(Path(__file__).resolve().parents[1] / "conf")
+    python = ["uv", "run", "python"] if shutil.which("uv") else [sys.executable]
+    with tempfile.TemporaryDirectory(prefix="bench_startup_") as tmp:
+        _wall([*python, "-m", "bench.main", f"output_dir={tmp}/warmup"])  # bytecode written, if allowed
+        for i in range(args.runs):
+            job.append(_wall([*python, "-m", "bench.main", f"output_dir={tmp}/job{i}"]))
+            hydra.append(_wall([*python, "-c", "import hydra"]))
+            floor.append(_wall([*python, "-c", HYDRA_FLOOR % conf, f"{tmp}/floor{i}"]))
+        imports = _importtime(Path(tmp) / "importtime")
+    job_s, hydra_s = statistics.median(job), statistics.median(hydra)
+    print(f"{' '.join(python)}; PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE') or 'unset'}")
+    print(f"offline default job: median {job_s:.2f}s over {args.runs} runs (min {min(job):.2f}, max {max(job):.2f})")
+    print(f"import hydra:        median {hydra_s:.2f}s (min {min(hydra):.2f}, max {max(hydra):.2f})")
+    floor_s = statistics.median(floor)
+    print(f"empty Hydra app on conf/: median {floor_s:.2f}s (min {min(floor):.2f}, max {max(floor):.2f})")
+    print(f"ratio job / import hydra: {job_s / hydra_s:.2f}; empty Hydra app / import hydra: {floor_s / hydra_s:.2f}\n")
+    print("largest imports of the job (cumulative, by top-level package):")
+    for seconds, package in imports[:12]:
+        print(f"  {seconds:6.2f}s  {package}")
+    found = [p for p in UNUSED if any(name == p for _, name in imports)]
+    print(f"\nimported though unused: {', '.join(found) if found else 'none'} (checked: {', '.join(UNUSED)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
