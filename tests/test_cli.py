@@ -88,3 +88,23 @@ def test_offline_default_job_imports_nothing_it_does_not_use(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
     assert (tmp_path / "job" / "metrics.json").exists()
+
+
+def test_an_in_process_sweep_keeps_nothing_of_its_finished_jobs(tmp_path):
+    """Memory (issue 14): the jobs of a basic-launcher sweep share one process; what a job built
+    (cases and their views, held in reference cycles) is collected when the job ends, so a
+    long sweep stays flat instead of growing by a job's worth of data per job."""
+    script = (
+        "import gc, sys, runpy\n"
+        f"sys.argv = ['bench.main', '-m', 'seed=0,1', 'hydra.sweep.dir={tmp_path / 'sweep'}',"
+        " 'hydra.callbacks.report.enabled=false']\n"
+        "gc.disable()  # only the job's own collection may free its cycles\n"
+        "try:\n    runpy.run_module('bench.main', run_name='__main__')\n"
+        "except SystemExit as stop:\n    assert not stop.code, stop.code\n"
+        "from bench.schema import Case\n"
+        "print(sum(isinstance(o, Case) for o in gc.get_objects()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert len(list((tmp_path / "sweep").glob("*/metrics.json"))) == 2
+    assert done.stdout.strip().splitlines()[-1] == "0"

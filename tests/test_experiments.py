@@ -95,15 +95,49 @@ def test_smoke_sweep_writes_the_report(tmp_path):
     _check_sweep(_sweep(tmp_path))
 
 
+def _sweep_from(cwd: Path, *extra: str) -> Path:
+    """The smoke sweep run from ``cwd`` with its default (relative) sweep directory and cache,
+    as a user types it: the one sweep directory it wrote under ``cwd/multirun``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LANGFUSE_") and k != "RAY_ENABLE_UV_RUN_RUNTIME_ENV"}
+    command = [sys.executable, "-m", "bench.main", "-m", "+experiment=smoke", *extra]
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "report:" in done.stdout
+    (sweep,) = list((cwd / "multirun").glob("*/*_smoke"))
+    return sweep
+
+
+def _check_kept(sweep: Path, cwd: Path, launcher: str) -> None:
+    """Every job wrote its directory in the sweep directory and used the cache under ``cwd``."""
+    _check_sweep(sweep)
+    for run_json in sweep.glob("*/run.json"):
+        record = json.loads(run_json.read_text())
+        assert record["status"] == "complete"
+        assert Path(record["config"]["cache"]["path"]) == cwd / ".cache" / "responses.sqlite"
+    assert launcher in (sweep / "multirun.yaml").read_text()
+
+
 @pytest.mark.slow  # ~30 s: each worker process imports the whole stack
-def test_smoke_sweep_with_the_joblib_launcher(tmp_path):
-    sweep = _sweep(tmp_path, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2", "+experiment/arm=full,nlatest")
-    jobs = pd.read_csv(sweep / "report" / "jobs.csv")  # two jobs in worker processes, one report
-    assert sorted(jobs["config"]) == ["smoke: arm=full", "smoke: arm=nlatest"]
-    assert set(jobs["status"]) == {"complete"}
-    for _, row in jobs.iterrows():
-        assert row["accuracy"] == pytest.approx(json.loads((Path(row["path"]) / "metrics.json").read_text())["accuracy"])
-    assert "JoblibLauncher" in (sweep / "multirun.yaml").read_text()
+def test_smoke_sweep_with_the_joblib_launcher_keeps_every_job(tmp_path):
+    sweep = _sweep_from(tmp_path, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
+    _check_kept(sweep, tmp_path, "JoblibLauncher")
+
+
+@pytest.mark.slow  # ~40 s: a local Ray instance starts, three fresh worker processes
+def test_smoke_sweep_with_the_ray_launcher_keeps_every_job(tmp_path):
+    """Issue 14: Ray runs each job in a packaged copy of a working directory in its session
+    directory; job directories, cache and report must still land where the sweep was started."""
+    pytest.importorskip("hydra_plugins.hydra_ray_launcher", reason="the ray extra is not installed (uv sync --extra ray)")
+    elsewhere = tmp_path / "packaged"  # the workers' working directory: not the driver's
+    elsewhere.mkdir()
+    (elsewhere / "marker.txt").write_text("workers run here\n")
+    driver = tmp_path / "driver"
+    driver.mkdir()
+    sweep = _sweep_from(driver, "hydra/launcher=ray_cluster", "+hydra.launcher.ray.init.num_cpus=2",
+                        "+hydra.launcher.ray.init.include_dashboard=false",
+                        f"+hydra.launcher.ray.init.runtime_env={{working_dir: '{elsewhere}'}}")
+    _check_kept(sweep, driver, "RayLauncher")
+    assert not list(elsewhere.rglob("run.json"))
 
 
 @pytest.mark.parametrize("launcher,plugin,target", [
@@ -135,3 +169,34 @@ def test_callback_writes_into_the_sweep_dir_unless_disabled(tmp_path):
     ReportCallback().on_multirun_end(config)
     assert len(pd.read_csv(sweep / "report" / "jobs.csv")) == 1
     ReportCallback().on_multirun_end(OmegaConf.create({"hydra": {"sweep": {"dir": str(tmp_path / "none")}}}))
+
+
+def test_expected_jobs_counts_the_basic_sweepers_product():
+    from omegaconf import OmegaConf
+
+    from bench.callbacks import BASIC_SWEEPER, expected_jobs
+
+    def sweep(params, task, target=BASIC_SWEEPER):
+        return OmegaConf.create({"hydra": {"sweeper": {"_target_": target, "params": params},
+                                           "overrides": {"task": task}}})
+
+    assert expected_jobs(sweep({"mechanism": "a,b,c", "seed": "0,1,2"}, ["+experiment=mechanisms"])) == 9
+    assert expected_jobs(sweep({"seed": "0,1,2"}, ["seed=0,1", "arm.n=10,20,40"])) == 6  # the command line wins
+    assert expected_jobs(sweep({}, ["dataset.limit=range(1,5)"])) == 4
+    assert expected_jobs(sweep(None, ["seed=0"])) == 1
+    assert expected_jobs(sweep({}, ["seed=interval(0,1)"])) is None  # not a basic-sweeper sweep
+    assert expected_jobs(sweep({}, ["seed=0,1"], target="hydra_plugins.optuna.OptunaSweeper")) is None
+    assert expected_jobs(_compose("+experiment=mechanisms", hydra=True)) == 18
+    assert expected_jobs(_compose("+experiment=smoke", hydra=True)) == 3
+
+
+def test_a_sweep_whose_jobs_wrote_elsewhere_fails_loudly(tmp_path):
+    """Jobs that wrote their directories somewhere the sweep directory does not hold are lost
+    to its report: exit 1, and say how many of how many arrived where."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LANGFUSE_")}
+    command = [sys.executable, "-m", "bench.main", "-m", "seed=0,1", "dataset.limit=1",
+               "output_dir=${hydra:runtime.cwd}/elsewhere/${seed}", "hydra.sweep.dir=sweep"]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert f"error: the sweep ran 2 job(s) but 0 wrote a job directory under {tmp_path / 'sweep'}" in done.stderr
+    assert sorted(p.parent.name for p in (tmp_path / "elsewhere").glob("*/run.json")) == ["0", "1"]  # nothing lost

@@ -5,7 +5,14 @@ or the sweep's directory: a default name (``outputs/<date>/<time>_<arm>``,
 ``multirun/<date>/<time>``, an experiment's sweep name) that another job already took in
 the same second becomes ``<name>-2``, ``-3`` ... (claimed with an atomic ``mkdir``). A
 directory given on the command line (``hydra.run.dir=``, ``hydra.sweep.dir=``) or a
-``resume=`` directory is used as given.
+``resume=`` directory is used as given. A sweep's directory is then made absolute on the
+driver, before any job is dispatched, and handed to every job through Hydra's overrides:
+whatever launcher runs the jobs and wherever it runs them (Ray runs them in a packaged copy of
+the project in its session directory), they write into that directory. The jobs resolve
+their own paths (cache, dataset, ...) the same way: :func:`bench.config.absolute_paths`.
+For the Ray launcher the callback also keeps Ray from rebuilding a ``uv run`` environment
+per worker (``RAY_ENABLE_UV_RUN_RUNTIME_ENV=0`` unless set): the workers run this
+environment's Python, the one that has the ``ray`` extra (docs/study.md).
 
 
 Registered in ``conf/config.yaml`` under ``hydra.callbacks.report``; turn it off with
@@ -14,24 +21,32 @@ A failure here is logged, never raised: the jobs' records are already on disk, a
 ``python -m bench.report DIR`` writes the same report on demand.
 
 The jobs of the sweep whose ``run.json`` says ``status: failed`` (recorded by
-:mod:`bench.main`) are collected in :data:`FAILED_JOBS`, report or not: ``python -m
-bench.main -m ...`` exits 1 when there are any.
+:mod:`bench.main`) are collected in :data:`FAILED_JOBS`, report or not, and a sweep whose
+jobs did not all write a job directory where expected (fewer ``run.json`` under the sweep
+directory than the sweep has jobs) is described in :data:`MISSING_JOBS`: ``python -m
+bench.main -m ...`` exits 1 when either holds anything.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import os
 from pathlib import Path
 from typing import Any
 
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
-__all__ = ["FreshDirCallback", "ReportCallback", "FAILED_JOBS", "failed_jobs"]
+__all__ = ["FreshDirCallback", "ReportCallback", "FAILED_JOBS", "MISSING_JOBS", "failed_jobs", "expected_jobs"]
 
 log = logging.getLogger(__name__)
 
 FAILED_JOBS: list[str] = []  # job directories of the last sweep that failed (this process ran its end)
+MISSING_JOBS: list[str] = []  # what the last sweep lost: jobs that wrote no job directory where expected
+
+BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"  # the default sweeper's _target_
+RAY_LAUNCHER = "hydra_plugins.hydra_ray_launcher.ray_launcher.RayLauncher"  # hydra/launcher=ray_cluster
 
 
 def failed_jobs(sweep_dir: Path) -> list[str]:
@@ -68,6 +83,64 @@ def _claim(config: DictConfig, key: str) -> None:
         OmegaConf.update(config, key, claimed, merge=False)
 
 
+def _pin_for_jobs(config: DictConfig, key: str) -> None:
+    """Make the directory at ``key`` absolute and hand it to every job of the sweep.
+
+    Launchers compose each job's config again from ``hydra.overrides.hydra`` plus the job's
+    own overrides (``load_sweep_config``), so the value set on the driver reaches the jobs
+    only as an override; appended last, it wins over the config files and the command line.
+    """
+    from bench.config import quote_override
+
+    path = os.path.abspath(str(OmegaConf.select(config, key)))
+    with read_write(config), open_dict(config):
+        OmegaConf.update(config, key, path, merge=False)
+        config.hydra.overrides.hydra.append(f"{key}={quote_override(path)}")
+
+
+def expected_jobs(config: DictConfig) -> int | None:
+    """How many jobs the sweep of ``config`` launches, or None when that cannot be told here.
+
+    Hydra's basic sweeper runs the product of its sweep parameters (``hydra.sweeper.params``,
+    then the command line's overrides; a later override of a key replaces an earlier one);
+    other sweepers (Optuna, ...) choose their own number of jobs, and a ``glob()`` sweep needs
+    the config repository: None for those.
+    """
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    if OmegaConf.select(config, "hydra.sweeper._target_") != BASIC_SWEEPER:
+        return None
+    def written(key: str) -> Any:  # as written: an override's ${...} is the job's to resolve
+        node = OmegaConf.select(config, key)
+        return OmegaConf.to_container(node, resolve=False) if node is not None else None
+
+    arguments = [f"{key}={value}" for key, value in (written("hydra.sweeper.params") or {}).items()]
+    arguments += written("hydra.overrides.task") or []
+    sizes: dict[str, int] = {}
+    try:
+        for override in OverridesParser.create().parse_overrides(arguments):
+            if override.is_sweep_override() and not override.is_discrete_sweep():
+                return None
+            count = len(list(override.sweep_string_iterator())) if override.is_sweep_override() else 1
+            sizes[override.get_key_element()] = count
+    except Exception:  # noqa: BLE001 - a sweep this parser cannot expand: no count, no check
+        return None
+    return math.prod(sizes.values())
+
+
+def missing_jobs(config: DictConfig, sweep_dir: Path) -> list[str]:
+    """What the sweep lost: one line when fewer jobs wrote their ``run.json`` under ``sweep_dir``
+    than the sweep launched (none written, when the number of jobs cannot be told)."""
+    written = len(list(sweep_dir.rglob("run.json"))) if sweep_dir.is_dir() else 0
+    expected = expected_jobs(config)
+    if written >= (expected if expected is not None else 1):
+        return []
+    launched = f"{expected} job(s)" if expected is not None else "its jobs"
+    return [f"the sweep ran {launched} but {written} wrote a job directory under {sweep_dir}: the others wrote "
+            "their results somewhere else (a launcher running jobs on a machine or in a directory that does not "
+            "see this one? docs/study.md) or nowhere"]
+
+
 class FreshDirCallback(Callback):
     """``on_run_start`` / ``on_multirun_start``: claim a fresh default run or sweep directory."""
 
@@ -77,6 +150,11 @@ class FreshDirCallback(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         _claim(config, "hydra.sweep.dir")
+        _pin_for_jobs(config, "hydra.sweep.dir")
+        if OmegaConf.select(config, "hydra.launcher._target_") == RAY_LAUNCHER:
+            # Ray's `uv run` hook would rebuild the environment from the lock file in every
+            # worker, without the extras this driver was synced with (so without ray itself)
+            os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 
 
 class ReportCallback(Callback):
@@ -89,6 +167,9 @@ class ReportCallback(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         sweep_dir = Path(str(config.hydra.sweep.dir))
         FAILED_JOBS[:] = failed_jobs(sweep_dir) if sweep_dir.is_dir() else []
+        MISSING_JOBS[:] = missing_jobs(config, sweep_dir)
+        for line in MISSING_JOBS:
+            log.error(line)
         if not self.enabled:
             return
         try:

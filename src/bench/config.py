@@ -21,7 +21,8 @@ from omegaconf.errors import ValidationError
 
 from bench.errors import ConfigError
 
-__all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose"]
+__all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
+           "quote_override"]
 
 # The project's config directory: what bench.main composes from (the one definition).
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
@@ -35,6 +36,33 @@ def compose(overrides: list[str] | tuple[str, ...] = (), config_dir: Path | str 
 
     with initialize_config_dir(config_dir=str(config_dir or CONF_DIR), version_base="1.3"):
         return hydra_compose("config", overrides=list(overrides))
+
+
+# Config keys that name a file or directory. A job resolves them against the directory the
+# command was run in (Hydra's hydra.runtime.cwd, set where the sweep was launched), never
+# against its own working directory: a launcher may run jobs elsewhere (Ray runs them in a
+# packaged copy of the project), and their results must land where the user asked.
+PATH_KEYS = ("output_dir", "resume", "cache.path", "dataset.path")
+
+
+def absolute_paths(cfg: Any) -> None:
+    """Make the relative paths of :data:`PATH_KEYS` in ``cfg`` absolute (in place), relative to
+    the directory the command was run in (``hydra.utils.to_absolute_path``)."""
+    from hydra.utils import to_absolute_path
+
+    for key in PATH_KEYS:
+        parent, _, leaf = key.rpartition(".")
+        node = OmegaConf.select(cfg, parent) if parent else cfg
+        if node is None or leaf not in node or OmegaConf.is_missing(node, leaf):
+            continue
+        value = node[leaf]
+        if isinstance(value, str) and value:
+            node[leaf] = to_absolute_path(value)
+
+
+def quote_override(value: str) -> str:
+    """A Hydra override value holding ``value`` as written (``=``, ``,``, quotes and spaces included)."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 @dataclass

@@ -20,6 +20,7 @@ sweep goes on, the report lists it, and the command exits 1 at the end.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import re
@@ -31,9 +32,10 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from bench import redact
-from bench.config import ConfigError, validate
+from bench.config import ConfigError, absolute_paths, quote_override, validate
 from bench.data import DatasetError
 from bench.jobdir import JobDirError, check_new, check_resume_path
+from bench.policies import load_prompt
 from bench.store import JobFileError
 
 log = logging.getLogger("bench")
@@ -52,7 +54,9 @@ def _run_dir(resume: str | None, default: str) -> str:
     return resume or default
 
 
-for _name, _resolver in (("bench.job_name", _job_name), ("bench.run_dir", _run_dir)):
+# every resolver the config files use, registered on import: a launcher's worker process
+# (joblib, Ray) resolves the job's config before the task function runs
+for _name, _resolver in (("bench.job_name", _job_name), ("bench.run_dir", _run_dir), ("bench.prompt", load_prompt)):
     if not OmegaConf.has_resolver(_name):
         OmegaConf.register_new_resolver(_name, _resolver)
 
@@ -211,6 +215,7 @@ def main(cfg: DictConfig) -> float | None:
             raise UserError(f"missing required config value(s): {', '.join(missing)} "
                             f"(set them on the command line, e.g. {missing[0]}=...)")
         validate(cfg)
+        absolute_paths(cfg)  # against the directory the command ran in, wherever the launcher runs the job
         metrics = run(cfg)
     except (DatasetError, UserError, ConfigError, ModelSetupError, ResumeError, OmegaConfBaseException,
             InstantiationException, JobDirError, OSError) as err:  # OSError: disk full, read-only, ...
@@ -219,16 +224,15 @@ def main(cfg: DictConfig) -> float | None:
     except Exception as err:  # noqa: BLE001 - a bug or a value no check caught: one line, traceback in main.log
         _fail(err, unexpected=True, cfg=cfg)
         return None
+    finally:
+        # the jobs of an in-process sweep run one after the other in this process: what a job
+        # built (cases, views, cycles among them) goes now, not at the collector's next full pass
+        gc.collect()
     print(format_summary(metrics))
     return metrics.get("accuracy")
 
 
 # --------------------------------------------------------------------------- before Hydra
-
-def _quote(value: str) -> str:
-    """A Hydra quoted string holding ``value`` as written (``=`` and ``,`` included)."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
 
 def _value(item: str) -> str:
     value = item.partition("=")[2]
@@ -261,7 +265,7 @@ def preflight_args(args: list[str]) -> list[str]:
                 check_resume_path(resume)
             except JobDirError as err:
                 raise UserError(str(err)) from None
-            item = f"{item.partition('=')[0]}={_quote(resume)}"
+            item = f"{item.partition('=')[0]}={quote_override(resume)}"
         out.append(item)
     for item in args:
         key = item.partition("=")[0].lstrip("+~") if "=" in item else None
@@ -292,6 +296,10 @@ def cli(argv: list[str] | None = None) -> None:
         sys.exit(2)
     sys.argv = [sys.argv[0], *args]
     main()
+    for line in callbacks.MISSING_JOBS:
+        print(f"error: {line}", file=sys.stderr)
+    if callbacks.MISSING_JOBS and not callbacks.FAILED_JOBS:
+        sys.exit(1)
     if callbacks.FAILED_JOBS:
         failed = callbacks.FAILED_JOBS
         print(f"error: {len(failed)} job(s) of the sweep failed: {', '.join(failed[:5])}"
