@@ -360,12 +360,11 @@ def main(argv: list[str] | None = None) -> int:
         stats_ = pstats.Stats(profiles[0], stream=out)
         for profile in profiles[1:]:
             stats_.add(profile)
-        stats_.sort_stats("cumulative").print_stats(
-            r"maybe_transform|_get_request_payload|request_key|_create_chat_result|models.py.*chat|"
-            r"_graph|_socket.socket' objects|compile|get_state")
+        stats_.sort_stats("tottime").print_stats(30)
+        stats_.sort_stats("cumulative").print_stats(40)
         print(f"\nprofile of the {len(profiles)} answers at concurrency 1 (worker thread; profiling inflates "
               "pure-Python costs):")
-        print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:6000])
+        print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:16000])
     return 0
 
 

@@ -409,6 +409,7 @@ def _bench(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedPr
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow  # one subprocess job per case; .ci/run runs it
 @pytest.mark.parametrize("env,args,message", [
     ({}, [], "OPENAI_API_KEY is not set"),
     ({"OPENAI_API_KEY": ""}, [], "OPENAI_API_KEY is empty"),

@@ -85,6 +85,8 @@ def bench(cwd: Path, job: Path, *args: str, timeout: int = 1800) -> subprocess.C
 def overrides(base_url: str, data: Path, cache: Path, arm: str) -> list[str]:
     return [
         "dataset=local", f"dataset.path={data}", f"arm={arm}", "seed=0", f"cache.path={cache}",
+        # the three coding types the case is built for (the domain-neutral ones apply too)
+        "questions.types=[files_changed,first_edit,test_counts]",
         "model=openai", "model.name=smollm2-135m", f"model.base_url={base_url}",
         "model.max_tokens=64", "model.max_tokens_field=max_tokens", "model.max_steps=1",
         "model.max_concurrency=2", "model.max_retries=2", "model.timeout=600",

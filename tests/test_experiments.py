@@ -91,6 +91,7 @@ def _check_sweep(sweep: Path) -> None:
         assert (sweep / "report" / name).stat().st_size > 0
 
 
+@pytest.mark.slow  # several subprocess jobs; .ci/run runs it
 def test_smoke_sweep_writes_the_report(tmp_path):
     _check_sweep(_sweep(tmp_path))
 

@@ -79,6 +79,7 @@ def reference(tmp_path_factory) -> Path:
 # --------------------------------------------------------------------------- kill and resume
 
 
+@pytest.mark.slow  # several subprocess jobs; .ci/run runs it
 def test_sigkill_mid_job_then_resume_gives_the_uninterrupted_records(tmp_path, reference):
     out = tmp_path / "killed"
     with FakeOpenAI(latency=0.15) as server:
@@ -189,11 +190,10 @@ def test_a_request_longer_than_the_context_is_an_outcome_and_is_not_retried(tmp_
 # --------------------------------------------------------------------------- bad config values
 
 
-
-
 @pytest.mark.parametrize("args,message", [
-    (["model=openai", "model.max_concurrency=abc"], "abc"),
-    (["model=openai", "model.timeout=soon"], "soon"),
+    # the two model=openai jobs import the model SDKs (~4 s each): slow, run by .ci/run
+    pytest.param(["model=openai", "model.max_concurrency=abc"], "abc", marks=pytest.mark.slow),
+    pytest.param(["model=openai", "model.timeout=soon"], "soon", marks=pytest.mark.slow),
     (["arm=nlatest", "arm.n=-3"], "arm.n must be >= 0"),
     (["arm=nlatest", "arm.n=abc"], "arm.n: expected int"),
     (["arm=compact", "mechanism.tail_fraction=2"], "mechanism.tail_fraction"),
@@ -211,6 +211,7 @@ def test_wrong_config_values_give_one_clear_line_and_no_traceback(tmp_path, args
 # --------------------------------------------------------------------------- secrets
 
 
+@pytest.mark.slow  # several subprocess jobs; .ci/run runs it
 def test_no_file_log_or_trace_of_a_job_contains_the_key(tmp_path, monkeypatch):
     from test_tracing import Receiver
 

@@ -49,6 +49,7 @@ def _check(name: str, current: dict) -> None:
     assert not changed, f"{name}: changed {changed[:10]}"
 
 
+@pytest.mark.slow  # several subprocess jobs; .ci/run runs it
 def test_job_records_are_byte_identical(tmp_path):
     digests = {}
     for job, overrides in JOBS.items():

@@ -1,13 +1,12 @@
-"""Property checks of the history policies on real OpenHands trajectories (../shared dev.parquet).
+"""Property checks of the history policies on real OpenHands trajectories.
 
-Skipped, with the reason, when ../shared is absent.
+The 15 runs of ``tests/data/real/dev.parquet`` (a copy of ../shared/data/real/dev.parquet,
+README beside it), so a fresh clone runs them.
 
     uv run pytest tests/test_policies_real.py
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 from langchain_core.messages import ToolMessage
@@ -21,7 +20,8 @@ from bench.schema import Case
 from bench.text import content_text
 from bench.tokens import TokenCounter
 
-DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "real" / "dev.parquet"
+from conftest import DEV_PARQUET
+
 COUNTER = TokenCounter()
 PRESETS = {
     "shipped": {},
@@ -35,11 +35,10 @@ PRESETS = {
 
 @pytest.fixture(scope="module")
 def cases() -> list[Case]:
-    if not DEV.exists():
-        pytest.skip(f"real trajectories not found at {DEV} (../shared is absent on this machine)")
     from bench.data import load_cases
 
-    cfg = OmegaConf.create({"source": "local", "path": str(DEV), "format": "auto", "filters": {}})
+    assert DEV_PARQUET.exists(), f"missing test data {DEV_PARQUET}"
+    cfg = OmegaConf.create({"source": "local", "path": str(DEV_PARQUET), "format": "auto", "filters": {}})
     selection = load_cases(cfg, COUNTER)
     assert selection.cases, "dev.parquet yielded no case"
     return selection.cases

@@ -128,6 +128,7 @@ def test_in_process_kill_then_resume_matches_an_uninterrupted_run(tmp_path, unin
     assert set(partial) <= set(keys(out / "answers.jsonl"))
 
 
+@pytest.mark.slow  # several subprocess jobs; .ci/run runs it
 def test_sigkilled_cli_job_resumes_to_the_same_scores(tmp_path, uninterrupted):
     out = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": f"{TESTS}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",

@@ -49,6 +49,7 @@ def test_a_setting_the_arm_does_not_take_is_one_line_printed_once(tmp_path):
     assert "arm.n" in log  # the details stay in the job's log
 
 
+@pytest.mark.slow  # a three-job sweep in a subprocess; .ci/run runs it
 def test_a_failing_job_of_a_sweep_is_recorded_the_sweep_goes_on_and_exits_1(tmp_path):
     done = bench(tmp_path, "-m", "arm=nlatest", "arm.n=-3,10", "dataset.limit=2", "hydra.sweep.dir=sweep")
     assert done.returncode == 1, done.stderr
