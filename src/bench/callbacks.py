@@ -38,7 +38,8 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
-__all__ = ["FreshDirCallback", "ReportCallback", "FAILED_JOBS", "MISSING_JOBS", "failed_jobs", "expected_jobs"]
+__all__ = ["FreshDirCallback", "ReportCallback", "FAILED_JOBS", "MISSING_JOBS", "run_files", "failed_jobs",
+           "expected_jobs"]
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +50,17 @@ BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"  # the
 RAY_LAUNCHER = "hydra_plugins.hydra_ray_launcher.ray_launcher.RayLauncher"  # hydra/launcher=ray_cluster
 
 
-def failed_jobs(sweep_dir: Path) -> list[str]:
-    """Job directories under ``sweep_dir`` whose run.json says ``status: failed``."""
+def run_files(sweep_dir: Path) -> list[Path]:
+    """The ``run.json`` of every job directory under ``sweep_dir``, sorted."""
+    return sorted(sweep_dir.rglob("run.json")) if sweep_dir.is_dir() else []
+
+
+def failed_jobs(runs: list[Path]) -> list[str]:
+    """Job directories of ``runs`` (their run.json files) that say ``status: failed``."""
     from bench.store import JobFileError, read_json
 
     failed = []
-    for path in sorted(sweep_dir.rglob("run.json")):
+    for path in runs:
         try:
             record = read_json(path)
         except (JobFileError, OSError):
@@ -128,10 +134,10 @@ def expected_jobs(config: DictConfig) -> int | None:
     return math.prod(sizes.values())
 
 
-def missing_jobs(config: DictConfig, sweep_dir: Path) -> list[str]:
+def missing_jobs(config: DictConfig, sweep_dir: Path, written: int) -> list[str]:
     """What the sweep lost: one line when fewer jobs wrote their ``run.json`` under ``sweep_dir``
-    than the sweep launched (none written, when the number of jobs cannot be told)."""
-    written = len(list(sweep_dir.rglob("run.json"))) if sweep_dir.is_dir() else 0
+    (``written`` of them) than the sweep launched (none written, when the number of jobs cannot
+    be told)."""
     expected = expected_jobs(config)
     if written >= (expected if expected is not None else 1):
         return []
@@ -166,17 +172,17 @@ class ReportCallback(Callback):
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         sweep_dir = Path(str(config.hydra.sweep.dir))
-        FAILED_JOBS[:] = failed_jobs(sweep_dir) if sweep_dir.is_dir() else []
-        MISSING_JOBS[:] = missing_jobs(config, sweep_dir)
+        runs = run_files(sweep_dir)
+        FAILED_JOBS[:] = failed_jobs(runs)
+        MISSING_JOBS[:] = missing_jobs(config, sweep_dir, len(runs))
         for line in MISSING_JOBS:
             log.error(line)
         if not self.enabled:
             return
         try:
-            from bench.study import find_job_dirs
             from bench.study.report import write_report
 
-            if not find_job_dirs([sweep_dir]):
+            if not runs:
                 log.warning("no job directory under %s: no report written", sweep_dir)
                 return
             result = write_report([sweep_dir], self.output or sweep_dir / "report")

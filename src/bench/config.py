@@ -22,7 +22,7 @@ from omegaconf.errors import ValidationError
 from bench.errors import ConfigError
 
 __all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
-           "quote_override"]
+           "quote_override", "plain", "flat_keys"]
 
 # The project's config directory: what bench.main composes from (the one definition).
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
@@ -166,11 +166,7 @@ def _check_secrets(cfg: Any) -> None:
     """No key in the config itself: every ``api_key_env`` names a variable, no key-like value anywhere."""
     from bench.redact import check_key_env, secret_in_setting
 
-    try:
-        flat = _flat(OmegaConf.to_container(cfg, resolve=True))
-    except Exception:  # noqa: BLE001 - an interpolation that fails is reported where it is used
-        flat = _flat(OmegaConf.to_container(cfg, resolve=False))
-    for key, value in flat.items():
+    for key, value in flat_keys(plain(cfg), split_lists=True).items():
         if isinstance(value, str) and value.startswith("${"):
             continue
         if key.endswith("api_key_env"):
@@ -183,14 +179,25 @@ def _check_secrets(cfg: Any) -> None:
             raise ConfigError(refusal)
 
 
-def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
+def plain(cfg: Any) -> Any:
+    """``cfg`` as plain data, interpolations resolved; as written when one does not resolve
+    (an interpolation that fails is reported where it is used)."""
+    try:
+        return OmegaConf.to_container(cfg, resolve=True)
+    except Exception:  # noqa: BLE001 - any resolver's error
+        return OmegaConf.to_container(cfg, resolve=False)
+
+
+def flat_keys(data: Any, prefix: str = "", split_lists: bool = False) -> dict[str, Any]:
+    """Nested dicts as ``{"a.b.c": value}``; with ``split_lists`` a non-empty list's items too
+    (``a.0``, ``a.1``: each checked on its own), else a list is one value."""
     if isinstance(data, dict):
         out: dict[str, Any] = {}
         for key, value in data.items():
-            out.update(_flat(value, f"{prefix}{key}."))
+            out.update(flat_keys(value, f"{prefix}{key}.", split_lists))
         return out
-    if isinstance(data, list):
-        return {f"{prefix}{i}": v for i, v in enumerate(data)} if data else {prefix[:-1]: data}
+    if split_lists and isinstance(data, list) and data:
+        return {f"{prefix}{i}": v for i, v in enumerate(data)}
     return {prefix[:-1]: data}
 
 

@@ -32,7 +32,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from bench import redact
-from bench.config import ConfigError, absolute_paths, quote_override, validate
+from bench.config import ConfigError, absolute_paths, plain, quote_override, validate
 from bench.data import DatasetError
 from bench.jobdir import JobDirError, check_new, check_resume_path
 from bench.policies import load_prompt
@@ -163,12 +163,8 @@ def _record_failure(cfg: DictConfig, err: BaseException, message: str) -> None:
     except JobFileError:
         record = None
     if not isinstance(record, dict):
-        try:
-            config = OmegaConf.to_container(cfg, resolve=True)
-        except Exception:  # noqa: BLE001 - an interpolation that does not resolve
-            config = OmegaConf.to_container(cfg, resolve=False)
         record = {"started": None, "ended": None, "arm": (cfg.get("arm") or {}).get("name"),
-                  "seed": cfg.get("seed"), "config": config}
+                  "seed": cfg.get("seed"), "config": plain(cfg)}
     record.update(status="failed", error=message)
     try:
         own.mkdir(parents=True, exist_ok=True)
@@ -234,6 +230,11 @@ def main(cfg: DictConfig) -> float | None:
 
 # --------------------------------------------------------------------------- before Hydra
 
+def _key(item: str) -> str | None:
+    """The config key an override sets (``+a.b=1`` -> ``a.b``); None for a flag or a bare word."""
+    return item.partition("=")[0].lstrip("+~") if "=" in item and not item.startswith("-") else None
+
+
 def _value(item: str) -> str:
     value = item.partition("=")[2]
     return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
@@ -255,8 +256,7 @@ def preflight_args(args: list[str]) -> list[str]:
     out: list[str] = []
     resume = None
     for item in args:
-        key = item.partition("=")[0].lstrip("+~") if "=" in item and not item.startswith("-") else None
-        if key == "resume":
+        if _key(item) == "resume":
             resume = _value(item)
             if resume in ("", "null"):
                 out.append(item)
@@ -268,15 +268,13 @@ def preflight_args(args: list[str]) -> list[str]:
             item = f"{item.partition('=')[0]}={quote_override(resume)}"
         out.append(item)
     for item in args:
-        key = item.partition("=")[0].lstrip("+~") if "=" in item else None
-        if sweep and key == "hydra.sweep.dir" and Path(_value(item)).is_dir():
+        if sweep and _key(item) == "hydra.sweep.dir" and Path(_value(item)).is_dir():
             if any(Path(_value(item)).rglob("run.json")):
                 raise UserError(f"hydra.sweep.dir={_value(item)} already holds jobs: a sweep needs a directory "
                                 "of its own (resume its jobs one by one with resume=JOB_DIR)")
     if not resume and not sweep:
         for item in args:
-            key = item.partition("=")[0].lstrip("+~") if "=" in item else None
-            if key in ("hydra.run.dir", "output_dir") and _value(item) not in ("", "null"):
+            if _key(item) in ("hydra.run.dir", "output_dir") and _value(item) not in ("", "null"):
                 try:
                     check_new(_value(item))
                 except JobDirError as err:
@@ -298,12 +296,11 @@ def cli(argv: list[str] | None = None) -> None:
     main()
     for line in callbacks.MISSING_JOBS:
         print(f"error: {line}", file=sys.stderr)
-    if callbacks.MISSING_JOBS and not callbacks.FAILED_JOBS:
-        sys.exit(1)
-    if callbacks.FAILED_JOBS:
-        failed = callbacks.FAILED_JOBS
+    failed = callbacks.FAILED_JOBS
+    if failed:
         print(f"error: {len(failed)} job(s) of the sweep failed: {', '.join(failed[:5])}"
               f"{' ...' if len(failed) > 5 else ''} (listed in the report)", file=sys.stderr)
+    if failed or callbacks.MISSING_JOBS:
         sys.exit(1)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
+from bench.config import flat_keys
 from bench.store import JobStore
 
 __all__ = ["ResumeError", "check_resume", "prune", "OPERATIONAL_TOP", "OPERATIONAL_LEAVES"]
@@ -29,15 +30,6 @@ class ResumeError(ValueError):
     """``resume=DIR`` does not point at a job this config can continue."""
 
 
-def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(data, dict):
-        flat: dict[str, Any] = {}
-        for key, value in data.items():
-            flat.update(_flatten(value, f"{prefix}{key}."))
-        return flat
-    return {prefix[:-1]: data}
-
-
 def check_resume(cfg: Any, out: Path, previous: dict[str, Any] | None) -> None:
     if not out.is_dir():
         raise ResumeError(f"resume={out}: no such job directory")
@@ -45,8 +37,8 @@ def check_resume(cfg: Any, out: Path, previous: dict[str, Any] | None) -> None:
         raise ResumeError(f"resume={out}: not a job directory (no run.json)")
     if not isinstance(previous, dict):
         raise ResumeError(f"resume={out}: {out / 'run.json'} is not a job's run.json (not a JSON object)")
-    before = _flatten(previous.get("config") or {})
-    now = _flatten(OmegaConf.to_container(cfg, resolve=True))
+    before = flat_keys(previous.get("config") or {})
+    now = flat_keys(OmegaConf.to_container(cfg, resolve=True))
 
     def relevant(key: str) -> bool:
         parts = key.split(".")
