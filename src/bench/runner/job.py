@@ -60,6 +60,7 @@ from bench.runner.pipeline import Phase, Pipeline
 from bench.runner.provenance import now, provenance
 from bench.runner.resume import ResumeError, check_resume
 from bench.runner.setup import build, preflight, surfaced, worker_threads
+from bench.schema import case_set_hash as hash_case_set
 from bench.store import JobStore, read_jsonl
 from bench.tokens import TokenCounter
 from bench.tracing import build_tracer
@@ -95,14 +96,15 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             raise ResumeError(str(err)) from None
     else:
         check_new(out)
-    JobStore(out)  # creates the directory
+    store = JobStore(out)  # creates the directory
     with JobLock(out):
         if not resuming:
             check_new(out)  # again under the lock: another job may have started in it meanwhile
-        return _run(cfg, out, resuming)
+        return _run(cfg, store, resuming)
 
 
-def _run(cfg: DictConfig, out: Path, resuming: bool) -> dict[str, Any]:
+def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
+    out = store.dir
     started = now()
     counter = TokenCounter(cfg.tokenizer.encoding)
 
@@ -113,16 +115,16 @@ def _run(cfg: DictConfig, out: Path, resuming: bool) -> dict[str, Any]:
                        groups={"arm": cfg.arm, "summarizer": cfg.get("summarizer"), "mechanism": cfg.get("mechanism")})
     preflight(answerer, judge, policy)
     limiters = find_limiters(answerer, judge, policy)
-    previous = JobStore(out).read_json("run.json") if resuming and out.is_dir() else None
+    previous = store.read_json("run.json") if resuming else None
     if resuming:
         check_resume(cfg, out, previous)
 
     # 2. cases
-    store = JobStore(out)
     if resuming:
         store.quarantine()  # damaged lines -> <file>.bad; their questions are asked again
     selection = load_cases(cfg.dataset, counter, (cfg.get("questions") or {}).get("types"))
-    case_set_hash = selection.case_set_hash  # hashes every case: computed once per run
+    records = [c.to_dict() for c in selection.cases]  # each history serialized once per job
+    case_set_hash = hash_case_set(records)
     if resuming and previous.get("case_set_hash") not in (None, case_set_hash):
         raise ResumeError(f"resume={out}: the dataset selection differs from the job's "
                           f"(case-set hash {previous.get('case_set_hash')} -> {case_set_hash})")
@@ -132,7 +134,10 @@ def _run(cfg: DictConfig, out: Path, resuming: bool) -> dict[str, Any]:
     if not selection.cases:
         log.warning("no case to run: %d rows read, %d rejected (see %s)", selection.rows_read,
                     len(selection.rejected), store.path("rejected"))
-    store.write_all("cases", (c.to_dict() for c in selection.cases))
+    store.write_all("cases", records)
+    # what the metrics read of the cases; the serialized histories go now, not after the job
+    case_questions = [{k: r[k] for k in ("case_id", "instance_id", "questions")} for r in records]
+    del records
     store.write_all("rejected", selection.rejected)
     store.write_json("run.json", provenance(cfg, selection, "incomplete", started, case_set_hash=case_set_hash,
                                                  resumed=resumed))
@@ -168,9 +173,7 @@ def _run(cfg: DictConfig, out: Path, resuming: bool) -> dict[str, Any]:
 
     # 5. metrics and status
     answers = store.read("answers")
-    metrics = compute_metrics(
-        [c.to_dict() for c in selection.cases], store.read("views"), answers, store.read("scores"), full_correct,
-    )
+    metrics = compute_metrics(case_questions, store.read("views"), answers, store.read("scores"), full_correct)
     metrics["missing_traces"] = missing
     metrics["model_calls"] = summarize_calls(read_jsonl(store.path("calls"), keys=()))
     if limiters:  # model clients (an offline job has none: nothing to record)

@@ -31,9 +31,7 @@ class ResumeError(ValueError):
 
 
 def check_resume(cfg: Any, out: Path, previous: dict[str, Any] | None) -> None:
-    if not out.is_dir():
-        raise ResumeError(f"resume={out}: no such job directory")
-    if previous is None:
+    if previous is None:  # run.json holds null or went away (bench.jobdir.check_resume_path refused the rest)
         raise ResumeError(f"resume={out}: not a job directory (no run.json)")
     if not isinstance(previous, dict):
         raise ResumeError(f"resume={out}: {out / 'run.json'} is not a job's run.json (not a JSON object)")
