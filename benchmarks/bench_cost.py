@@ -53,10 +53,7 @@ def run_grid(url: str, data: Path, out: Path, cache: Path, seeds: list[int], cas
     """Run every job of the grid; the call records of all jobs, tagged with the job's config."""
     quiet()
     import bench.runner as runner
-    import bench.runner.pipeline as pipeline
 
-    real_tqdm = pipeline.tqdm
-    pipeline.tqdm = lambda *a, **k: real_tqdm(*a, **{**k, "disable": True})
     records: list[dict] = []
     for seed in seeds:
         for prompt in prompts:
@@ -76,7 +73,6 @@ def run_grid(url: str, data: Path, out: Path, cache: Path, seeds: list[int], cas
                     record = json.loads(line)
                     record.update(job=name, seed_=seed)
                     records.append(record)
-    pipeline.tqdm = real_tqdm
     return records
 
 

@@ -235,7 +235,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     quiet()
     import bench.runner as runner
-    import bench.runner.pipeline as pipeline
     from bench.runner.pipeline import Pipeline
 
     levels = [int(c) for c in args.concurrency.split(",") if c]
@@ -254,8 +253,6 @@ def main(argv: list[str] | None = None) -> int:
             phase["answer"] = time.perf_counter() - start
 
     Pipeline.run_phase = timed_run_arm
-    real_tqdm = pipeline.tqdm
-    pipeline.tqdm = lambda *a, **k: real_tqdm(*a, **{**k, "disable": True})  # no progress bars in the table
     profiles: list[cProfile.Profile] = []
     original_answer = Pipeline._answer
 
@@ -348,7 +345,6 @@ def main(argv: list[str] | None = None) -> int:
                              ideal)
             print(f"    runner at C={level} with bare posts in place of the agent and judge stack: {ratio:.2f}")
     Pipeline.run_phase = original
-    pipeline.tqdm = real_tqdm
     Pipeline._answer = original_answer
     print(f"\nserver: {stats.get('requests', 0)} chat requests (warm-up and baseline included), peak {stats.get('peak_concurrency', 0)} in flight")
     top = max(rows, key=lambda r: r[0])

@@ -64,7 +64,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     quiet()
     import bench.runner as runner
-    import bench.runner.pipeline as pipeline
     from bench.runner.pipeline import Pipeline
 
     phase: dict[str, float] = {}
@@ -78,8 +77,6 @@ def main(argv: list[str] | None = None) -> int:
             phase["s"] = time.perf_counter() - start
 
     Pipeline.run_phase = timed_run_arm
-    real_tqdm = pipeline.tqdm
-    pipeline.tqdm = lambda *a, **k: real_tqdm(*a, **{**k, "disable": True})  # no progress bars in the table
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     server_args = ["--latency", str(args.latency), "--approx-tokens", "--lifetime", "600"]
     rows = []
@@ -109,7 +106,6 @@ def main(argv: list[str] | None = None) -> int:
                          "phase_s": phase["s"], "wall_s": wall, "errors": metrics.get("n_errors", 0),
                          "peak": stats.get("peak_concurrency", 0), "limit": limit})
         Pipeline.run_phase = original
-        pipeline.tqdm = real_tqdm
 
     header = (f"{'config':>7}{'calls':>7}{'requests':>10}{'429s':>7}{'refused':>9}{'phase s':>9}{'calls/s':>9}"
               f"{'/ R':>7}{'errors':>8}  limit (start -> final, min-max, decreases)")

@@ -142,6 +142,38 @@ def _check_pairing(messages: list[BaseMessage], positions: list[int]) -> None:
         raise RejectedRow(f"tool call {call_id} (message {where}) has no result")
 
 
+_TRUE, _FALSE = {"true", "1", "yes", "y", "t"}, {"false", "0", "no", "n", "f"}
+
+
+def _resolved(value: Any) -> bool | None:
+    """``resolved`` as a boolean: a string ``"true"``/``"false"`` (also 1/0, yes/no) is parsed,
+    so ``filters.resolved`` compares booleans; empty, null and NaN are None."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in _TRUE | _FALSE:
+            return text in _TRUE
+        if text in ("", "null", "none"):
+            return None
+        raise RejectedRow(f"resolved is {value!r}, not a boolean")
+    return None if value is None or value != value else bool(value)
+
+
+def _tools(value: Any) -> list[Any]:
+    """The row's tool schemas: a JSON string is parsed; anything but a list of objects is rejected."""
+    tools = value
+    if isinstance(tools, str):
+        try:
+            tools = json.loads(tools) if tools.strip() else None
+        except json.JSONDecodeError as err:
+            raise RejectedRow(f"tools is a string that is not valid JSON ({err.msg} at char {err.pos})") from None
+    if tools is not None and not hasattr(tools, "tolist") and not isinstance(tools, (list, tuple)):
+        raise RejectedRow(f"tools is a JSON {type(tools).__name__}, not a list of tool schemas")
+    tools = strip_nulls(tools)
+    if any(not isinstance(t, dict) for t in tools or []):
+        raise RejectedRow("tools holds something other than tool schema objects")
+    return tools or []
+
+
 def _case_id(instance_id: str, source_row: int) -> str:
     return f"{instance_id}@{source_row}"
 
@@ -153,6 +185,8 @@ def row_to_case(row: dict[str, Any], source_row: int, profile: Profile = OPENHAN
     instance_id = str(row.get("instance_id") or f"row{source_row}")
     trajectory_id = str(row.get("trajectory_id") or "")
     try:
+        resolved = _resolved(row.get("resolved"))  # values of the wrong kind first
+        tools = _tools(row.get("tools"))
         trajectory = strip_nulls(row.get("trajectory"))
         if isinstance(trajectory, str):
             try:
@@ -168,11 +202,7 @@ def row_to_case(row: dict[str, Any], source_row: int, profile: Profile = OPENHAN
         _check_pairing(messages, positions)
         if not any(isinstance(m, HumanMessage) for m in messages):
             raise RejectedRow("no user message")
-        tools = strip_nulls(row.get("tools"))
-        if isinstance(tools, str):
-            tools = json.loads(tools)
         first_user = next(m for m in messages if isinstance(m, HumanMessage))
-        resolved = row.get("resolved")
         return Case(
             case_id=_case_id(instance_id, source_row),
             instance_id=instance_id,
@@ -181,10 +211,10 @@ def row_to_case(row: dict[str, Any], source_row: int, profile: Profile = OPENHAN
             trajectory_id=trajectory_id,
             system_prompt=system_prompt,
             messages=messages,
-            tools=tools or [],
+            tools=tools,
             model_patch=str(row.get("model_patch") or ""),
             repo_root=profile.repo_root(content_text(first_user.content)),
-            resolved=None if resolved is None or resolved != resolved else bool(resolved),
+            resolved=resolved,
             exit_status=row.get("exit_status"),
             profile=profile,
         )

@@ -14,7 +14,6 @@ rows read while they load.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Iterator
@@ -184,39 +183,6 @@ def _empty_file(path: str, fmt: str) -> bool:
         return not any(line.strip() for line in handle)
 
 
-_TRUE, _FALSE = {"true", "1", "yes", "y", "t"}, {"false", "0", "no", "n", "f"}
-
-
-def _row_problem(row: dict[str, Any]) -> str | None:
-    """Why a row cannot become a case before conversion (values of the wrong kind), or None.
-
-    Normalizes ``resolved`` in place: a string ``"true"``/``"false"`` (also 1/0, yes/no) is
-    parsed, so ``filters.resolved`` compares booleans.
-    """
-    resolved = row.get("resolved")
-    if isinstance(resolved, str):
-        text = resolved.strip().lower()
-        if text in _TRUE | _FALSE:
-            row["resolved"] = text in _TRUE
-        elif text in ("", "null", "none"):
-            row["resolved"] = None
-        else:
-            return f"resolved is {resolved!r}, not a boolean"
-    tools = row.get("tools")
-    if isinstance(tools, str):
-        try:
-            tools = json.loads(tools) if tools.strip() else None
-        except json.JSONDecodeError as err:
-            return f"tools is a string that is not valid JSON ({err.msg} at char {err.pos})"
-        row["tools"] = tools
-    if tools is not None and not hasattr(tools, "tolist") and not isinstance(tools, (list, tuple)):
-        return f"tools is a JSON {type(tools).__name__}, not a list of tool schemas"
-    items = tools.tolist() if hasattr(tools, "tolist") else (tools or [])
-    if any(not isinstance(t, dict) for t in items):
-        return "tools holds something other than tool schema objects"
-    return None
-
-
 def _plain_rows(cfg: Any) -> Iterator[dict[str, Any]]:
     """Rows of a shipped sample or of a chat log (``dataset=chat``), read line by line."""
     if cfg.source == "chat":
@@ -258,18 +224,6 @@ def _passes(case: Case, filters: Any, tokens: int, repos: set[str]) -> str | Non
     return None
 
 
-def _counted(rows: Iterator[dict[str, Any]], bar: Any) -> Iterator[dict[str, Any]]:
-    """The rows, moving the progress bar; the bar is closed when reading stops (also on an error)."""
-    try:
-        for row in rows:
-            bar.update(1)
-            yield row
-    finally:
-        bar.close()
-
-
-
-
 def dataset_profile(cfg: Any) -> Profile:
     """The profile a dataset config names (``dataset.profile``, default openhands), with
     ``dataset.error_pattern`` replacing its error-result pattern when set."""
@@ -296,31 +250,30 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
     kept_rows: list[dict[str, Any]] = []
     from tqdm import tqdm
 
-    bar = tqdm(desc="loading rows", unit="row", dynamic_ncols=True, mininterval=0.5, leave=False)
-    for position, row in enumerate(_counted(iter_rows(cfg), bar)):
-        rows_read += 1
-        bar.set_postfix(cases=len(cases), refresh=False)
-        recorded = row.get("source_row")
-        source_row = int(recorded) if isinstance(recorded, int) and not isinstance(recorded, bool) else position
-        problem = _row_problem(row)
-        result = (Rejected(source_row, str(row.get("instance_id") or f"row{source_row}"), problem,
-                           str(row.get("trajectory_id") or "")) if problem else row_to_case(row, source_row, profile))
-        if isinstance(result, Rejected):
-            log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
-            rejected.append(result)
-            continue
-        add_questions(result, counter, types)
-        failed = _passes(result, filters, counter.count_messages(result.messages), repos)
-        if failed:
-            skipped[failed] = skipped.get(failed, 0) + 1
-            continue
-        repos.add(result.repo)
-        cases.append(result)
-        if keep_rows:
-            kept_rows.append(row)
-        if limit and len(cases) >= limit:
-            break
-    bar.close()
+    # the bar counts the rows as they are read; closed when reading stops (also on an error)
+    with tqdm(iter_rows(cfg), desc="loading rows", unit="row", dynamic_ncols=True, mininterval=0.5,
+              leave=False) as bar:
+        for position, row in enumerate(bar):
+            rows_read += 1
+            bar.set_postfix(cases=len(cases), refresh=False)
+            recorded = row.get("source_row")
+            source_row = int(recorded) if isinstance(recorded, int) and not isinstance(recorded, bool) else position
+            result = row_to_case(row, source_row, profile)
+            if isinstance(result, Rejected):
+                log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
+                rejected.append(result)
+                continue
+            add_questions(result, counter, types)
+            failed = _passes(result, filters, counter.count_messages(result.messages), repos)
+            if failed:
+                skipped[failed] = skipped.get(failed, 0) + 1
+                continue
+            repos.add(result.repo)
+            cases.append(result)
+            if keep_rows:
+                kept_rows.append(row)
+            if limit and len(cases) >= limit:
+                break
     dropped: dict[str, int] = {}
     for case in cases:
         for drop in case.dropped_questions:
