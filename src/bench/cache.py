@@ -148,20 +148,9 @@ class ResponseCache:
         if not row:
             return None
         text, stored = row
-        if not isinstance(text, str):
-            self._bad_entry(key, "stored reply is not text", stored)
-            return None
-        if stored is not None and stored != checksum(text):
-            self._bad_entry(key, "checksum mismatch: its bytes changed", stored)
-            return None
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as err:
-            self._bad_entry(key, f"not JSON: {err.msg}", stored)
-            return None
-        if not isinstance(value, dict):
-            self._bad_entry(key, "not a JSON object", stored)
-            return None
+        value, problem = _decode(text, stored)
+        if problem:
+            self._bad_entry(key, problem, stored)
         return value
 
     def put(self, key: str, response: dict[str, Any], *, kind: str, model: str) -> None:
@@ -240,16 +229,24 @@ def _entries(conn: sqlite3.Connection):
     yield from conn.execute(query)
 
 
+def _decode(text: Any, stored: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """A stored entry's reply, or None and what is wrong with it (checked on every read)."""
+    if not isinstance(text, str):
+        return None, "stored reply is not text"
+    if stored is not None and stored != checksum(text):
+        return None, "checksum mismatch: its bytes changed"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        return None, f"not JSON: {err.msg}"
+    if not isinstance(value, dict):
+        return None, "not a JSON object"
+    return value, None
+
+
 def _state(text: Any, stored: str | None) -> str:
     """``ok``, ``unverified`` (no checksum) or ``bad`` for one entry."""
-    if not isinstance(text, str):
-        return "bad"
-    if stored is not None and stored != checksum(text):
-        return "bad"
-    try:
-        if not isinstance(json.loads(text), dict):
-            return "bad"
-    except json.JSONDecodeError:
+    if _decode(text, stored)[1]:
         return "bad"
     return "ok" if stored is not None else "unverified"
 

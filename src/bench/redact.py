@@ -24,7 +24,7 @@ import re
 import threading
 from collections.abc import Iterable
 
-__all__ = ["register", "register_basic_auth", "register_env", "scrub", "secrets", "install_logging",
+__all__ = ["register", "register_basic_auth", "register_env", "scrub", "install_logging",
            "console_once", "literal_secret", "secret_in_setting", "looks_like_key", "check_key_env", "FILE_ONLY"]
 
 _LOCK = threading.Lock()
@@ -54,10 +54,6 @@ def register_basic_auth(user: str | None, password: str | None) -> None:
 def register_env(*names: str | None) -> None:
     """Register the values of these environment variables (names that are unset are skipped)."""
     register(*(os.environ.get(name) for name in names if name))
-
-
-def secrets() -> tuple[str, ...]:
-    return _SECRETS
 
 
 def scrub(text: str) -> str:

@@ -103,8 +103,13 @@ def read_jsonl(path: Path | str, keys: tuple[str, ...] | None = None) -> list[di
         records.append(record)
     if bad:
         log.warning("%s: skipped %d damaged line(s) (line %s); resume moves them to %s.bad", path, len(bad),
-                    ", ".join(map(str, bad[:10])) + (" ..." if len(bad) > 10 else ""), path.name)
+                    _line_numbers(bad), path.name)
     return records
+
+
+def _line_numbers(numbers: list[int]) -> str:
+    """``3, 7, 12`` (the first ten, then ``...``) for a warning."""
+    return ", ".join(map(str, numbers[:10])) + (" ..." if len(numbers) > 10 else "")
 
 
 def read_json(path: Path | str) -> Any:
@@ -203,22 +208,17 @@ class JobStore:
                     bad.append(line + b"\n")
                     numbers.append(number)
                 else:
-                    good.append(line + b"\n")
+                    good.append(line.decode("utf-8") + "\n")  # it parsed: valid UTF-8
             if not bad:
                 continue
             try:
                 with path.with_name(path.name + ".bad").open("ab") as handle:
                     handle.writelines(bad)
-                tmp = path.with_name(path.name + ".tmp")
-                with tmp.open("wb") as handle:
-                    handle.writelines(good)
-                os.replace(tmp, path)
             except OSError as err:
-                path.with_name(path.name + ".tmp").unlink(missing_ok=True)
                 raise _failed(path, err) from None
-            shown = ", ".join(map(str, numbers[:10])) + (" ..." if len(numbers) > 10 else "")
+            _replace_atomically(path, lambda handle, lines=good: handle.writelines(lines))
             log.warning("%s: %d damaged line(s) (line %s) moved to %s.bad; their questions are asked again",
-                        path, len(bad), shown, path.name)
+                        path, len(bad), _line_numbers(numbers), path.name)
             moved += len(bad)
         return moved
 
@@ -242,17 +242,19 @@ class JobStore:
         """Append one line made by :meth:`encode` and flush it; a failed write leaves no partial line."""
         path = self.path(name)
         with self._lock:
-            size = path.stat().st_size if path.exists() else 0
+            size = None
             try:
                 with path.open("a", encoding="utf-8", newline="\n") as handle:
+                    size = handle.tell()  # opened at its end
                     handle.write(line)
                     handle.flush()
             except OSError as err:
-                try:
-                    with path.open("r+b") as handle:
-                        handle.truncate(size)
-                except OSError:
-                    pass  # the next open cuts the torn line (_repair_tail)
+                if size is not None:
+                    try:
+                        with path.open("r+b") as handle:
+                            handle.truncate(size)
+                    except OSError:
+                        pass  # the next open cuts the torn line (_repair_tail)
                 raise _failed(path, err) from None
 
     def keys(self, name: str) -> set[tuple[str, str]]:
