@@ -13,12 +13,13 @@ headline by how far back the evidence last shows (``nearest_back`` tokens).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from bench.schema import VERDICTS
 from bench.stats import ratio_interval
 
-__all__ = ["compute_metrics", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions"]
+__all__ = ["compute_metrics", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
 
 # Tokens back from the end of the history to the latest message that shows the answer.
 DISTANCE_BUCKETS = (("<2k", 0, 2_000), ("2-8k", 2_000, 8_000), ("8-32k", 8_000, 32_000), (">32k", 32_000, None))
@@ -46,14 +47,20 @@ def headline_questions(cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]
             for c in cases for q in c["questions"] if not q.get("in_task_text")}
 
 
-def _clusters(questions: dict[str, dict[str, Any]], hit) -> list[tuple[int, int]]:
-    """Per instance: (questions for which ``hit(qid)``, questions)."""
+def instance_clusters(hits: Iterable[tuple[str, bool]]) -> list[tuple[int, int]]:
+    """Per instance, in instance order: (hits, questions), from ``(instance, hit)`` pairs (one
+    per question, of one job or pooled over several): the clusters of the bootstrap intervals."""
     sums: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for qid, question in questions.items():
-        row = sums[question["_instance"]]
-        row[0] += 1 if hit(qid) else 0
+    for instance, hit in hits:
+        row = sums[instance]
+        row[0] += 1 if hit else 0
         row[1] += 1
     return [tuple(v) for _, v in sorted(sums.items())]
+
+
+def _clusters(questions: dict[str, dict[str, Any]], hit) -> list[tuple[int, int]]:
+    """Per instance: (questions for which ``hit(qid)``, questions)."""
+    return instance_clusters((question["_instance"], hit(qid)) for qid, question in questions.items())
 
 
 def _verdict_block(qids: list[str], verdict_of: dict[str, str]) -> dict[str, Any]:

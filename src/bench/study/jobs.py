@@ -227,9 +227,9 @@ def load_jobs(paths: Iterable[Path | str]) -> list[Job]:
     shared = _assign_labels(jobs)
     for job in jobs:
         job.shared = shared
-    first: dict[str, tuple] = {}
-    for job in sorted(jobs, key=_sweep_position):
-        first.setdefault(job.config_id, _sweep_position(job))
+    first: dict[str, tuple] = {}  # a config's place: where its first job stands in its sweep
+    for position, job in sorted(((_sweep_position(j), j) for j in jobs), key=lambda pair: pair[0]):
+        first.setdefault(job.config_id, position)
     jobs.sort(key=lambda j: (*_config_order(j), first[j.config_id], j.label, _seed_key(j.seed), str(j.path)))
     return jobs
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.metrics import DISTANCE_BUCKETS
 from bench.study.jobs import Job
 
 __all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
@@ -19,7 +20,7 @@ __all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "pai
 
 
 def fmt(value: Any, pct: bool = False) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if is_missing(value):
         return "–"
     if pct:
         return f"{100 * value:.1f}%"
@@ -32,7 +33,7 @@ def fmt(value: Any, pct: bool = False) -> str:
 
 def value_range(row: pd.Series | dict, metric: str, pct: bool = False) -> str:
     mean, low, high = (row.get(f"{metric}.{s}") for s in ("mean", "min", "max"))
-    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
+    if is_missing(mean):
         return "–"
     text = fmt(mean, pct)
     if low is not None and high is not None and low != high:
@@ -84,7 +85,7 @@ def interval_text(low: Any, high: Any) -> str:
     return f"{100 * float(low):.1f}–{100 * float(high):.1f}%"
 
 
-DISTANCE_LABELS = ("<2k", "2-8k", "8-32k", ">32k")
+DISTANCE_LABELS = tuple(label for label, _, _ in DISTANCE_BUCKETS)
 
 
 def distance_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:

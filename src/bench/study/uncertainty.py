@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.metrics import headline_questions
+from bench.metrics import headline_questions, instance_clusters
 from bench.stats import paired_difference, ratio_interval
 from bench.study.jobs import Job
 
@@ -55,21 +55,19 @@ def compare_pair(a: list[Records], b: list[Records]) -> dict[str, Any]:
 
 def config_intervals(jobs: list[Job]) -> dict[str, Any]:
     """Pooled 95% intervals of a config's headline accuracy and accuracy relative to full."""
-    correct: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    relative: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    correct: list[tuple[str, bool]] = []  # (instance, answered correctly), every seed's questions
+    relative: list[tuple[str, bool]] = []  # the same, of the questions the full arm got right
     for job in jobs:
         verdict = {s["qid"]: s["verdict"] for s in job.scores}
         for qid, question in headline_questions(job.cases).items():
-            ok = verdict.get(qid) == "correct"
-            row = correct[question["_instance"]]
-            row[0], row[1] = row[0] + ok, row[1] + 1
+            hit = (question["_instance"], verdict.get(qid) == "correct")
+            correct.append(hit)
             if job.full_correct is not None and qid in job.full_correct:
-                row = relative[question["_instance"]]
-                row[0], row[1] = row[0] + ok, row[1] + 1
-    return {"accuracy_ci": ratio_interval([tuple(v) for _, v in sorted(correct.items())]),
-            "accuracy_relative_to_full_ci": ratio_interval([tuple(v) for _, v in sorted(relative.items())])
-            if relative else None,
-            "n_clusters": len(correct)}
+                relative.append(hit)
+    clusters = instance_clusters(correct)
+    return {"accuracy_ci": ratio_interval(clusters),
+            "accuracy_relative_to_full_ci": ratio_interval(instance_clusters(relative)) if relative else None,
+            "n_clusters": len(clusters)}
 
 
 def pairs_frame(jobs: list[Job], configs: pd.DataFrame) -> pd.DataFrame:

@@ -74,7 +74,3 @@ def is_transport(err: BaseException) -> bool:
     import httpx
 
     return isinstance(err, (httpx.TransportError, TimeoutError, ConnectionError, OSError))
-
-
-def _status(err: BaseException) -> int | None:
-    return getattr(err, "status_code", None)
