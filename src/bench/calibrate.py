@@ -227,9 +227,9 @@ def main(argv: list[str] | None = None) -> int:
         first = (str(err).strip().splitlines() or [""])[0]  # Hydra lists the search path on further lines
         print(f"error: cannot build judge {name!r}: {type(err).__name__}: {first}", file=sys.stderr)
         return 2
-    from bench.rescore import judge_workers
+    from bench.llm.limiter import group_workers
 
-    workers = judge_workers(cfg.judge)
+    workers = group_workers(cfg.judge, "judge.max_concurrency")
     results = judge_rows(rows, judge, workers)
     print(f"judge {getattr(judge, 'name', name)} on {args.file}: {len(results)} labelled answers")
     print("\n".join(report_lines(results)))

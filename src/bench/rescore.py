@@ -129,15 +129,6 @@ def summary(rows: list[dict[str, Any]]) -> str:
                            "verdicts changed", "unscored"], out)
 
 
-def judge_workers(judge_cfg: Any) -> int:
-    """Threads for the judge: its fixed limit, the cap for ``auto`` (its limiter decides), 1 offline."""
-    from bench.llm.limiter import DEFAULT_CAP, worker_count
-
-    value = judge_cfg.get("max_concurrency")
-    return 1 if value is None else worker_count(value, judge_cfg.get("max_concurrency_cap", DEFAULT_CAP),
-                                                "judge.max_concurrency")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.rescore", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", metavar="DIR_OR_OVERRIDE",
@@ -165,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - a config or key problem, in one line
         print(f"error: cannot build judge {args.judge!r}: {type(err).__name__}: {err}", file=sys.stderr)
         return 2
-    workers = args.workers or judge_workers(cfg.judge)
+    from bench.llm.limiter import group_workers
+
+    workers = args.workers or group_workers(cfg.judge, "judge.max_concurrency")
     rows = rescore_jobs(dirs, judge, workers)
     path = write_rows(rows, args.output)
     print(summary(rows))

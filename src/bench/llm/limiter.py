@@ -68,6 +68,7 @@ __all__ = [
     "concurrency_metrics",
     "endpoint_label",
     "find_limiters",
+    "group_workers",
     "parse_concurrency",
     "reset_shared_limiters",
     "shared_limiter",
@@ -112,6 +113,13 @@ def worker_count(value: Any, cap: Any = DEFAULT_CAP, key: str = "model.max_concu
     """Worker threads a job needs for ``max_concurrency=value``: the integer, or the cap for ``auto``."""
     parsed = parse_concurrency(value, key)
     return parse_cap(cap, key + "_cap") if parsed == AUTO else parsed
+
+
+def group_workers(group: Any, key: str = "model.max_concurrency") -> int:
+    """Worker threads for the calls of a model config group (``model``, ``judge``): its
+    ``max_concurrency`` (the cap for ``auto``, whose limiter decides), 1 when it has none (offline)."""
+    value = group.get("max_concurrency")
+    return 1 if value is None else worker_count(value, group.get("max_concurrency_cap", DEFAULT_CAP), key)
 
 
 def endpoint_label(url: str) -> str:

@@ -15,7 +15,7 @@ from hydra.utils import instantiate
 
 from bench.config import ConfigError
 from bench.llm import ModelSetupError
-from bench.llm.limiter import DEFAULT_CAP, worker_count
+from bench.llm.limiter import group_workers
 
 __all__ = ["surfaced", "build", "preflight", "worker_threads"]
 
@@ -72,10 +72,7 @@ def preflight(*components: Any) -> None:
 
 def worker_threads(model: Any) -> int:
     """Worker threads: ``model.max_concurrency``, the cap for ``auto``, 1 without a limit (offline)."""
-    value = model.get("max_concurrency")
-    if value is None:
-        return 1
     try:
-        return worker_count(value, model.get("max_concurrency_cap", DEFAULT_CAP))
+        return group_workers(model)
     except ValueError as err:
         raise ModelSetupError(str(err)) from None
