@@ -12,6 +12,7 @@ assistant message whose calls lack results).
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -21,6 +22,8 @@ from bench.schema import Case, Rejected
 from bench.text import content_text
 
 __all__ = ["row_to_case", "strip_nulls", "RejectedRow"]
+
+log = logging.getLogger(__name__)
 
 
 class RejectedRow(ValueError):
@@ -65,13 +68,17 @@ def _parse_calls(raw_calls: Any, position: int) -> list[dict[str, Any]]:
     return calls
 
 
-def _to_messages(trajectory: list[dict[str, Any]]) -> tuple[str, list[BaseMessage], list[int]]:
-    """System prompt, history messages, and each message's position in the trajectory."""
+def _to_messages(trajectory: list[dict[str, Any]], profile: Profile = OPENHANDS
+                 ) -> tuple[str, list[BaseMessage], list[int]]:
+    """System prompt, history messages, and each message's position in the trajectory (roles
+    the profile maps are read as the role they map to; "skip" drops the message)."""
     system_prompt = ""
     messages: list[BaseMessage] = []
     positions: list[int] = []
     for position, raw in enumerate(trajectory):
-        role = raw.get("role")
+        role = profile.role_of(raw.get("role"))
+        if role == "skip":
+            continue
         text = content_text(raw.get("content"))
         if role == "system":
             if messages or system_prompt:
@@ -89,12 +96,15 @@ def _to_messages(trajectory: list[dict[str, Any]]) -> tuple[str, list[BaseMessag
                 raise RejectedRow(f"message {position}: tool result without tool_call_id")
             messages.append(ToolMessage(content=text, tool_call_id=call_id, name=raw.get("name")))
         else:
-            raise RejectedRow(f"message {position}: unknown role {role!r}")
+            hint = " (map or skip it with dataset.roles, e.g. {%s: skip})" % role if isinstance(role, str) else ""
+            raise RejectedRow(f"message {position}: unknown role {role!r}{hint}")
     return system_prompt, messages, positions
 
 
-def _drop_trailing(messages: list[BaseMessage], profile: Profile) -> list[BaseMessage]:
-    """Drop a final finish call without reply, and a trailing call group missing results."""
+def _drop_trailing(messages: list[BaseMessage], profile: Profile, dropped: list[str] | None = None
+                   ) -> list[BaseMessage]:
+    """Drop a final finish call without reply, and a trailing call group missing results;
+    ``dropped`` collects the names of the dropped calls (every call of a dropped group)."""
     answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
     # The last assistant message that carries calls, and the tool results after it.
     last_ai = next(
@@ -109,6 +119,8 @@ def _drop_trailing(messages: list[BaseMessage], profile: Profile) -> list[BaseMe
     missing = [c for c in ai.tool_calls if c["id"] not in answered]
     if not missing:
         return messages
+    if dropped is not None:
+        dropped.extend(c["name"] for c in ai.tool_calls)
     if len(ai.tool_calls) == 1 and profile.is_finish(ai.tool_calls[0]["name"]):
         # Final finish without reply: drop the call; the message's own text stays.
         kept = messages[:last_ai]
@@ -197,12 +209,16 @@ def row_to_case(row: dict[str, Any], source_row: int, profile: Profile = OPENHAN
             raise RejectedRow("empty trajectory")
         if not all(isinstance(m, dict) for m in trajectory):
             raise RejectedRow("trajectory holds something other than message objects")
-        system_prompt, messages, positions = _to_messages(trajectory)
-        messages = _drop_trailing(messages, profile)
+        system_prompt, messages, positions = _to_messages(trajectory, profile)
+        trailing: list[str] = []
+        messages = _drop_trailing(messages, profile, trailing)
         _check_pairing(messages, positions)
         if not any(isinstance(m, HumanMessage) for m in messages):
             raise RejectedRow("no user message")
         first_user = next(m for m in messages if isinstance(m, HumanMessage))
+        if trailing:  # the run ended on calls that got no result: they are not in the history
+            log.info("case %s: dropped the trailing call(s) without result: %s",
+                     _case_id(instance_id, source_row), ", ".join(trailing))
         return Case(
             case_id=_case_id(instance_id, source_row),
             instance_id=instance_id,
@@ -217,6 +233,7 @@ def row_to_case(row: dict[str, Any], source_row: int, profile: Profile = OPENHAN
             resolved=resolved,
             exit_status=row.get("exit_status"),
             profile=profile,
+            dropped_trailing=trailing,
         )
     except RejectedRow as err:
         return Rejected(source_row, instance_id, str(err), trajectory_id)

@@ -83,6 +83,11 @@ class DatasetSchema:
     path: str | None = None
     profile: str = "openhands"
     error_pattern: str | None = None
+    shell_tools: list[str] | None = None
+    editor_tools: list[str] | None = None
+    finish_tools: list[str] | None = None
+    write_tools: str | None = None
+    roles: dict[str, str] | None = None
     format: str = "auto"
     limit: int | None = None
     hf_name: str | None = None
@@ -131,6 +136,7 @@ def validate(cfg: Any) -> None:
             re.compile(merged.error_pattern)
         except re.error as err:
             raise ConfigError(f"dataset.error_pattern: not a regular expression ({err})") from None
+    _check_tool_declarations(merged)
     types = (cfg.get("questions") or {}).get("types")
     if types is not None:
         from bench.questions import QuestionTypeError, select_types
@@ -143,6 +149,31 @@ def validate(cfg: Any) -> None:
         raise ConfigError(f"dataset.limit: must be at least 1 (or null for all rows), got {merged.limit}")
     _check_unused_dataset_keys(merged)
     _check_secrets(cfg)
+
+
+_ROLE_TARGETS = ("system", "user", "assistant", "tool", "skip")
+
+
+def _check_tool_declarations(dataset: Any) -> None:
+    """``dataset.shell_tools`` ... ``dataset.roles``: names, one editor, a pattern, known role targets."""
+    import re
+
+    for key in ("shell_tools", "editor_tools", "finish_tools"):
+        names = dataset.get(key)
+        if names is not None and any(not str(n).strip() for n in names):
+            raise ConfigError(f"dataset.{key}: tool names must not be empty")
+    if dataset.get("editor_tools") is not None and len(dataset.editor_tools) > 1:
+        raise ConfigError(f"dataset.editor_tools: one editor tool per source, got {list(dataset.editor_tools)}")
+    if dataset.get("write_tools") is not None:
+        try:
+            re.compile(dataset.write_tools)
+        except re.error as err:
+            raise ConfigError(f"dataset.write_tools: not a regular expression ({err})") from None
+    for role, target in (dataset.get("roles") or {}).items():
+        if role in _ROLE_TARGETS[:4]:
+            raise ConfigError(f"dataset.roles: {role!r} is a chat role already; map only other roles")
+        if target not in _ROLE_TARGETS:
+            raise ConfigError(f"dataset.roles.{role}: {target!r} is not one of {_ROLE_TARGETS}")
 
 
 # dataset keys each source reads; a value set for another source would be silently ignored

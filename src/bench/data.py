@@ -224,10 +224,35 @@ def _passes(case: Case, filters: Any, tokens: int, repos: set[str]) -> str | Non
     return None
 
 
+# A declared editor tool reads as a str_replace_editor (OpenHands, SWE-agent, Anthropic's text editor).
+_EDITOR_CONVENTIONS = ("editor_command_arg", "editor_path_arg", "editor_commands", "editor_old_arg",
+                       "editor_undo", "editor_failures")
+
+
+def _names(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(str(v) for v in value)
+
+
 def dataset_profile(cfg: Any) -> Profile:
-    """The profile a dataset config names (``dataset.profile``, default openhands), with
-    ``dataset.error_pattern`` replacing its error-result pattern when set."""
-    return get_profile(str(cfg.get("profile") or "openhands"), error_result=cfg.get("error_pattern"))
+    """The profile a dataset config names (``dataset.profile``, default openhands), with the
+    tools the config declares replacing the profile's: ``error_pattern``, ``shell_tools``,
+    ``editor_tools`` (one, with str_replace_editor conventions when the profile has none),
+    ``finish_tools``, ``write_tools`` and ``roles``."""
+    name = str(cfg.get("profile") or "openhands")
+    overrides: dict[str, Any] = {
+        "error_result": cfg.get("error_pattern"), "shell_tools": _names(cfg.get("shell_tools")),
+        "finish_tools": _names(cfg.get("finish_tools")), "write_tools": cfg.get("write_tools"),
+        "roles": dict(cfg.get("roles")) if cfg.get("roles") is not None else None,
+    }
+    editors = _names(cfg.get("editor_tools"))
+    if editors is not None:
+        overrides["editor_tool"] = editors[0] if editors else None
+        base = get_profile(name)
+        if editors and not base.editor_commands:
+            from bench.profiles import OPENHANDS
+
+            overrides.update({k: getattr(OPENHANDS, k) for k in _EDITOR_CONVENTIONS})
+    return get_profile(name, **overrides)
 
 
 def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,

@@ -50,7 +50,9 @@ class ExactJudge:
             return Score(**base, verdict="abstained", reason=f"no specific claim: {why}")
         if offers_alternatives(text):
             return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")
-        ok, why = qtype.grade(question.reference, claim, repo_root)
+        grade_question = getattr(qtype, "grade_question", None)  # a type that needs more than the reference
+        ok, why = (grade_question(question, claim, repo_root) if grade_question is not None
+                   else qtype.grade(question.reference, claim, repo_root))
         return Score(**base, verdict="correct" if ok else "wrong", reason=why)
 
 

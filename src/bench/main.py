@@ -96,6 +96,8 @@ def format_summary(metrics: dict[str, Any]) -> str:
     for qtype, row in metrics["by_type"].items():
         lines.append(f"{qtype:<17}{row['n']:>4}{row['correct']:>9}{row['wrong']:>7}{row['abstained']:>9}"
                      f"{row['unscored']:>10}{_pct(row['accuracy']):>10}{row.get('n_in_task_text', 0):>9}")
+    if metrics.get("stale"):
+        lines.append(f"stale: {metrics['stale']} wrong answers gave a value an earlier call returned (latest_value)")
     if metrics.get("by_distance"):
         lines.append("by distance (tokens back to the latest evidence): " + "  ".join(
             f"{label} {_pct(row['accuracy'])} (n={row['n']}, visible {_pct(row['evidence_visible'])})"

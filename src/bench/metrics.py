@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from bench.schema import VERDICTS
+from bench.schema import STALE_REASON, VERDICTS
 from bench.stats import ratio_interval
 
 __all__ = ["compute_metrics", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
@@ -83,6 +83,8 @@ def compute_metrics(
     questions = headline_questions(cases)
     flagged = [qid for qid in every if qid not in questions]
     verdict_of = {s["qid"]: s["verdict"] for s in scores}
+    # wrong answers that gave a value an earlier call returned (latest_value): counted apart too
+    stale = {s["qid"] for s in scores if s["verdict"] == "wrong" and str(s.get("reason") or "").startswith(STALE_REASON)}
     by_type: dict[str, list[str]] = defaultdict(list)
     for qid, question in questions.items():
         by_type[question["type"]].append(qid)
@@ -103,10 +105,14 @@ def compute_metrics(
         "verdicts": {v: verdicts.get(v, 0) for v in (*VERDICTS, "missing")},
         "confidently_wrong_rate": _rate(verdicts["wrong"], n),
         "abstain_rate": _rate(verdicts["abstained"], n),
+        "stale": sum(1 for qid in questions if qid in stale),
         "by_type": {t: {**_verdict_block(qids, verdict_of),
                         "n_in_task_text": sum(1 for q in flagged if every[q]["type"] == t)}
                     for t, qids in sorted(by_type.items())},
     }
+    for t, qids in by_type.items():
+        if any(every[q]["type"] == "latest_value" for q in qids):
+            metrics["by_type"][t]["stale"] = sum(1 for q in qids if q in stale)
     for t in sorted({every[q]["type"] for q in flagged} - set(by_type)):
         metrics["by_type"][t] = {**_verdict_block([], verdict_of),
                                  "n_in_task_text": sum(1 for q in flagged if every[q]["type"] == t)}

@@ -23,9 +23,13 @@ __all__ = [
     "Answer",
     "Score",
     "VERDICTS",
+    "STALE_REASON",
 ]
 
 VERDICTS = ("correct", "wrong", "abstained", "unscored")
+# A ``wrong`` verdict whose reason starts with this gave a value that was true earlier in the run
+# (``latest_value``): metrics count these apart as ``stale``.
+STALE_REASON = "stale value"
 
 
 @dataclass
@@ -73,6 +77,8 @@ class Case:
     resolved: bool | None = None
     exit_status: str | None = None
     profile: Profile = OPENHANDS  # what the source's tools mean (bench.profiles)
+    # Tool calls at the very end that got no result, dropped from ``messages`` (bench.cases).
+    dropped_trailing: list[str] = field(default_factory=list)
 
     @property
     def task_text(self) -> str:
@@ -100,6 +106,8 @@ class Case:
             "messages": messages_to_dict(self.messages),
             "questions": [q.to_dict() for q in self.questions],
             "dropped_questions": [asdict(d) for d in self.dropped_questions],
+            # written only when set, so records of cases without such calls stay as they were
+            **({"dropped_trailing": list(self.dropped_trailing)} if self.dropped_trailing else {}),
         }
 
     @classmethod
@@ -120,6 +128,7 @@ class Case:
             messages=messages_from_dict(data["messages"]),
             questions=[Question(**q) for q in data.get("questions", [])],
             dropped_questions=[DroppedQuestion(**d) for d in data.get("dropped_questions", [])],
+            dropped_trailing=list(data.get("dropped_trailing") or []),
         )
 
 

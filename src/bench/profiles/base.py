@@ -26,6 +26,10 @@ def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 
+# Fields a record holds only when set, so records of profiles without them stay as they were.
+_LATER_FIELDS = ("write_tools", "write_key_args", "roles")
+
+
 @dataclass(frozen=True)
 class Profile:
     """What a source's tools mean. Every field has a neutral default (no such tool)."""
@@ -57,6 +61,12 @@ class Profile:
     error_result: str | None = None  # a result that reports an error (matched at its start)
     not_run: str | None = None  # a result that says the action never executed
     repo_root_marker: str | None = None  # group 1: the repository root, in the first user message
+    # State-changing tools (``write_actions``): names matched in full by this pattern; the arguments
+    # an answer must give for each (empty: the identifier arguments, ``id`` / ``*_id``, else all scalars).
+    write_tools: str | None = None
+    write_key_args: tuple[str, ...] = ()
+    # Roles other than system/user/assistant/tool: each mapped to one of those, or "skip" (dropped).
+    roles: tuple[tuple[str, str], ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)  # free notes (provenance)
 
     # --- tools -------------------------------------------------------------------------
@@ -71,6 +81,15 @@ class Profile:
 
     def is_think(self, name: str) -> bool:
         return name in self.think_tools
+
+    def is_write(self, name: str) -> bool:
+        """A state-changing tool (``write_tools``), never a finish or think tool."""
+        return bool(self.write_tools and _rx(self.write_tools).fullmatch(name)) \
+            and not self.is_finish(name) and not self.is_think(name)
+
+    def role_of(self, role: Any) -> Any:
+        """The chat role a message of ``role`` is read as ("skip": dropped); unknown roles unchanged."""
+        return dict(self.roles).get(role, role) if isinstance(role, str) else role
 
     def command_of(self, args: dict[str, Any]) -> str:
         return str(args.get(self.command_arg, ""))
@@ -155,6 +174,10 @@ class Profile:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["editor_commands"] = {c: a for c, a in self.editor_commands}
+        data["roles"] = {r: m for r, m in self.roles}
+        for name in _LATER_FIELDS:  # added after records were pinned: written only when set
+            if not data[name]:
+                del data[name]
         return data
 
     @classmethod
@@ -162,7 +185,7 @@ class Profile:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
         for key, value in values.items():
-            if key == "editor_commands":
+            if key in ("editor_commands", "roles"):
                 items = value.items() if isinstance(value, dict) else value
                 values[key] = tuple((str(c), str(a)) for c, a in items)
             elif isinstance(value, list):
@@ -172,4 +195,6 @@ class Profile:
     def with_overrides(self, **overrides: Any) -> Profile:
         """This profile with some fields replaced (``None`` values are ignored)."""
         given = {k: (tuple(v) if isinstance(v, list) else v) for k, v in overrides.items() if v is not None}
+        if isinstance(given.get("roles"), dict):
+            given["roles"] = tuple((str(r), str(m)) for r, m in given["roles"].items())
         return replace(self, **given) if given else self

@@ -26,10 +26,13 @@ from bench.questions.files_changed import FILES_CHANGED, patch_paths
 from bench.questions.first_edit import FIRST_EDIT
 from bench.questions.first_error import FIRST_ERROR
 from bench.questions.first_tool_error import FIRST_TOOL_ERROR
+from bench.questions.latest_value import LATEST_VALUE
 from bench.questions.matching import squash
 from bench.questions.test_counts import TEST_COUNTS
 from bench.questions.tool_output import TOOL_OUTPUT
 from bench.questions.tool_value import TOOL_VALUE
+from bench.questions.user_fact import USER_FACT
+from bench.questions.write_actions import WRITE_ACTIONS
 from bench.schema import Case, DroppedQuestion, Question
 from bench.text import reader_text
 
@@ -41,6 +44,8 @@ log = logging.getLogger(__name__)
 REGISTRY: dict[str, QuestionType] = {t.name: t for t in (
     FILES_CHANGED, FIRST_EDIT, TEST_COUNTS, FIRST_ERROR,  # coding (a repository)
     TOOL_OUTPUT, TOOL_VALUE, CALL_COUNT, FIRST_TOOL_ERROR,  # domain-neutral (every source)
+    USER_FACT, LATEST_VALUE,  # domain-neutral: later user turns, a value that changed
+    WRITE_ACTIONS,  # sources whose profile names write tools (tau2; generic: dataset.write_tools)
 )}
 QUESTION_TYPES = tuple(REGISTRY)
 CODING_TYPES = ("files_changed", "first_edit", "test_counts", "first_error")

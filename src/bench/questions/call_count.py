@@ -1,7 +1,9 @@
 """``call_count``: how many times did the agent call its most-used tool?
 
 The tool with the most calls in the case's history, finish and think tools excluded (ties:
-alphabetical); reference: the number of its calls.
+alphabetical); reference: the number of its calls. Calls the run ended on without a result
+are not in the history (:mod:`bench.cases` drops them): when the asked tool had such a call,
+the question says it is not counted (``target["uncounted"]``: how many).
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ def call_key(tool: str) -> str:
 class CallCount:
     name = NAME
     template = "How many times did you call `{tool}`?"
+    uncounted = " Do not count the last call(s) of it you made, which got no result."
     rubric = "Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\")."
 
     def text(self, target: dict[str, Any]) -> str:
-        return self.template.format(tool=target["tool"])
+        return self.template.format(tool=target["tool"]) + (self.uncounted if target.get("uncounted") else "")
 
     def applies(self, profile: Profile) -> bool:
         return True
@@ -44,8 +47,11 @@ class CallCount:
             return DroppedQuestion(NAME, "no tool call (other than finish and think tools)")
         tool, count = min(counts.items(), key=lambda item: (-item[1], item[0]))
         calls = [e.call_index for e in facts.events if e.name == tool]
-        return make_question(facts.case, NAME, self.template.format(tool=tool), count, [call_key(tool)], calls,
-                             target={"tool": tool})
+        target: dict[str, Any] = {"tool": tool}
+        uncounted = facts.case.dropped_trailing.count(tool)
+        if uncounted:
+            target["uncounted"] = uncounted
+        return make_question(facts.case, NAME, self.text(target), count, [call_key(tool)], calls, target=target)
 
     def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
         tool = question.target["tool"]

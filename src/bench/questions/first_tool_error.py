@@ -21,11 +21,15 @@ __all__ = ["FIRST_TOOL_ERROR", "error_message"]
 NAME = "first_tool_error"
 _TOOL_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 _LABEL_ONLY = re.compile(r"^\W*(?:error|exception|failed|failure)\W*$", re.I)
+# A line of markup only, e.g. ``<returncode>1</returncode>`` or ``<output>`` (mini-swe-agent results).
+_MARKER_LINE = re.compile(r"^(?:<[^<>\n]+>[^<>\n]{0,40})*<[^<>\n]+>$")
 
 
 def error_message(output: str) -> str:
-    """The first line of an error result (the next line when the first is only a label such as ``ERROR:``)."""
+    """The first line of an error result that is not a marker (the next line when the first is only
+    a label such as ``ERROR:``)."""
     lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    lines = [line for line in lines if not _MARKER_LINE.match(line)] or lines
     if not lines:
         return ""
     if _LABEL_ONLY.match(lines[0]) and len(lines) > 1:

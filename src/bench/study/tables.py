@@ -138,6 +138,7 @@ def job_row(job: Job) -> dict[str, Any]:
         "abstain_rate": m["abstain_rate"],
         "correct": m["verdicts"]["correct"],
         "wrong": m["verdicts"]["wrong"],
+        "stale": m.get("stale", 0),  # wrong answers giving an earlier call's value (latest_value)
         "abstained": m["verdicts"]["abstained"],
         "unscored": m["verdicts"]["unscored"],
         "evidence_visible_rate": m.get("evidence_visible_rate"),
@@ -181,7 +182,7 @@ def jobs_frame(jobs: list[Job]) -> pd.DataFrame:
 SUMMARY_METRICS = (
     "accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "abstain_rate",
     "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens", "tokens_kept_ratio",
-    "summarizer_calls", "retrievals", "latency_s", "tokens_spent",
+    "summarizer_calls", "retrievals", "latency_s", "tokens_spent", "stale",
 )
 
 

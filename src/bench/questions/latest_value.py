@@ -1,0 +1,141 @@
+"""``latest_value``: what was a field the last time the agent called a tool with some arguments?
+
+Stale-state confusion: a tool called more than once with the same arguments whose JSON
+object results disagree on a scalar field (top level, or nested objects as ``a.b``). The
+question asks the field's value in the last such result; the reference is that value and
+the most recent earlier value that differs is kept as ``stale`` in the question's params.
+An answer giving the stale value is ``wrong`` with a reason starting ``stale value``
+(:data:`bench.schema.STALE_REASON`), which the metrics count apart. Dropped when no tool is
+called twice with the same arguments, when the repeated results are not JSON objects, or
+when no field changed between them. The earliest changing pair wins (first by the last
+call's position, then by the field's order in the result).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bench.history import ToolEvent, args_text
+from bench.profiles import Profile
+from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.tool_value import ToolValue, value_text
+from bench.reading import Reading
+from bench.schema import STALE_REASON, DroppedQuestion, Question
+
+__all__ = ["LATEST_VALUE", "flat_fields"]
+
+NAME = "latest_value"
+
+
+def flat_fields(output: str | None) -> dict[str, Any] | None:
+    """A JSON object result's scalar fields, nested objects flattened to ``a.b`` (None: not an object)."""
+    try:
+        data = json.loads(output or "")
+    except (json.JSONDecodeError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    flat: dict[str, Any] = {}
+
+    def walk(node: dict[str, Any], prefix: str) -> None:
+        for key, value in node.items():
+            if isinstance(value, dict):
+                walk(value, f"{prefix}{key}.")
+            elif value is not None and not isinstance(value, list):
+                flat[f"{prefix}{key}"] = value
+    walk(data, "")
+    return flat
+
+
+class LatestValue:
+    name = NAME
+    template = "What was `{field}` the last time you called `{tool}` with `{arguments}`?"
+    rubric = ("Latest value: the value the field had in the LAST result of that call, as in the reference "
+              "(numbers numerically, strings case-insensitively, booleans as true/false or yes/no). The value "
+              "an earlier call returned (the reference's params.stale) is wrong.")
+
+    def __init__(self) -> None:
+        self._value = ToolValue()  # the same reading of a stated value as tool_value's
+
+    def text(self, target: dict[str, Any]) -> str:
+        return self.template.format(field=target["field"], tool=target["tool"], arguments=args_text(target["arguments"]))
+
+    def applies(self, profile: Profile) -> bool:
+        return True
+
+    def build(self, facts: CaseFacts) -> Question | DroppedQuestion:
+        groups: dict[tuple[str, str], list[ToolEvent]] = {}
+        for event in facts.asked_events():
+            groups.setdefault((event.name, args_text(event.args)), []).append(event)
+        repeated = [calls for calls in groups.values() if len(calls) > 1]
+        if not repeated:
+            return DroppedQuestion(NAME, "no tool called twice with the same arguments")
+        found: list[tuple[int, int, Question]] = []
+        objects = False
+        for calls in repeated:
+            records = [(e, flat_fields(e.output)) for e in calls]
+            known = [(e, r) for e, r in records if r is not None]
+            if len(known) < 2:
+                continue
+            objects = True
+            last, latest = known[-1]
+            if any(e.output is None for e in calls[calls.index(last) + 1:]):
+                continue  # a later call of it has an unknown result: its value is unknown
+            for order, (field, value) in enumerate(latest.items()):
+                earlier = [r[field] for _, r in known[:-1] if field in r and r[field] != value]
+                if not earlier:
+                    continue
+                stale = earlier[-1]
+                target = {"tool": last.name, "arguments": last.args, "field": field}
+                indices = [i for e, _ in known for i in (e.call_index, e.result_index)]
+                question = make_question(facts.case, NAME, self.text(target), value, [value_text(value)], indices,
+                                         target=target, params={"stale": stale})
+                found.append((last.call_index, order, question))
+                break
+        if found:
+            return min(found, key=lambda f: (f[0], f[1]))[2]
+        if not objects:
+            return DroppedQuestion(NAME, "the repeated calls' results are not JSON objects")
+        return DroppedQuestion(NAME, "no field changed between repeated calls with the same arguments")
+
+    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
+        target = question.target
+        tool, wanted = target["tool"], args_text(target["arguments"])
+        last: tuple[int, Any] | None = None
+        for position, seen in enumerate(reading.events):
+            event = seen.event
+            if event.name != tool:
+                continue
+            if seen.prefix:
+                return ReaderAnswer(None)  # cut arguments: it may be a later call
+            if args_text(event.args) == wanted:
+                last = (position, seen)
+        if last is None:
+            return ReaderAnswer(None)
+        position, seen = last
+        if seen.event.output is None or seen.partial:
+            return ReaderAnswer(None, [position])
+        record = flat_fields(seen.event.output)
+        return ReaderAnswer(record.get(target["field"]) if record else None, [position])
+
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
+        return self._value.claim(parsed, text, repo_root)
+
+    def grade(self, reference: Any, claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
+        return self._value.grade(reference, claim, repo_root)
+
+    def answer_keys(self, reference: Any) -> list[str]:
+        return [value_text(reference)]
+
+    def grade_question(self, question: Question, claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
+        """The grade, with a wrong answer that gives the earlier value marked stale."""
+        ok, why = self.grade(question.reference, claim, repo_root)
+        stale = question.params.get("stale")
+        if not ok and stale is not None and self.grade(stale, claim, repo_root)[0]:
+            return False, f"{STALE_REASON}: {value_text(stale)!r} is what an earlier call returned, " \
+                          f"expected {value_text(question.reference)!r}"
+        return ok, why
+
+
+LATEST_VALUE = LatestValue()
