@@ -96,7 +96,7 @@ def _to_messages(trajectory: list[dict[str, Any]], profile: Profile = OPENHANDS
                 raise RejectedRow(f"message {position}: tool result without tool_call_id")
             messages.append(ToolMessage(content=text, tool_call_id=call_id, name=raw.get("name")))
         else:
-            hint = " (map or skip it with dataset.roles, e.g. {%s: skip})" % role if isinstance(role, str) else ""
+            hint = f" (map or skip it with dataset.roles, e.g. {{{role}: skip}})" if isinstance(role, str) else ""
             raise RejectedRow(f"message {position}: unknown role {role!r}{hint}")
     return system_prompt, messages, positions
 

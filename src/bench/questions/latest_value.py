@@ -1,12 +1,14 @@
 """``latest_value``: what was a field the last time the agent called a tool with some arguments?
 
-Stale-state confusion: a tool called more than once with the same arguments whose JSON
-object results disagree on a scalar field (top level, or nested objects as ``a.b``). The
+Stale-state confusion: a tool called more than once with the same arguments whose results
+disagree on a field: a scalar of a JSON object result (top level, or nested objects as
+``a.b``), or in a text readout a ``Label: value`` line (``MMSC URL: Not Set``; a label that
+shows twice in one result is no field). The
 question asks the field's value in the last such result; the reference is that value and
 the most recent earlier value that differs is kept as ``stale`` in the question's params.
 An answer giving the stale value is ``wrong`` with a reason starting ``stale value``
 (:data:`bench.schema.STALE_REASON`), which the metrics count apart. Dropped when no tool is
-called twice with the same arguments, when the repeated results are not JSON objects, or
+called twice with the same arguments, when the repeated results have no fields, or
 when no field changed between them. The earliest changing pair wins (first by the last
 call's position, then by the field's order in the result).
 """
@@ -14,6 +16,7 @@ call's position, then by the field's order in the result).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from bench.history import ToolEvent, args_text
@@ -28,12 +31,26 @@ __all__ = ["LATEST_VALUE", "flat_fields"]
 NAME = "latest_value"
 
 
+_READOUT = re.compile(r"^([A-Za-z][^:\n]{0,39}?):[ \t]+(\S[^\n]{0,199})$", re.M)
+
+
+def _readout(text: str) -> dict[str, Any] | None:
+    """``Label: value`` lines of a text result (labels that show once), or None."""
+    found = _READOUT.findall(text)
+    counts: dict[str, int] = {}
+    for label, _ in found:
+        counts[label] = counts.get(label, 0) + 1
+    fields = {label.strip(): value.strip() for label, value in found if counts[label] == 1}
+    return fields or None
+
+
 def flat_fields(output: str | None) -> dict[str, Any] | None:
-    """A JSON object result's scalar fields, nested objects flattened to ``a.b`` (None: not an object)."""
+    """A result's fields: a JSON object's scalars, nested objects flattened to ``a.b``, or a text
+    readout's ``Label: value`` lines (None: no fields)."""
     try:
         data = json.loads(output or "")
     except (json.JSONDecodeError, ValueError):
-        return None
+        return _readout(output or "")
     if not isinstance(data, dict):
         return None
     flat: dict[str, Any] = {}
@@ -96,7 +113,7 @@ class LatestValue:
         if found:
             return min(found, key=lambda f: (f[0], f[1]))[2]
         if not objects:
-            return DroppedQuestion(NAME, "the repeated calls' results are not JSON objects")
+            return DroppedQuestion(NAME, "the repeated calls' results have no fields (JSON object or Label: value)")
         return DroppedQuestion(NAME, "no field changed between repeated calls with the same arguments")
 
     def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:

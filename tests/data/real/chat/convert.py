@@ -2,7 +2,7 @@
 
     uv run python tests/data/real/chat/convert.py      # writes airline.jsonl and shell.jsonl here
 
-- ``source/tau_bench_gpt-4o-airline_task0.json`` (tau-bench ``historical_trajectories`` format: a
+- ``source/tau_bench_gpt-4o-airline_tasks0_2.json`` (tau-bench ``historical_trajectories`` format: a
   list of ``{task_id, reward, info, traj, trial}``) -> ``airline.jsonl``: ``traj`` is already an
   OpenAI chat, kept as is; ``resolved`` = reward 1.0.
 - ``source/mini-swe-agent_astropy__astropy-12907_excerpt.traj.json`` (mini-swe-agent 2.x
@@ -24,7 +24,7 @@ SOURCE = HERE / "source"
 
 
 def airline() -> list[dict]:
-    runs = json.loads((SOURCE / "tau_bench_gpt-4o-airline_task0.json").read_text(encoding="utf-8"))
+    runs = json.loads((SOURCE / "tau_bench_gpt-4o-airline_tasks0_2.json").read_text(encoding="utf-8"))
     return [{"id": f"tau-bench-airline-gpt-4o-task{run['task_id']}-trial{run['trial']}", "messages": run["traj"],
              "metadata": {"resolved": run["reward"] == 1.0, "trajectory_id": f"task{run['task_id']}"}}
             for run in runs]
