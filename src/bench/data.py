@@ -24,7 +24,7 @@ from typing import Any
 
 from bench.cases import row_to_case
 from bench.chatlog import ChatLogError, iter_chat_rows, iter_jsonl
-from bench.profiles import Profile, get_profile
+from bench.profiles import Profile, declared_profile
 from bench.questions import add_questions
 from bench.schema import Case, Rejected, case_set_hash
 from bench.tokens import TokenCounter
@@ -224,11 +224,6 @@ def _passes(case: Case, filters: Any, tokens: int, repos: set[str]) -> str | Non
     return None
 
 
-# A declared editor tool reads as a str_replace_editor (OpenHands, SWE-agent, Anthropic's text editor).
-_EDITOR_CONVENTIONS = ("editor_command_arg", "editor_path_arg", "editor_commands", "editor_old_arg",
-                       "editor_undo", "editor_failures")
-
-
 def _names(value: Any) -> tuple[str, ...] | None:
     return None if value is None else tuple(str(v) for v in value)
 
@@ -236,23 +231,13 @@ def _names(value: Any) -> tuple[str, ...] | None:
 def dataset_profile(cfg: Any) -> Profile:
     """The profile a dataset config names (``dataset.profile``, default openhands), with the
     tools the config declares replacing the profile's: ``error_pattern``, ``shell_tools``,
-    ``editor_tools`` (one, with str_replace_editor conventions when the profile has none),
-    ``finish_tools``, ``write_tools`` and ``roles``."""
-    name = str(cfg.get("profile") or "openhands")
-    overrides: dict[str, Any] = {
-        "error_result": cfg.get("error_pattern"), "shell_tools": _names(cfg.get("shell_tools")),
-        "finish_tools": _names(cfg.get("finish_tools")), "write_tools": cfg.get("write_tools"),
-        "roles": dict(cfg.get("roles")) if cfg.get("roles") is not None else None,
-    }
-    editors = _names(cfg.get("editor_tools"))
-    if editors is not None:
-        overrides["editor_tool"] = editors[0] if editors else None
-        base = get_profile(name)
-        if editors and not base.editor_commands:
-            from bench.profiles import OPENHANDS
-
-            overrides.update({k: getattr(OPENHANDS, k) for k in _EDITOR_CONVENTIONS})
-    return get_profile(name, **overrides)
+    ``editor_tools`` (one), ``finish_tools``, ``write_tools`` and ``roles``
+    (:func:`bench.profiles.declared_profile`)."""
+    return declared_profile(
+        str(cfg.get("profile") or "openhands"), error_result=cfg.get("error_pattern"),
+        shell_tools=_names(cfg.get("shell_tools")), editor_tools=_names(cfg.get("editor_tools")),
+        finish_tools=_names(cfg.get("finish_tools")), write_tools=cfg.get("write_tools"),
+        roles=dict(cfg.get("roles")) if cfg.get("roles") is not None else None)
 
 
 def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,

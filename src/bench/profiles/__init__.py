@@ -16,7 +16,7 @@ from bench.profiles.generic import GENERIC
 from bench.profiles.openhands import OPENHANDS
 from bench.profiles.tau2 import TAU2
 
-__all__ = ["Profile", "PROFILES", "get_profile", "OPENHANDS", "TAU2", "GENERIC", "ProfileError"]
+__all__ = ["Profile", "PROFILES", "get_profile", "declared_profile", "OPENHANDS", "TAU2", "GENERIC", "ProfileError"]
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (OPENHANDS, TAU2, GENERIC)}
 
@@ -33,3 +33,22 @@ def get_profile(name: str, **overrides: Any) -> Profile:
         return PROFILES[name].with_overrides(**overrides)
     except TypeError as err:
         raise ProfileError(f"bad override of profile {name!r}: {err}") from None
+
+
+# A declared editor tool reads as a str_replace_editor (OpenHands, SWE-agent, Anthropic's text
+# editor): create / str_replace / insert with path, file_text, old_str, new_str; undo_edit.
+_EDITOR_CONVENTIONS = ("editor_command_arg", "editor_path_arg", "editor_commands", "editor_old_arg",
+                       "editor_undo", "editor_failures")
+
+
+def declared_profile(name: str, *, editor_tools: tuple[str, ...] | None = None, **overrides: Any) -> Profile:
+    """``get_profile(name, **overrides)`` with the tools a dataset config declares (``dataset.shell_tools``
+    ... ``dataset.roles``): ``editor_tools`` names at most one editor, which gets the
+    str_replace_editor conventions when the profile has none."""
+    if editor_tools:
+        if len(editor_tools) > 1:
+            raise ProfileError(f"one editor tool per source, got {list(editor_tools)}")
+        overrides["editor_tool"] = editor_tools[0]
+        if not get_profile(name).editor_commands:
+            overrides.update({k: getattr(OPENHANDS, k) for k in _EDITOR_CONVENTIONS})
+    return get_profile(name, **overrides)

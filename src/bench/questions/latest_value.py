@@ -9,7 +9,8 @@ the most recent earlier value that differs is kept as ``stale`` in the question'
 An answer giving the stale value is ``wrong`` with a reason starting ``stale value``
 (:data:`bench.schema.STALE_REASON`), which the metrics count apart. Dropped when no tool is
 called twice with the same arguments, when the repeated results have no fields, or
-when no field changed between them. The earliest changing pair wins (first by the last
+when no field changed between them (the last call's result must show the field). The
+earliest changing pair wins (first by the last
 call's position, then by the field's order in the result).
 """
 
@@ -89,29 +90,29 @@ class LatestValue:
         if not repeated:
             return DroppedQuestion(NAME, "no tool called twice with the same arguments")
         found: list[tuple[int, int, Question]] = []
-        objects = False
+        objects = last_bare = False
         for calls in repeated:
-            records = [(e, flat_fields(e.output)) for e in calls]
-            known = [(e, r) for e, r in records if r is not None]
-            if len(known) < 2:
+            last = calls[-1]  # the question asks the last call: its result must show the field
+            latest = flat_fields(last.output)
+            earlier = [r for r in (flat_fields(e.output) for e in calls[:-1]) if r is not None]
+            if latest is None or not earlier:
+                last_bare = last_bare or (latest is None and bool(earlier))
                 continue
             objects = True
-            last, latest = known[-1]
-            if any(e.output is None for e in calls[calls.index(last) + 1:]):
-                continue  # a later call of it has an unknown result: its value is unknown
             for order, (field, value) in enumerate(latest.items()):
-                earlier = [r[field] for _, r in known[:-1] if field in r and r[field] != value]
-                if not earlier:
+                before = [r[field] for r in earlier if field in r and r[field] != value]
+                if not before:
                     continue
-                stale = earlier[-1]
                 target = {"tool": last.name, "arguments": last.args, "field": field}
-                indices = [i for e, _ in known for i in (e.call_index, e.result_index)]
+                indices = [i for e in calls for i in (e.call_index, e.result_index)]
                 question = make_question(facts.case, NAME, self.text(target), value, [value_text(value)], indices,
-                                         target=target, params={"stale": stale})
+                                         target=target, params={"stale": before[-1]})
                 found.append((last.call_index, order, question))
                 break
         if found:
             return min(found, key=lambda f: (f[0], f[1]))[2]
+        if not objects and last_bare:
+            return DroppedQuestion(NAME, "the last repeated call's result has no fields (earlier ones have)")
         if not objects:
             return DroppedQuestion(NAME, "the repeated calls' results have no fields (JSON object or Label: value)")
         return DroppedQuestion(NAME, "no field changed between repeated calls with the same arguments")
