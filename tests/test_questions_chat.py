@@ -430,3 +430,21 @@ def test_the_reader_answers_new_types_only_from_what_the_view_shows():
         assert ExactJudge().score(questions[name], answer).verdict == "abstained", name
     assert USER_FACT.applies(TAU2) and WRITE_ACTIONS.applies(TAU2) and LATEST_VALUE.applies(TAU2)
 
+
+
+def test_the_llm_judge_marks_a_wrong_stale_answer_too():
+    from langchain_core.messages import AIMessage
+
+    from bench.judge import LLMJudge
+    from test_agent import scripted_client
+
+    cases = load("dataset=ops", types=["latest_value"]).cases
+    question = next(by_type(c)[0]["latest_value"] for c in cases if "latest_value" in by_type(c)[0])
+    stale_text = f"It showed {question.params['stale']}."
+    reply = AIMessage('{"verdict": "wrong", "reason": "an earlier status"}')
+    score = LLMJudge(client=scripted_client(reply)).score(
+        question, Answer(case_id="c", qid=question.qid, type=question.type, answer=stale_text))
+    assert score.verdict == "wrong" and score.reason == f"{STALE_REASON}: an earlier status"
+    other = LLMJudge(client=scripted_client(reply)).score(
+        question, Answer(case_id="c", qid=question.qid, type=question.type, answer="It showed 5G."))
+    assert other.reason == "an earlier status"

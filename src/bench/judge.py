@@ -20,7 +20,7 @@ from typing import Any
 
 from bench.questions import REGISTRY, question_type
 from bench.questions.matching import ABSTAIN_PATTERNS, is_abstention, offers_alternatives, parse_json
-from bench.schema import Answer, Question, Score
+from bench.schema import STALE_REASON, Answer, Question, Score
 
 __all__ = ["ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
            "JUDGE_SYSTEM", "GRADING_RULE", "rubric_for"]
@@ -197,4 +197,17 @@ class LLMJudge:
             return Score(**base, verdict="unscored", reason="the judge's reply could not be parsed",
                          raw=raw, prompt=prompt)
         verdict, reason = parsed
+        if verdict == "wrong" and _gives_stale(question, answer.answer, repo_root):
+            reason = f"{STALE_REASON}: {reason}"  # counted apart in the metrics, as under the exact judge
         return Score(**base, verdict=verdict, reason=reason, raw=raw)
+
+
+def _gives_stale(question: Question, text: str, repo_root: str | None) -> bool:
+    """The answer states the value an earlier call returned (a type with ``grade_question``:
+    latest_value), as the exact judge reads it."""
+    qtype = question_type(question.type)
+    grade_question = getattr(qtype, "grade_question", None)
+    if grade_question is None or question.params.get("stale") is None:
+        return False
+    claim = qtype.claim(parse_json(text), text, repo_root)
+    return claim is not None and grade_question(question, claim, repo_root)[1].startswith(STALE_REASON)
