@@ -123,10 +123,22 @@ class WriteActions:
         found = re.findall(r"(?<!\w)(" + "|".join(re.escape(n) for n in names) + r")(?!\w)", text)
         if found != want:
             return False, f"changes named {found}, expected {want}"
+        low = text.lower()
         missing = [value_text(v) for c in reference for v in c["arguments"].values()
-                   if value_text(v).lower() not in text.lower()]
+                   if value_text(v).lower() not in low]
         if missing:
             return False, f"key arguments missing: {missing}"
+        # changes of the same tool are told apart by their own values (ids no other change has):
+        # those must be named in the reference's order
+        firsts = []
+        for change in reference:
+            own = [value_text(v).lower() for v in change["arguments"].values()
+                   if not any(value_text(v) == value_text(w) for other in reference if other is not change
+                              for w in other["arguments"].values())]
+            if own:
+                firsts.append(min(low.find(v) for v in own))
+        if firsts != sorted(firsts):
+            return False, "changes named in another order"
         return True, "same changes in order"
 
     def answer_keys(self, reference: list[dict[str, Any]]) -> list[str]:
