@@ -46,7 +46,6 @@ from typing import Any, ClassVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from bench.config import ConfigError, check_types
-from bench.questions import evidence_visible
 from bench.formats import (
     Attempt,
     find_handles,
@@ -68,6 +67,7 @@ from bench.policies.compact_settings import (
 )
 from bench.policies.retries import call_key, command_key, result_failed
 from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
+from bench.questions import evidence_visible
 from bench.schema import Case, View
 from bench.text import content_text, message_text, view_text
 from bench.tokens import TokenCounter
