@@ -282,3 +282,33 @@ def test_windows_multirun_offline_on_the_sample_reports_compactions(tmp_path) ->
             assert row[f"ncomp.{count}"] == pytest.approx(block["accuracy"]) or block["accuracy"] is None
     report = (sweep / "report" / "report.md").read_text()
     assert "Compaction as lived" in report and "context_window=2048" in report
+
+
+def test_with_a_model_summarizer_each_compaction_is_one_cached_request_that_carries_the_last_summary(tmp_path):
+    from fake_openai import FakeOpenAI
+
+    def job(out: Path, url: str) -> list[dict]:
+        run(compose([f"output_dir={out}", f"cache.path={tmp_path / 'cache.sqlite'}", "dataset.limit=4",
+                     "arm=compact", "arm.auto_compact.force=false", "arm.auto_compact.context_window=2048",
+                     "summarizer=openai", f"summarizer.base_url={url}", "summarizer.api_key_env=null",
+                     "summarizer.backoff_base=0.01"]))
+        return [json.loads(line) for line in (out / "views.jsonl").read_text().splitlines()]
+
+    with FakeOpenAI(summary_chars=400, keep_raw=True) as server:
+        views = job(tmp_path / "first", server.base_url)
+        requests = [json.loads(body) for _, body in server.raw]
+        again = job(tmp_path / "second", server.base_url)
+        assert len(server.raw) == len(requests)  # the rerun's summaries all came from the response cache
+    counts = [len(v["info"]["compactions"]) for v in views]
+    summaries = [r for r in requests if not r.get("tools")]
+    assert sum(counts) == len(summaries) and max(counts) >= 2
+    calls = [json.loads(line) for line in (tmp_path / "first" / "calls.jsonl").read_text().splitlines()]
+    assert sum(1 for c in calls if c.get("kind") == "summarizer") == sum(counts)
+    # every compaction after a case's first sends the previous summary along with what came after it
+    carrying = [r for r in summaries if any("(fake):" in json.dumps(m.get("content")) for m in r["messages"])]
+    assert len(carrying) == sum(counts) - sum(1 for n in counts if n)
+    def same(records: list[dict]) -> list:  # a cached reply's usage says it was a cache hit
+        return [[{k: c[k] for k in c if k != "summarizer_usage"} for c in v["info"]["compactions"]] for v in records]
+
+    assert same(again) == same(views) and [v["summary"] for v in again] == [v["summary"] for v in views]
+    assert all(c["summarizer_usage"]["cache_hits"] == 1 for v in again for c in v["info"]["compactions"])
