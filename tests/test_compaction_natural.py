@@ -282,6 +282,7 @@ def test_windows_multirun_offline_on_the_sample_reports_compactions(tmp_path) ->
             assert row[f"ncomp.{count}"] == pytest.approx(block["accuracy"]) or block["accuracy"] is None
     report = (sweep / "report" / "report.md").read_text()
     assert "Compaction as lived" in report and "context_window=2048" in report
+    assert "Compaction as lived" in (sweep / "report" / "report.html").read_text()
 
 
 def test_with_a_model_summarizer_each_compaction_is_one_cached_request_that_carries_the_last_summary(tmp_path):
