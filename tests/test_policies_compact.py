@@ -183,8 +183,10 @@ def test_auto_compact_during_replay_keeps_the_last_user_message_verbatim() -> No
     history = [HumanMessage("first part"), *results(3, "a", SMALL * 300), second, *results(2, "b", SMALL),
                AIMessage("done")]
     recorder = Recorder()
-    tokens = COUNTER.count_messages(history[: history.index(second) + 1])
-    view = policy(auto_compact={"force": False, "threshold": 0.5, "context_window": tokens},
+    # The first turn alone sits at the threshold (not over it): the first compaction fires at the
+    # second turn's first call, by the shipped rule.
+    tokens = COUNTER.count_messages(history[: history.index(second)])
+    view = policy(auto_compact={"force": False, "threshold": 1.0, "context_window": tokens},
                   micro_compact=NO_MICRO, summarizer=recorder)(make_case(history))
     assert view.info["auto_compact"]["fired_during_replay"] >= 1
     first_input = recorder.inputs[0]

@@ -151,6 +151,9 @@ def compute_metrics(
         metrics["evidence_recoverable_rate"] = _rate(
             sum(flags[q]["recoverable"] for q in all_qids), len(all_qids))
         metrics["evidence_by_type"] = evidence
+    if any("compactions" in (v.get("info") or {}) for v in views):
+        case_of = {q["qid"]: c["case_id"] for c in cases for q in c["questions"]}
+        metrics.update(_compaction_metrics(questions, case_of, views, flags, verdict_of))
     if full_correct is not None:
         base = {q: questions[q] for q in questions if q in full_correct}
         metrics["accuracy_relative_to_full"] = _rate(sum(correct(q) for q in base), len(base))
@@ -166,3 +169,28 @@ def compute_metrics(
     metrics["retrievals"] = sum(len(a.get("retrievals") or []) for a in answers)
     metrics["usage"] = {k: round(v, 3) for k, v in usage.items()}
     return metrics
+
+
+def _compaction_metrics(questions: dict[str, dict[str, Any]], case_of: dict[str, str], views: list[dict[str, Any]],
+                        flags: dict[str, dict[str, Any]], verdict_of: dict[str, str]) -> dict[str, Any]:
+    """Natural-trigger compaction (``info.compactions`` in the views): compactions per case,
+    accuracy by the number of compactions its case went through, and per headline question
+    the generation its evidence was last seen in (``never``: not even in the full history)."""
+    count = {v["case_id"]: len((v.get("info") or {}).get("compactions") or []) for v in views}
+    by_count: dict[int, list[str]] = defaultdict(list)
+    for qid in questions:
+        if case_of.get(qid) in count:
+            by_count[count[case_of[qid]]].append(qid)
+    last_seen = Counter(
+        "never" if flags[q].get("generation") is None else str(flags[q]["generation"])
+        for q in questions if q in flags and "generation" in flags[q])
+    survived = [q for q in questions if q in flags and "generation" in flags[q]]
+    return {
+        "compactions_per_case": round(sum(count.values()) / len(count), 3) if count else None,
+        "compactions_max": max(count.values(), default=0),
+        "by_compactions": {str(n): _verdict_block(qids, verdict_of) for n, qids in sorted(by_count.items())},
+        "evidence_last_seen_generation": dict(sorted(last_seen.items())),
+        "evidence_survived_compactions": _rate(
+            sum(1 for q in survived if flags[q]["generation"] is not None
+                and flags[q]["generation"] == count.get(case_of.get(q))), len(survived)),
+    }

@@ -11,6 +11,14 @@ Shipped behaviour, replayed over the recorded trajectory:
   always at the question when ``force``), everything before the last user message is
   replaced by one summary; the last user message stays verbatim. At the question the
   question is that message, so the whole recorded history is summarized.
+- **natural trigger** (``force=false``): auto_compact fires before any recorded model call
+  whose history is over the threshold, as often as the history refills. When the current
+  turn alone filled the window (nothing but a summary before its user message), the turn's
+  work is summarized with the previous summary, and its user message stays verbatim after
+  the new summary. A later summary therefore summarizes the previous one plus what came
+  after it. ``info.compactions`` records each (``at_message``, ``tokens_before``,
+  ``tokens_after``, summarizer call), ``info.evidence_generation`` the generation (0: before
+  the first compaction, k: after the k-th) each question's evidence was last seen in.
 
 Mechanisms (``cfg.mechanism``; each a switch, presets cumulative):
 ``tail`` keeps the newest ``tail_fraction`` of the history's tokens verbatim after the
@@ -59,8 +67,9 @@ from bench.policies.compact_settings import (
 )
 from bench.policies.retries import call_key, command_key, result_failed
 from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
+from bench.questions import evidence_visible
 from bench.schema import Case, View
-from bench.text import content_text, message_text
+from bench.text import content_text, message_text, view_text
 from bench.tokens import TokenCounter
 
 __all__ = [
@@ -81,6 +90,8 @@ SUMMARY_HEADER = (
     "The history before this point was replaced by the summary below."
 )
 TAIL_NOTE = "The most recent messages follow verbatim."
+# A compaction inside one turn: the summary also covers the work after the turn's request.
+IN_TURN_NOTE = "The current request follows verbatim; the summary also covers the work done on it so far."
 
 # --- micro_compact ---------------------------------------------------------------------
 
@@ -156,6 +167,11 @@ class CompactPolicy:
             self.summarizer = ExtractiveSummarizer()
         if not 0 <= self.mechanism.tail_fraction <= 1:
             raise ConfigError(f"mechanism.tail_fraction must be in [0, 1], got {self.mechanism.tail_fraction}")
+        if not 0 < self.auto_compact.threshold <= 1:
+            raise ConfigError(f"arm.auto_compact.threshold must be in (0, 1], got {self.auto_compact.threshold}")
+        if self.auto_compact.context_window <= 0:
+            raise ConfigError(f"arm.auto_compact.context_window must be a positive number of tokens, "
+                              f"got {self.auto_compact.context_window}")
         config = {
             "name": self.name,
             "micro_compact": asdict(self.micro_compact),
@@ -203,6 +219,10 @@ class _Replay:
             "collapse": {"chains": 0, "attempts_removed": 0, "messages_removed": 0},
             "tail": None,
         }
+        # The natural trigger's accounting (force=false): every compaction, and the evidence
+        # seen per generation; a forced run's records stay as they were.
+        self.compactions: list[dict[str, Any]] = []
+        self.seen: dict[str, set[int]] = {q.qid: set() for q in case.questions}
 
     # --- driver ----------------------------------------------------------------------
 
@@ -211,22 +231,23 @@ class _Replay:
         for orig, message in enumerate(self.case.messages):
             if isinstance(message, AIMessage):
                 calls += 1
-                self._before_call(at_question=False)
+                self._before_call(at_question=False, at_message=orig)
             self.state.append(_Entry(orig, message))
             if (self.mech.offload and isinstance(message, ToolMessage)
                     and len(_text(message)) > self.mech.offload_min_chars):
                 self._stash(orig)  # large outputs are stored as they arrive
+        self._note_generation()  # the stored history as the replay leaves it
         tokens_before = self._tokens()
-        self._before_call(at_question=True)  # the question opens a new turn
+        self._before_call(at_question=True, at_message=len(self.case.messages))  # the question opens a new turn
         return self._view(calls, tokens_before)
 
-    def _before_call(self, at_question: bool) -> None:
+    def _before_call(self, at_question: bool, at_message: int) -> None:
         if self.mech.collapse:
             self._collapse()
         if self.micro.enabled:
             self._micro_compact(at_question)
         if self.auto.enabled:
-            self._auto_compact(at_question)
+            self._auto_compact(at_question, at_message)
 
     def _tokens(self, entries: list[_Entry] | None = None) -> int:
         return self.p.counter.count_messages([e.message for e in (self.state if entries is None else entries)])
@@ -251,6 +272,8 @@ class _Replay:
             [e.message for e in self.state], new_turn=at_question,
             min_chars=self.micro.min_chars, keep_recent=self.micro.keep_recent,
         )
+        if targets:
+            self._note_generation()  # what is cleared now was seen until now
         for i in targets:
             entry = self.state[i]
             handle = self._stash(entry.orig) if self.mech.offload else None
@@ -296,6 +319,8 @@ class _Replay:
                 if chain and key == chain_key:
                     settled.append((chain, (begin, end)))
                 chain, chain_key = [], None
+        if settled:
+            self._note_generation()  # what the folded attempts showed was seen until now
         for attempts, (final, _) in reversed(settled):  # from the end, so indices stay valid
             note = format_retry_note([self._attempt(b, e) for b, e in attempts])
             head = self.state[final].message
@@ -329,36 +354,88 @@ class _Replay:
 
     # --- auto_compact ----------------------------------------------------------------
 
-    def _auto_compact(self, at_question: bool) -> None:
+    def _auto_compact(self, at_question: bool, at_message: int) -> None:
         tokens = self._tokens()
         over = tokens > self.auto.threshold_tokens
         if at_question:
             if not (over or self.auto.force):
                 return
-            boundary = len(self.state)  # the question is the last user message
+            self._compact(len(self.state), tokens, at_question, at_message)  # the question is the last user message
+            return
+        if not over:
+            return
+        humans = [i for i, e in enumerate(self.state) if isinstance(e.message, HumanMessage)]
+        if not humans:
+            return  # no user message to keep: nothing the shipped rule can do
+        boundary = humans[-1]
+        if boundary == 0 or (boundary == 1 and self.state[0].orig == -1):
+            # Nothing before the last user message but a summary: the current turn itself
+            # filled the window, so its work is what the summary must take in.
+            self._compact_turn(boundary, tokens, at_message)
         else:
-            if not over:
-                return
-            humans = [i for i, e in enumerate(self.state) if isinstance(e.message, HumanMessage)]
-            boundary = humans[-1] if humans else 0
-            if boundary == 0 or (boundary == 1 and self.state[0].orig == -1):
-                return  # nothing before the last user message but a summary: nothing to gain
+            self._compact(boundary, tokens, at_question, at_message)
+
+    def _compact(self, boundary: int, tokens: int, at_question: bool, at_message: int) -> None:
+        """The shipped rule: everything before ``boundary`` (the last user message) becomes one summary."""
         before, after = self.state[:boundary], self.state[boundary:]
         head, tail, tail_stats = self._split_tail(before, tokens)
         if not head:
             self.stats["tail"] = tail_stats
             return
-        text, usage = self.p.summarizer.summarize(self._summary_input(head), self._summary_prompt(),
-                                                  profile=self.case.profile)
-        self.usage.append(usage)
+        summary_input = self._summary_input(head)
         header = f"{SUMMARY_HEADER} {TAIL_NOTE}" if tail else SUMMARY_HEADER
+        text = self._summarize(summary_input, tokens, at_message)
         self.state = [_Entry(-1, HumanMessage(content=f"{header}\n\n{text}")), *tail, *after]
-        self.summary = text
+        self._compacted(tokens, at_question, summary_input, in_turn=False)
         if at_question:
             self.stats["auto_compact"]["fired_at_question"] = True
             self.stats["tail"] = tail_stats
-        else:
+
+    def _compact_turn(self, user: int, tokens: int, at_message: int) -> None:
+        """A compaction inside the current turn: the previous summary (if any), the turn's user
+        message and its work so far are summarized; the user message stays verbatim after the
+        new summary, followed by the tail (when a mechanism keeps one)."""
+        work, tail, _ = self._split_tail(self.state[user + 1:], tokens)
+        if not work:
+            return  # the tail would keep all of the turn's work: nothing to summarize
+        summary_input = self._summary_input([*self.state[: user + 1], *work])
+        header = " ".join([SUMMARY_HEADER, IN_TURN_NOTE, *([TAIL_NOTE] if tail else [])])
+        text = self._summarize(summary_input, tokens, at_message)
+        self.state = [_Entry(-1, HumanMessage(content=f"{header}\n\n{text}")), self.state[user], *tail]
+        self._compacted(tokens, False, summary_input, in_turn=True)
+
+    def _summarize(self, summary_input: list[BaseMessage], tokens: int, at_message: int) -> str:
+        """One summarizer call; the generation it ends is noted first (what the agent last saw of it)."""
+        self._note_generation()
+        text, usage = self.p.summarizer.summarize(summary_input, self._summary_prompt(), profile=self.case.profile)
+        self.usage.append(usage)
+        self.summary = text
+        self.compactions.append({"at_message": at_message, "tokens_before": tokens})
+        return text
+
+    def _compacted(self, tokens: int, at_question: bool, summary_input: list[BaseMessage], in_turn: bool) -> None:
+        """The record of the compaction just made; the new generation's first view is noted."""
+        self.compactions[-1].update({
+            "at_question": at_question,
+            "in_turn": in_turn,
+            "tokens_after": self._tokens(),
+            "summarized_messages": len(summary_input),
+            "summary_tokens": self.p.counter.count_text(self.summary or ""),
+            "summarizer_call": len(self.usage) - 1,  # its index in info.summarizer_usage
+            "summarizer_usage": self.usage[-1],
+        })
+        if not at_question:
             self.stats["auto_compact"]["fired_during_replay"] += 1
+        self._note_generation()
+
+    def _note_generation(self) -> None:
+        """Mark the questions whose evidence the stored history shows now, in the current generation."""
+        if self.auto.force:  # forced runs record no generations (their records stay as they were)
+            return
+        text = view_text([e.message for e in self.state], None, self.case.profile.clean)
+        for question in self.case.questions:
+            if evidence_visible(question, text):
+                self.seen[question.qid].add(len(self.compactions))
 
     def _split_tail(self, before: list[_Entry], history_tokens: int):
         """(head to summarize, tail kept verbatim, accounting) of the part before the last user message."""
@@ -444,6 +521,11 @@ class _Replay:
             "summarizer": getattr(self.p.summarizer, "name", None),
             "summarizer_usage": self.usage,
         }
+        if not self.auto.force:
+            self._note_generation()  # the view the question is asked from
+            info["compactions"] = self.compactions
+            # per question: the latest generation whose history showed its evidence (None: never)
+            info["evidence_generation"] = {qid: max(seen) if seen else None for qid, seen in self.seen.items()}
         return make_view(
             self.case, self.p.name, messages, self.p.counter,
             summary=self.summary,

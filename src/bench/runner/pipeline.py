@@ -225,6 +225,13 @@ class Pipeline:
         def task(emit: Callable) -> None:  # after the case's questions are queued
             record = view.to_dict()
             record["evidence"] = evidence_flags(case, view)
+            # natural-trigger compaction: the generation each question's evidence was last seen in,
+            # beside its other flags (and not twice in the record)
+            generation = view.info.get("evidence_generation")
+            if generation is not None:
+                record["info"] = {k: v for k, v in view.info.items() if k != "evidence_generation"}
+                for qid, flags in record["evidence"].items():
+                    flags["generation"] = generation.get(qid)
             emit(ViewRecord(case, JobStore.encode(record)))
         return task
 

@@ -147,6 +147,14 @@ def job_row(job: Job) -> dict[str, Any]:
     for qtype, flags in (m.get("evidence_by_type") or {}).items():
         row[f"visible.{qtype}"] = flags["visible"]
         row[f"recoverable.{qtype}"] = flags["recoverable"]
+    if m.get("compactions_per_case") is not None:  # natural-trigger compaction (arm.auto_compact.force=false)
+        row["context_window"] = ((arm_cfg.get("auto_compact") or {}).get("context_window"))
+        row["compactions_per_case"] = m["compactions_per_case"]
+        row["compactions_max"] = m.get("compactions_max")
+        row["evidence_survived_compactions"] = m.get("evidence_survived_compactions")
+        for count, by in (m.get("by_compactions") or {}).items():  # accuracy by the case's compactions
+            row[f"ncomp.{count}"] = by["accuracy"]
+            row[f"ncompn.{count}"] = by["n"]
     row.update({
         "mean_kept_tokens": m.get("mean_kept_tokens"),
         "mean_full_tokens": m.get("mean_full_tokens"),
@@ -183,11 +191,13 @@ SUMMARY_METRICS = (
     "accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "abstain_rate",
     "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens", "tokens_kept_ratio",
     "summarizer_calls", "retrievals", "latency_s", "tokens_spent", "stale",
+    "compactions_per_case", "compactions_max", "evidence_survived_compactions",
 )
 
 
 def _metric_columns(frame: pd.DataFrame) -> list[str]:
-    per_type = [c for c in frame.columns if c.startswith(("acc.", "visible.", "recoverable.", "dist.", "distvis."))]
+    per_type = [c for c in frame.columns
+                if c.startswith(("acc.", "visible.", "recoverable.", "dist.", "distvis.", "ncomp.", "ncompn."))]
     return [c for c in (*SUMMARY_METRICS, *per_type) if c in frame.columns]
 
 
@@ -214,6 +224,7 @@ def configs_frame(jobs_df: pd.DataFrame, jobs: list[Job] | None = None) -> pd.Da
             "case_set": first["case_set"], "source": first["source"],
             "arm": first["arm"], "n": first["n"], "match": first["match"], "prompt": first["prompt"],
             "mechanism": first["mechanism"],
+            **({"context_window": first["context_window"]} if "context_window" in group.columns else {}),
             "n_jobs": len(group), "n_complete": len(done),
             "seeds": ",".join(str(s) for s in done["seed"].tolist()),
             "incomplete": ", ".join(group.loc[group["status"] != "complete", "job"].tolist()),

@@ -14,7 +14,7 @@ import pandas as pd
 from bench.metrics import DISTANCE_BUCKETS
 from bench.study.jobs import Job
 
-__all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
+__all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "compactions_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
 
 # ---------------------------------------------------------------- text output
 
@@ -97,6 +97,25 @@ def distance_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def compactions_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """Natural-trigger compaction per config: the window, compactions per case, evidence that
+    survived every compaction of its case, accuracy overall and by the case's compactions."""
+    counts = sorted({c.split(".")[1] for c in configs.columns if c.startswith("ncomp.") and c.endswith(".mean")},
+                    key=int)
+    header = ["config", "context window", "compactions/case", "max", "tokens kept", "ev. survived",
+              "accuracy", "rel. full", *[f"acc {n} compactions" for n in counts]]
+    rows = []
+    for _, row in configs.iterrows():
+        if is_missing(row.get("compactions_per_case.mean")):
+            continue
+        rows.append([str(row["short"]), fmt(row.get("context_window")), value_range(row, "compactions_per_case"),
+                     value_range(row, "compactions_max"), value_range(row, "mean_kept_tokens"),
+                     value_range(row, "evidence_survived_compactions", True), value_range(row, "accuracy", True),
+                     value_range(row, "accuracy_relative_to_full", True),
+                     *[value_range(row, f"ncomp.{n}", True) for n in counts]])
+    return header, rows
+
+
 def pairs_table(pairs: pd.DataFrame, limit: int | None = None) -> tuple[list[str], list[list[str]]]:
     """The paired comparisons: B minus A with its 95% interval, and the discordant questions."""
     header = ["A", "B", "seeds", "accuracy B − A", "95% CI", "correct only in A", "correct only in B", "questions"]
@@ -141,6 +160,11 @@ def report_markdown(jobs: list[Job], configs: pd.DataFrame, pairs: pd.DataFrame 
             lines += ["", f"## {case_set_title(group)}"]
         header, rows = summary_table(group)
         lines += ["", markdown_table(header, rows)]
+        header, rows = compactions_table(group)
+        if rows:
+            lines += ["", "Compaction as lived (natural trigger: accuracy against the number of compactions; "
+                      "ev. survived: evidence still seen after its case's last compaction):", "",
+                      markdown_table(header, rows)]
         if pairs is not None and not pairs.empty and len(group) > 1:
             header, rows = pairs_table(pairs[pairs["case_set"] == case_set])
             if rows:
