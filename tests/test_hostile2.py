@@ -1,0 +1,117 @@
+"""Issue 20, the second hostile pass: the defect classes on the surfaces added since the first.
+
+One section per class: leaks, lost data, mislabelled results, crashes, unclear messages.
+Each test failed before its fix. Jobs run offline on the shipped sample (in-process) or
+against ``tests/fake_openai.py``; command-line tools run in subprocesses where the exit
+code or the console matters.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.cache import ResponseCache
+from bench.cache import main as cache_main
+
+from fake_openai import FakeOpenAI
+from test_hostile import TESTS, bench, job_cfg
+
+# =========================================================================== helpers
+
+
+def tool(module: str, *args: str, cwd: Path | None = None, stdin: str | None = None,
+         timeout: int = 120) -> subprocess.CompletedProcess:
+    """``python -m <module> args`` in a subprocess (no key in the environment)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HYDRA_FULL_ERROR", "OPENAI_API_KEY")}
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          input=stdin, timeout=timeout)
+
+
+def one_line(done: subprocess.CompletedProcess, *expected: str) -> str:
+    """Exit 2, no traceback, and a last stderr line ``error: ...`` holding ``expected``."""
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    last = done.stderr.strip().split("\n")[-1]
+    assert last.startswith("error: "), done.stderr
+    for text in expected:
+        assert text in last, last
+    return last
+
+
+def _cache_with(path: Path, n: int = 3) -> None:
+    cache = ResponseCache(path)
+    for i in range(n):
+        cache.put(f"k{i}", {"message": {"content": f"reply {i}"}}, kind="answer", model="m")
+    cache.close()
+
+
+# =========================================================================== 2. data lost: cache prune
+
+
+@pytest.mark.parametrize("age", ["-1", "-0.5", "1e9", "nan", "inf"])
+def test_prune_refuses_negative_or_absurd_ages_and_deletes_nothing(tmp_path, capsys, age):
+    path = tmp_path / "c.sqlite"
+    _cache_with(path)
+    assert cache_main(["prune", "--path", str(path), f"--older-than={age}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --older-than") and err.count("\n") == 1
+    assert len(ResponseCache(path)) == 3
+
+
+def test_prune_says_what_and_how_many_and_dry_run_removes_nothing(tmp_path, capsys):
+    path = tmp_path / "c.sqlite"
+    _cache_with(path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE responses SET response = 'garbage' WHERE key = 'k1'")
+    assert cache_main(["prune", "--path", str(path), "--kind", "answer", "--older-than", "0", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "would remove 3 of 3 entries: 1 bad, 2 selected (older than 0 days, kind answer)" in out
+    assert "removed" not in out
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 3
+    assert cache_main(["prune", "--path", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "removing 1 of 3 entries: 1 bad" in out and "removed 1 entries, 2 left" in out
+
+
+# =========================================================================== 3. mislabelled: unchecksummed cache entries
+
+
+def test_a_cache_entry_whose_checksum_was_cleared_is_not_trusted_and_verify_says_so(tmp_path, capsys):
+    path = tmp_path / "c.sqlite"
+    _cache_with(path)
+    with sqlite3.connect(path) as conn:  # tamper: new bytes, checksum cleared
+        conn.execute("UPDATE responses SET response = '{\"message\": {\"content\": \"forged\"}}', checksum = NULL "
+                     "WHERE key = 'k0'")
+    assert cache_main(["verify", "--path", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "1 without checksum (not trusted" in out and "written before checksums" not in out
+    assert ResponseCache(path).get("k0") is None  # read as missing: the forged reply is never used
+
+
+# =========================================================================== 5. unclear: a locked cache
+
+
+def test_prune_on_a_locked_cache_says_it_is_locked_and_does_not_advise_deleting_it(tmp_path, capsys):
+    path = tmp_path / "c.sqlite"
+    _cache_with(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert cache_main(["prune", "--path", str(path), "--wait", "0.2"]) == 2
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    err = capsys.readouterr().err
+    assert "locked by another process" in err and "retry" in err
+    assert "delete" not in err and "not a readable" not in err
+    assert len(ResponseCache(path)) == 3
