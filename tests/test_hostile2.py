@@ -115,3 +115,32 @@ def test_prune_on_a_locked_cache_says_it_is_locked_and_does_not_advise_deleting_
     assert "locked by another process" in err and "retry" in err
     assert "delete" not in err and "not a readable" not in err
     assert len(ResponseCache(path)) == 3
+
+
+# =========================================================================== 1. leak: URL query parameters and userinfo
+
+
+def test_a_key_in_a_base_url_query_reaches_no_record_log_hydra_file_or_console(tmp_path):
+    secret = "q7Z9xw2LmN4pR8tV"  # not sk-shaped: only its place in a URL query says it is a key
+    job = tmp_path / "job"
+    with FakeOpenAI() as server:
+        done = bench(tmp_path, "model=openai", f"model.base_url='{server.base_url}?key={secret}&api-version=1'",
+                     "model.api_key_env=null", "dataset.limit=2", "cache.enabled=false", f"hydra.run.dir={job}")
+        assert server.stats()["requests"] > 0
+    assert done.returncode == 0, done.stderr
+    files = [p for p in job.rglob("*") if p.is_file()]
+    assert {"run.json", "metrics.json", "main.log", "config.yaml", "overrides.yaml", "hydra.yaml"} <= {
+        p.name for p in files}
+    for path in files:
+        assert secret.encode() not in path.read_bytes(), path
+    assert secret not in done.stdout + done.stderr
+    run_json = json.loads((job / "run.json").read_text())
+    assert run_json["config"]["model"]["base_url"].endswith("?***")  # the URL is kept, its query hidden
+
+
+def test_url_userinfo_and_query_values_are_registered_as_secrets():
+    from bench import redact
+
+    redact.register_urls(["x=https://alice:pw-0123456789@host/v1?token=abcdefgh12345678&v=2", {"u": "no url"}])
+    text = redact.scrub("GET https://alice:pw-0123456789@host/v1?token=abcdefgh12345678&v=2 failed")
+    assert "pw-0123456789" not in text and "abcdefgh12345678" not in text and "host/v1" in text
