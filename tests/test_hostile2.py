@@ -144,3 +144,68 @@ def test_url_userinfo_and_query_values_are_registered_as_secrets():
     redact.register_urls(["x=https://alice:pw-0123456789@host/v1?token=abcdefgh12345678&v=2", {"u": "no url"}])
     text = redact.scrub("GET https://alice:pw-0123456789@host/v1?token=abcdefgh12345678&v=2 failed")
     assert "pw-0123456789" not in text and "abcdefgh12345678" not in text and "host/v1" in text
+
+
+# =========================================================================== 4. crashes: compare and rescore outputs
+
+
+@pytest.fixture(scope="module")
+def two_jobs(tmp_path_factory) -> tuple[Path, Path]:
+    """Two finished offline jobs on the shipped sample (full and nlatest)."""
+    from bench.runner import run
+
+    root = tmp_path_factory.mktemp("jobs")
+    run(job_cfg(output_dir=str(root / "a")))
+    run(job_cfg("arm=nlatest", "arm.n=2", output_dir=str(root / "b")))
+    return root / "a", root / "b"
+
+
+@pytest.mark.parametrize("module", ["bench.compare", "bench.rescore"])
+def test_output_to_a_directory_or_an_unwritable_path_is_one_line_and_exit_2(tmp_path, two_jobs, module):
+    a, b = two_jobs
+    inputs = [str(a), str(b)] if module == "bench.compare" else [str(a)]
+    for target in (tmp_path, Path("/proc/bench-out.md"), tmp_path / "file" / "out.md"):
+        (tmp_path / "file").write_text("a file, not a directory")
+        done = tool(module, *inputs, "--output", str(target))
+        one_line(done, "--output", str(target))
+        assert "## bench.compare" not in done.stdout  # nothing half done
+
+
+def test_compare_with_a_run_json_that_is_a_list_is_one_line(tmp_path, two_jobs):
+    import shutil
+
+    a, _ = two_jobs
+    bad = tmp_path / "bad"
+    shutil.copytree(a, bad)
+    (bad / "run.json").write_text("[1, 2]")
+    one_line(tool("bench.compare", str(a), str(bad)), "run.json", "list")
+
+
+def test_compare_piped_into_head_has_no_broken_pipe_traceback(two_jobs):
+    a, b = two_jobs
+    env = {k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}
+    done = subprocess.run(f"{sys.executable} -m bench.compare {a} {b} | head -1", shell=True, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "## bench.compare"
+    assert "BrokenPipeError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+# =========================================================================== 5. unclear: rescoring an incomplete job
+
+
+def test_rescoring_an_incomplete_job_does_not_count_unanswered_questions_as_changed(tmp_path, two_jobs):
+    import shutil
+
+    from bench.rescore import build_judge, rescore_jobs
+
+    a, _ = two_jobs
+    job = tmp_path / "incomplete"
+    shutil.copytree(a, job)
+    for name in ("answers.jsonl", "scores.jsonl"):  # the job stopped half-way: half its questions never answered
+        lines = (job / name).read_text().splitlines(keepends=True)
+        (job / name).write_text("".join(lines[: len(lines) // 2]))
+    judge, _ = build_judge("exact")
+    rows = rescore_jobs([job], judge)
+    unanswered = [r for r in rows if r["answer"] is None]
+    assert unanswered and len(unanswered) < len(rows)
+    assert not any(r["changed"] for r in rows)  # same judge, same verdicts; no answer is no changed verdict
