@@ -428,7 +428,7 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server_fake
         if not self._count() or not self._authorized():
             return
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.split("?")[0].rstrip("/").endswith("/models"):
             self._send(200, {"object": "list", "data": [{"id": fake.model, "object": "model", "owned_by": "fake"}]})
         else:
             self._send(404, _error(f"no route {self.path}", "invalid_request_error", None))
@@ -441,7 +441,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.keep_raw:
             with fake._lock:
                 fake.raw.append((self.headers.get("Content-Type"), data))
-        if fake.dump_dir and self.path.rstrip("/").endswith("/chat/completions"):
+        if fake.dump_dir and self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
             with fake._lock:
                 fake._dumped += 1
                 number = fake._dumped
@@ -449,7 +449,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw = data.decode("utf-8", "replace")
         if not self._count() or not self._authorized():
             return
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):  # a key in the query is allowed
             self._send(404, _error(f"no route {self.path}", "invalid_request_error", None))
             return
         try:

@@ -374,7 +374,9 @@ def test_cache_command_stats_verify_prune(tmp_path, capsys):
                      "created REAL NOT NULL, response TEXT NOT NULL)")
         conn.execute("INSERT INTO responses VALUES ('old', 'judge', 'm', 0, '{\"message\": {}}')")
     cache = ResponseCache(path)
-    assert cache.get("old") == {"message": {}}  # valid but unverified
+    assert cache.get("old") is None  # no checksum: not trusted, read as missing (issue 20)
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO responses VALUES ('old', 'judge', 'm', 0, '{\"message\": {}}', NULL)")
     for i in range(3):
         cache.put(f"k{i}", {"message": {"content": f"reply {i}"}}, kind="answer", model="m")
     with sqlite3.connect(path) as conn:
@@ -383,12 +385,10 @@ def test_cache_command_stats_verify_prune(tmp_path, capsys):
     assert cache_main(["stats", "--path", str(path)]) == 0
     assert "4 entries" in capsys.readouterr().out
     assert cache_main(["verify", "--path", str(path)]) == 1
-    assert "2 ok, 1 unverified (written before checksums), 1 bad" in capsys.readouterr().out
+    assert "2 ok, 1 without checksum (not trusted: jobs read them as missing), 1 bad" in capsys.readouterr().out
     assert cache_main(["prune", "--path", str(path)]) == 0
-    assert "removed 1 entries, 3 left" in capsys.readouterr().out
+    assert "removed 2 entries, 2 left" in capsys.readouterr().out
     assert cache_main(["verify", "--path", str(path)]) == 0
-    assert cache_main(["prune", "--path", str(path), "--unverified"]) == 0
-    assert "removed 1 entries, 2 left" in capsys.readouterr().out
     assert cache_main(["prune", "--path", str(path), "--kind", "answer", "--older-than", "0"]) == 0
     assert "removed 2 entries, 0 left" in capsys.readouterr().out
     for leftover in tmp_path.glob("c.sqlite-*"):  # the WAL files of the healthy cache

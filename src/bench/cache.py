@@ -14,9 +14,9 @@ every read. An entry whose bytes changed, or that is not a JSON object, counts a
 (a warning names the cache file and the key; the entry is deleted, so the fresh reply
 replaces it). A file that is not a readable SQLite database (or fails mid-run) is used as
 no cache at all: one warning naming the path, the job goes on and calls the endpoint, the
-file is left untouched for ``verify``. Entries written before checksums existed have none:
-they are read as valid but unverified (``verify`` counts them, ``prune --unverified``
-removes them). Keys never changed.
+file is left untouched for ``verify``. An entry without a checksum (written before checksums
+existed, or one whose checksum was cleared) is not trusted: read as missing and replaced like a
+damaged one (``verify`` counts it apart, ``prune`` removes it). Keys never changed.
 
     cache = ResponseCache(".cache/responses.sqlite")
     key = request_key({"model": "gpt-4o-mini", "messages": [...]})
@@ -27,8 +27,9 @@ The file from the command line::
 
     uv run python -m bench.cache stats  [--path .cache/responses.sqlite]   # entries per kind and model, size
     uv run python -m bench.cache verify [--path ...]                        # integrity, bad and unverified entries
-    uv run python -m bench.cache prune  [--path ...] [--older-than DAYS] [--kind K] [--model M] [--unverified]
-                                        # removes bad entries, and those matching every filter given
+    uv run python -m bench.cache prune  [--path ...] [--older-than DAYS] [--kind K] [--model M] [--dry-run]
+                                        # removes bad and unchecksummed entries, and those matching every
+                                        # filter given; says what and how many first (--dry-run: only that)
 """
 
 from __future__ import annotations
@@ -214,11 +215,11 @@ def open_cache(path: str | Path | None, enabled: bool = True) -> ResponseCache |
 # --------------------------------------------------------------------------- command line
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path, wait_s: float = 60.0) -> sqlite3.Connection:
     if not path.is_file():
         raise SystemExit(f"error: no cache file at {path}")
-    conn = sqlite3.connect(path, timeout=60, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout = 60000")
+    conn = sqlite3.connect(path, timeout=wait_s, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {int(wait_s * 1000)}")
     return conn
 
 
@@ -233,7 +234,9 @@ def _decode(text: Any, stored: str | None) -> tuple[dict[str, Any] | None, str |
     """A stored entry's reply, or None and what is wrong with it (checked on every read)."""
     if not isinstance(text, str):
         return None, "stored reply is not text"
-    if stored is not None and stored != checksum(text):
+    if stored is None:  # nothing vouches for these bytes (a cleared checksum looks the same as an old entry)
+        return None, "no checksum: not trusted"
+    if stored != checksum(text):
         return None, "checksum mismatch: its bytes changed"
     try:
         value = json.loads(text)
@@ -245,14 +248,14 @@ def _decode(text: Any, stored: str | None) -> tuple[dict[str, Any] | None, str |
 
 
 def _state(text: Any, stored: str | None) -> str:
-    """``ok``, ``unverified`` (no checksum) or ``bad`` for one entry."""
-    if _decode(text, stored)[1]:
-        return "bad"
-    return "ok" if stored is not None else "unverified"
+    """``ok``, ``unverified`` (no checksum: not trusted, read as missing) or ``bad`` for one entry."""
+    if stored is None and isinstance(text, str):
+        return "unverified"
+    return "bad" if _decode(text, stored)[1] else "ok"
 
 
-def cmd_stats(path: Path) -> int:
-    conn = _connect(path)
+def cmd_stats(path: Path, wait_s: float = 60.0) -> int:
+    conn = _connect(path, wait_s)
     rows = conn.execute("SELECT kind, model, COUNT(*), MIN(created), MAX(created) FROM responses "
                         "GROUP BY kind, model ORDER BY kind, model").fetchall()
     total = sum(r[2] for r in rows)
@@ -264,8 +267,8 @@ def cmd_stats(path: Path) -> int:
     return 0
 
 
-def cmd_verify(path: Path) -> int:
-    conn = _connect(path)
+def cmd_verify(path: Path, wait_s: float = 60.0) -> int:
+    conn = _connect(path, wait_s)
     integrity = conn.execute("PRAGMA quick_check").fetchone()[0]
     counts = {"ok": 0, "unverified": 0, "bad": 0}
     bad = []
@@ -274,30 +277,63 @@ def cmd_verify(path: Path) -> int:
         counts[state] += 1
         if state == "bad":
             bad.append(f"{key[:16]} ({kind}, {model})")
-    print(f"{path}: integrity {integrity}; {counts['ok']} ok, {counts['unverified']} unverified "
-          f"(written before checksums), {counts['bad']} bad")
+    print(f"{path}: integrity {integrity}; {counts['ok']} ok, {counts['unverified']} without checksum "
+          f"(not trusted: jobs read them as missing), {counts['bad']} bad")
     for item in bad[:20]:
         print(f"  bad: {item}")
     if len(bad) > 20:
         print(f"  ... {len(bad) - 20} more")
-    if bad:
-        print("`python -m bench.cache prune` removes the bad entries (jobs treat them as missing meanwhile)")
-    return 0 if integrity == "ok" and not bad else 1
+    if bad or counts["unverified"]:
+        print("`python -m bench.cache prune` removes the bad and unchecksummed entries (jobs treat them as "
+              "missing meanwhile)")
+    return 0 if integrity == "ok" and not bad and not counts["unverified"] else 1
 
 
-def cmd_prune(path: Path, older_than: float | None, kind: str | None, model: str | None, unverified: bool) -> int:
-    conn = _connect(path)
-    filters = older_than is not None or kind is not None or model is not None or unverified
+MAX_AGE_DAYS = 36500.0  # --older-than beyond a century is a typo, not an age
+
+
+def check_age(older_than: float | None) -> str | None:
+    """Why ``--older-than`` is refused (negative, not a number, absurdly large), else None."""
+    if older_than is None:
+        return None
+    if older_than != older_than or older_than < 0 or older_than > MAX_AGE_DAYS:
+        return (f"--older-than {older_than:g}: give an age in days from 0 to {MAX_AGE_DAYS:g} "
+                "(a negative age would select every entry)")
+    return None
+
+
+def cmd_prune(path: Path, older_than: float | None, kind: str | None, model: str | None, unverified: bool,
+              dry_run: bool = False, wait_s: float = 60.0) -> int:
+    refusal = check_age(older_than)
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    conn = _connect(path, wait_s)
+    if not dry_run:  # the write lock first: what is counted is what is deleted (or: locked, nothing done)
+        conn.execute("BEGIN IMMEDIATE")
+    filters = older_than is not None or kind is not None or model is not None
     cutoff = time.time() - older_than * 86400 if older_than is not None else None
-    doomed = []
+    doomed: list[str] = []
+    why = {"bad": 0, "without checksum": 0, "selected": 0}
+    total = 0
     for key, entry_kind, entry_model, created, text, stored in _entries(conn):
+        total += 1
         state = _state(text, stored)
         matches = filters and ((cutoff is None or created < cutoff) and (kind is None or entry_kind == kind)
-                               and (model is None or entry_model == model) and (not unverified or state == "unverified"))
-        if state == "bad" or matches:
+                               and (model is None or entry_model == model))
+        if state == "bad" or state == "unverified" or matches:
             doomed.append(key)
-    with conn:
-        conn.executemany("DELETE FROM responses WHERE key = ?", [(k,) for k in doomed])
+            why["bad" if state == "bad" else "without checksum" if state == "unverified" else "selected"] += 1
+    selection = [f"older than {older_than:g} days" if older_than is not None else "",
+                 f"kind {kind}" if kind is not None else "", f"model {model}" if model is not None else ""]
+    detail = ", ".join(f"{n} {label}" + (f" ({', '.join(s for s in selection if s)})" if label == "selected" else "")
+                       for label, n in why.items() if n)
+    verb = "would remove" if dry_run else "removing"
+    print(f"{path}: {verb} {len(doomed)} of {total} entries" + (f": {detail}" if detail else ""))
+    if dry_run:
+        return 0
+    conn.executemany("DELETE FROM responses WHERE key = ?", [(k,) for k in doomed])
+    conn.execute("COMMIT")
     print(f"{path}: removed {len(doomed)} entries, {conn.execute('SELECT COUNT(*) FROM responses').fetchone()[0]} left")
     return 0
 
@@ -310,16 +346,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--older-than", type=float, metavar="DAYS", help="prune: also entries older than DAYS")
     parser.add_argument("--kind", help="prune: also entries of this kind (answer, judge, summarizer)")
     parser.add_argument("--model", help="prune: also entries of this model")
-    parser.add_argument("--unverified", action="store_true", help="prune: also entries without a checksum")
+    parser.add_argument("--unverified", action="store_true",
+                        help="prune: kept for old scripts; entries without a checksum are always removed")
+    parser.add_argument("--dry-run", action="store_true", help="prune: say what would be removed, remove nothing")
+    parser.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
+                        help="how long to wait for a cache another process holds locked (default 60)")
     args = parser.parse_args(argv)
     path = Path(args.path)
     try:
         if args.command == "stats":
-            return cmd_stats(path)
+            return cmd_stats(path, args.wait)
         if args.command == "verify":
-            return cmd_verify(path)
-        return cmd_prune(path, args.older_than, args.kind, args.model, args.unverified)
+            return cmd_verify(path, args.wait)
+        return cmd_prune(path, args.older_than, args.kind, args.model, args.unverified, args.dry_run, args.wait)
     except sqlite3.DatabaseError as err:
+        if _busy(err):  # a lock is no damage: deleting the file would lose a running job's replies
+            print(f"error: {path} is locked by another process (a job or another cache command is using it): "
+                  "nothing was changed; retry when it is done, or give --wait SECONDS", file=sys.stderr)
+            return 2
         print(f"error: {path} is not a readable SQLite database ({err}): move it aside or delete it; "
               "jobs run without the cache until then", file=sys.stderr)
         return 2

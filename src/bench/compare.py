@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -172,14 +173,53 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=30, help="changed questions listed at most")
     args = parser.parse_args(argv)
     for path in (args.dir_a, args.dir_b):
-        if not (Path(path) / "run.json").exists():
-            print(f"error: {path} is not a job directory (no run.json); give two job directories",
-                  file=sys.stderr)
+        problem = _not_a_job(Path(path))
+        if problem:
+            print(f"error: {problem}; give two job directories", file=sys.stderr)
             return 2
     text = compare_markdown(args.dir_a, args.dir_b, args.questions)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    print(text)
+        problem = write_output(Path(args.output), text)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+    return print_text(text)
+
+
+def _not_a_job(path: Path) -> str | None:
+    """Why ``path`` is not a job directory whose run.json can be read, else None."""
+    run = path / "run.json"
+    if not run.is_file():
+        return f"{path} is not a job directory (no run.json)"
+    try:
+        data = json.loads(run.read_bytes().decode("utf-8"))
+    except (OSError, ValueError) as err:
+        return f"{run}: cannot read it ({err})"
+    if not isinstance(data, dict):
+        return f"{run}: a JSON {type(data).__name__}, not a job record (an object)"
+    return None
+
+
+def write_output(path: Path, text: str) -> str | None:
+    """Write ``text`` to ``path``; the reason in one line when it cannot be written (nothing printed then)."""
+    if path.is_dir():
+        return f"--output {path} is a directory: give a file name"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        return f"--output {path}: cannot write it ({err.strerror or err})"
+    return None
+
+
+def print_text(text: str) -> int:
+    """Print to stdout; a reader that stops early (``| head``) is no error."""
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)  # the interpreter flushes stdout again at exit
+        os.dup2(devnull, sys.stdout.fileno())
     return 0
 
 

@@ -192,6 +192,24 @@ def _register_secrets(cfg: DictConfig) -> None:
             redact.register_env(name)
     redact.register_env("LANGFUSE_SECRET_KEY", "LANGFUSE_PUBLIC_KEY")
     redact.register_basic_auth(os.environ.get("LANGFUSE_PUBLIC_KEY"), os.environ.get("LANGFUSE_SECRET_KEY"))
+    redact.register_urls(cfg)  # query strings and userinfo of every URL (e.g. base_url=...?key=...)
+    _scrub_hydra_files()
+
+
+def _scrub_hydra_files() -> None:
+    """Hydra wrote ``.hydra/*.yaml`` (and a sweep's ``multirun.yaml``) before the job started: scrub them."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return
+    hc = HydraConfig.get()
+    files = []
+    if hc.output_subdir:
+        files += sorted((Path(hc.runtime.output_dir) / hc.output_subdir).glob("*.yaml"))
+    if _in_sweep():
+        files.append(Path(hc.sweep.dir) / "multirun.yaml")
+    for path in files:
+        redact.scrub_file(path)
 
 
 @hydra.main(version_base="1.3", config_path="../../conf", config_name="config")
@@ -294,6 +312,8 @@ def cli(argv: list[str] | None = None) -> None:
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
+    redact.register_urls(args)  # before Hydra logs or writes an override (after the check: it reads registered keys)
+    redact.install_logging()
     sys.argv = [sys.argv[0], *args]
     main()
     for line in callbacks.MISSING_JOBS:

@@ -24,7 +24,7 @@ import re
 import threading
 from collections.abc import Iterable
 
-__all__ = ["register", "register_basic_auth", "register_env", "scrub", "install_logging",
+__all__ = ["register", "register_basic_auth", "register_env", "register_url", "register_urls", "scrub", "scrub_file", "install_logging",
            "console_once", "literal_secret", "secret_in_setting", "looks_like_key", "check_key_env", "FILE_ONLY"]
 
 _LOCK = threading.Lock()
@@ -33,6 +33,8 @@ _MIN_LEN = 8  # shorter values are not keys (and replacing them would mangle ord
 
 # log records with this attribute set are written to log files only (the console shows the error once)
 FILE_ONLY = "bench_file_only"
+# registered from a URL's query or userinfo: scrubbed, but not "a key" that a config value may not hold
+_URL_PARTS: set[str] = set()
 
 
 def register(*values: str | None) -> None:
@@ -54,6 +56,68 @@ def register_basic_auth(user: str | None, password: str | None) -> None:
 def register_env(*names: str | None) -> None:
     """Register the values of these environment variables (names that are unset are skipped)."""
     register(*(os.environ.get(name) for name in names if name))
+
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>]+")
+
+
+def register_url(url: str) -> None:
+    """Scrub a URL's userinfo and its query string (whole, and each value): secrets until proven otherwise.
+
+    A key in ``?key=...`` or ``user:pass@`` need not look like one; the URL is still shown with
+    them replaced by ``***`` (``http://host/v1?***``).
+    """
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return
+    if "@" in parts.netloc:  # whole and the password alone (shorter values would mangle ordinary text)
+        userinfo = parts.netloc.rpartition("@")[0]
+        _register_url_parts(userinfo, userinfo.partition(":")[2])
+    if parts.query:
+        _register_url_parts(parts.query, *(v for _, v in parse_qsl(parts.query, keep_blank_values=True)))
+
+
+def _register_url_parts(*values: str) -> None:
+    known = set(_SECRETS)
+    _URL_PARTS.update(v.strip() for v in values if v and v.strip() not in known)
+    register(*values)
+
+
+def register_urls(value: object) -> None:
+    """:func:`register_url` for every URL inside ``value`` (strings, lists, dicts, OmegaConf nodes)."""
+    if isinstance(value, str):
+        for match in _URL.finditer(value):
+            register_url(match.group().rstrip("'\",);"))
+    elif isinstance(value, dict):
+        for item in value.values():
+            register_urls(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            register_urls(item)
+    elif hasattr(value, "items"):  # an OmegaConf DictConfig
+        from omegaconf import OmegaConf
+
+        register_urls(OmegaConf.to_container(value, resolve=False))
+    elif hasattr(value, "__iter__") and hasattr(value, "__len__"):  # a ListConfig
+        register_urls(list(value))
+
+
+def scrub_file(path: str | os.PathLike[str]) -> None:
+    """Rewrite a text file that another library wrote (Hydra's ``.hydra/*.yaml``) with secrets scrubbed."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError):
+        return
+    clean = scrub(text)
+    if clean != text:
+        tmp = f"{path}.scrub.tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(clean)
+        os.replace(tmp, path)
 
 
 def scrub(text: str) -> str:
@@ -153,7 +217,7 @@ _ENV_HINT = ("export the key in an environment variable and name that variable w
 
 def looks_like_key(value: str) -> bool:
     """True when ``value`` has the shape of an API key or token, or holds a registered secret."""
-    return bool(_KEY_SHAPES.search(value)) or any(s in value for s in _SECRETS)
+    return bool(_KEY_SHAPES.search(value)) or any(s in value for s in _SECRETS if s not in _URL_PARTS)
 
 
 def check_key_env(where: str, value: object) -> str | None:

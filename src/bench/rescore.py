@@ -97,8 +97,10 @@ def rescore_jobs(paths: list[Path | str], judge: Any, workers: int = 1) -> list[
             rows = list(pool.map(judge_one, tasks))
     else:
         rows = [judge_one(t) for t in tasks]
-    for row in rows:
-        row["changed"] = row["verdict"] != row["original_verdict"]
+    for row, task in zip(rows, tasks, strict=True):
+        # a question the job never answered or scored has no verdict that could have changed
+        compared = task[3] is not None and row["original_verdict"] != "missing"
+        row["changed"] = compared and row["verdict"] != row["original_verdict"]
     return rows
 
 
@@ -148,6 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
+    from bench.compare import write_output
+
+    if Path(args.output).is_dir():  # before any judge call is paid for
+        print(f"error: --output {args.output} is a directory: give a file name", file=sys.stderr)
+        return 2
     if not find_job_dirs(dirs):
         print(f"error: no job directory (with run.json) under {' '.join(dirs)}", file=sys.stderr)
         return 2
@@ -159,8 +166,16 @@ def main(argv: list[str] | None = None) -> int:
     from bench.llm.limiter import group_workers
 
     workers = args.workers or group_workers(cfg.judge, "judge.max_concurrency")
+    problem = write_output(Path(args.output), "")  # writable? (fails now, not after the judging)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     rows = rescore_jobs(dirs, judge, workers)
-    path = write_rows(rows, args.output)
+    try:
+        path = write_rows(rows, args.output)
+    except OSError as err:
+        print(f"error: --output {args.output}: cannot write it ({err.strerror or err})", file=sys.stderr)
+        return 2
     print(summary(rows))
     print(f"{len(rows)} row(s) written to {path}")
     return 0

@@ -160,10 +160,12 @@ class ChatClient:
             return
         import httpx
 
-        url = self.endpoint.rstrip("/") + "/models"
+        base, query = split_query(self.endpoint)
+        url = base.rstrip("/") + "/models"
         headers = {"Authorization": f"Bearer {self.api_key}"} if self._secrets else {}
         try:
-            response = httpx.get(url, headers=headers, timeout=self.check_timeout, follow_redirects=True)
+            response = httpx.get(url, params=query, headers=headers, timeout=self.check_timeout,
+                                 follow_redirects=True)
         except httpx.HTTPError as err:
             reason = scrub(str(err) or type(err).__name__, self._secrets)
             raise ModelSetupError(
@@ -318,6 +320,17 @@ def _unwrapped(err: BaseException) -> BaseException:
     return cause if isinstance(err, openai.APIConnectionError) and isinstance(cause, EmptyReply) else err
 
 
+def split_query(url: str) -> tuple[str, dict[str, str]]:
+    """``http://h/v1?key=K`` -> (``http://h/v1``, ``{"key": "K"}``): the openai client appends paths to the base."""
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if not parts.query:
+        return url, {}
+    base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")).rstrip("/")
+    return base, dict(parse_qsl(parts.query, keep_blank_values=True))
+
+
 def openai_client(
     role: str = "model",
     *,
@@ -358,6 +371,8 @@ def openai_client(
                               f"got {max_tokens_field!r}")
     key = resolve_api_key(api_key_env, role)
     endpoint = (base_url or OPENAI_BASE_URL).rstrip("/")
+    redact.register_url(endpoint)  # a key in its query or userinfo is scrubbed like api keys
+    base, query = split_query(endpoint)
     body = dict(extra_body or {})
     kwargs: dict[str, Any] = {}
     if max_tokens is not None:
@@ -369,7 +384,8 @@ def openai_client(
         kwargs["temperature"] = float(temperature)
     llm = ChatOpenAI(
         model=name,
-        base_url=endpoint,
+        base_url=base,
+        default_query=query or None,  # ?key=... / ?api-version=... on every request, not glued to the path
         api_key=SecretStr(key),
         seed=seed,
         timeout=timeout,

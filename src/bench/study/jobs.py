@@ -155,12 +155,16 @@ def job_config(path: Path) -> dict[str, Any]:
 
 def _json(path: Path) -> dict[str, Any] | None:
     try:
-        return json.loads(path.read_bytes().decode("utf-8"))
+        data = json.loads(path.read_bytes().decode("utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as err:  # ValueError: JSON and UTF-8 errors
         log.warning("%s: cannot read it (%s)", path, err)
         return None
+    if not isinstance(data, dict):  # a job's JSON files are objects: anything else is damaged
+        log.warning("%s: cannot read it (a JSON %s, not an object)", path, type(data).__name__)
+        return None
+    return data
 
 
 def find_job_dirs(paths: Iterable[Path | str]) -> list[Path]:

@@ -1,0 +1,211 @@
+"""Issue 20, the second hostile pass: the defect classes on the surfaces added since the first.
+
+One section per class: leaks, lost data, mislabelled results, crashes, unclear messages.
+Each test failed before its fix. Jobs run offline on the shipped sample (in-process) or
+against ``tests/fake_openai.py``; command-line tools run in subprocesses where the exit
+code or the console matters.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.cache import ResponseCache
+from bench.cache import main as cache_main
+
+from fake_openai import FakeOpenAI
+from test_hostile import TESTS, bench, job_cfg
+
+# =========================================================================== helpers
+
+
+def tool(module: str, *args: str, cwd: Path | None = None, stdin: str | None = None,
+         timeout: int = 120) -> subprocess.CompletedProcess:
+    """``python -m <module> args`` in a subprocess (no key in the environment)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HYDRA_FULL_ERROR", "OPENAI_API_KEY")}
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          input=stdin, timeout=timeout)
+
+
+def one_line(done: subprocess.CompletedProcess, *expected: str) -> str:
+    """Exit 2, no traceback, and a last stderr line ``error: ...`` holding ``expected``."""
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    last = done.stderr.strip().split("\n")[-1]
+    assert last.startswith("error: "), done.stderr
+    for text in expected:
+        assert text in last, last
+    return last
+
+
+def _cache_with(path: Path, n: int = 3) -> None:
+    cache = ResponseCache(path)
+    for i in range(n):
+        cache.put(f"k{i}", {"message": {"content": f"reply {i}"}}, kind="answer", model="m")
+    cache.close()
+
+
+# =========================================================================== 2. data lost: cache prune
+
+
+@pytest.mark.parametrize("age", ["-1", "-0.5", "1e9", "nan", "inf"])
+def test_prune_refuses_negative_or_absurd_ages_and_deletes_nothing(tmp_path, capsys, age):
+    path = tmp_path / "c.sqlite"
+    _cache_with(path)
+    assert cache_main(["prune", "--path", str(path), f"--older-than={age}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --older-than") and err.count("\n") == 1
+    assert len(ResponseCache(path)) == 3
+
+
+def test_prune_says_what_and_how_many_and_dry_run_removes_nothing(tmp_path, capsys):
+    path = tmp_path / "c.sqlite"
+    _cache_with(path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE responses SET response = 'garbage' WHERE key = 'k1'")
+    assert cache_main(["prune", "--path", str(path), "--kind", "answer", "--older-than", "0", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "would remove 3 of 3 entries: 1 bad, 2 selected (older than 0 days, kind answer)" in out
+    assert "removed" not in out
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 3
+    assert cache_main(["prune", "--path", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "removing 1 of 3 entries: 1 bad" in out and "removed 1 entries, 2 left" in out
+
+
+# =========================================================================== 3. mislabelled: unchecksummed cache entries
+
+
+def test_a_cache_entry_whose_checksum_was_cleared_is_not_trusted_and_verify_says_so(tmp_path, capsys):
+    path = tmp_path / "c.sqlite"
+    _cache_with(path)
+    with sqlite3.connect(path) as conn:  # tamper: new bytes, checksum cleared
+        conn.execute("UPDATE responses SET response = '{\"message\": {\"content\": \"forged\"}}', checksum = NULL "
+                     "WHERE key = 'k0'")
+    assert cache_main(["verify", "--path", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "1 without checksum (not trusted" in out and "written before checksums" not in out
+    assert ResponseCache(path).get("k0") is None  # read as missing: the forged reply is never used
+
+
+# =========================================================================== 5. unclear: a locked cache
+
+
+def test_prune_on_a_locked_cache_says_it_is_locked_and_does_not_advise_deleting_it(tmp_path, capsys):
+    path = tmp_path / "c.sqlite"
+    _cache_with(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert cache_main(["prune", "--path", str(path), "--wait", "0.2"]) == 2
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    err = capsys.readouterr().err
+    assert "locked by another process" in err and "retry" in err
+    assert "delete" not in err and "not a readable" not in err
+    assert len(ResponseCache(path)) == 3
+
+
+# =========================================================================== 1. leak: URL query parameters and userinfo
+
+
+def test_a_key_in_a_base_url_query_reaches_no_record_log_hydra_file_or_console(tmp_path):
+    secret = "q7Z9xw2LmN4pR8tV"  # not sk-shaped: only its place in a URL query says it is a key
+    job = tmp_path / "job"
+    with FakeOpenAI() as server:
+        done = bench(tmp_path, "model=openai", f"model.base_url='{server.base_url}?key={secret}&api-version=1'",
+                     "model.api_key_env=null", "dataset.limit=2", "cache.enabled=false", f"hydra.run.dir={job}")
+        assert server.stats()["requests"] > 0
+    assert done.returncode == 0, done.stderr
+    files = [p for p in job.rglob("*") if p.is_file()]
+    assert {"run.json", "metrics.json", "main.log", "config.yaml", "overrides.yaml", "hydra.yaml"} <= {
+        p.name for p in files}
+    for path in files:
+        assert secret.encode() not in path.read_bytes(), path
+    assert secret not in done.stdout + done.stderr
+    run_json = json.loads((job / "run.json").read_text())
+    assert run_json["config"]["model"]["base_url"].endswith("?***")  # the URL is kept, its query hidden
+
+
+def test_url_userinfo_and_query_values_are_registered_as_secrets():
+    from bench import redact
+
+    redact.register_urls(["x=https://alice:pw-0123456789@host/v1?token=abcdefgh12345678&v=2", {"u": "no url"}])
+    text = redact.scrub("GET https://alice:pw-0123456789@host/v1?token=abcdefgh12345678&v=2 failed")
+    assert "pw-0123456789" not in text and "abcdefgh12345678" not in text and "host/v1" in text
+
+
+# =========================================================================== 4. crashes: compare and rescore outputs
+
+
+@pytest.fixture(scope="module")
+def two_jobs(tmp_path_factory) -> tuple[Path, Path]:
+    """Two finished offline jobs on the shipped sample (full and nlatest)."""
+    from bench.runner import run
+
+    root = tmp_path_factory.mktemp("jobs")
+    run(job_cfg(output_dir=str(root / "a")))
+    run(job_cfg("arm=nlatest", "arm.n=2", output_dir=str(root / "b")))
+    return root / "a", root / "b"
+
+
+@pytest.mark.parametrize("module", ["bench.compare", "bench.rescore"])
+def test_output_to_a_directory_or_an_unwritable_path_is_one_line_and_exit_2(tmp_path, two_jobs, module):
+    a, b = two_jobs
+    inputs = [str(a), str(b)] if module == "bench.compare" else [str(a)]
+    for target in (tmp_path, Path("/proc/bench-out.md"), tmp_path / "file" / "out.md"):
+        (tmp_path / "file").write_text("a file, not a directory")
+        done = tool(module, *inputs, "--output", str(target))
+        one_line(done, "--output", str(target))
+        assert "## bench.compare" not in done.stdout  # nothing half done
+
+
+def test_compare_with_a_run_json_that_is_a_list_is_one_line(tmp_path, two_jobs):
+    import shutil
+
+    a, _ = two_jobs
+    bad = tmp_path / "bad"
+    shutil.copytree(a, bad)
+    (bad / "run.json").write_text("[1, 2]")
+    one_line(tool("bench.compare", str(a), str(bad)), "run.json", "list")
+
+
+def test_compare_piped_into_head_has_no_broken_pipe_traceback(two_jobs):
+    a, b = two_jobs
+    env = {k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}
+    done = subprocess.run(f"{sys.executable} -m bench.compare {a} {b} | head -1", shell=True, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "## bench.compare"
+    assert "BrokenPipeError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+# =========================================================================== 5. unclear: rescoring an incomplete job
+
+
+def test_rescoring_an_incomplete_job_does_not_count_unanswered_questions_as_changed(tmp_path, two_jobs):
+    import shutil
+
+    from bench.rescore import build_judge, rescore_jobs
+
+    a, _ = two_jobs
+    job = tmp_path / "incomplete"
+    shutil.copytree(a, job)
+    for name in ("answers.jsonl", "scores.jsonl"):  # the job stopped half-way: half its questions never answered
+        lines = (job / name).read_text().splitlines(keepends=True)
+        (job / name).write_text("".join(lines[: len(lines) // 2]))
+    judge, _ = build_judge("exact")
+    rows = rescore_jobs([job], judge)
+    unanswered = [r for r in rows if r["answer"] is None]
+    assert unanswered and len(unanswered) < len(rows)
+    assert not any(r["changed"] for r in rows)  # same judge, same verdicts; no answer is no changed verdict
