@@ -10,7 +10,10 @@ arm.auto_compact.context_window=W`` and reads its ``views.jsonl`` and ``metrics.
 * ``evidence last seen in generation``: per headline question, the generation (0: before the
   first compaction, k: after the k-th) whose stored history last showed its evidence;
   ``never``: no single generation showed all of it (e.g. a count over the whole run);
-  ``survived``: seen after its case's last compaction (what the question is asked from);
+  ``seen after last``: seen after its case's last compaction (in its final generation);
+* ``visible at question``: evidence visible in the view the question is asked from (after the
+  question's own micro_compact, which can clear what the last generation still showed);
+* a ``forced`` row: the default single compaction at the question, for comparison;
 * ``accuracy`` (equal to relative to full offline: the full arm scores 100% by construction),
   and by the number of compactions the question's case went through.
 
@@ -49,15 +52,17 @@ DATASETS = (  # (label, overrides, windows)
 )
 
 
-def job(overrides: list[str], window: int, out: Path) -> dict:
+def job(overrides: list[str], window: int | None, out: Path) -> dict:
+    """One offline job; ``window=None``: the default forced single compaction, for comparison."""
     from bench.runner import run
 
+    arm = ["arm=compact"] if window is None else [
+        "arm=compact", "arm.auto_compact.force=false", f"arm.auto_compact.context_window={window}"]
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):  # job summaries, bars
-        run(compose([*overrides, "arm=compact", "arm.auto_compact.force=false",
-                     f"arm.auto_compact.context_window={window}", f"output_dir={out}", "cache.enabled=false"]))
+        run(compose([*overrides, *arm, f"output_dir={out}", "cache.enabled=false"]))
     views = [json.loads(line) for line in (out / "views.jsonl").read_text().splitlines()]
     metrics = json.loads((out / "metrics.json").read_text())
-    counts = Counter(len(v["info"]["compactions"]) for v in views)
+    counts = Counter(len(v["info"].get("compactions") or []) for v in views)
     return {"views": views, "metrics": metrics, "counts": counts}
 
 
@@ -65,23 +70,27 @@ def pct(value) -> str:
     return "–" if value is None else f"{100 * value:.0f}%"
 
 
-def row(window: int, result: dict) -> list[str]:
+def row(window: int | None, result: dict) -> list[str]:
     m, counts, views = result["metrics"], result["counts"], result["views"]
+    kept = sum(v["kept_tokens"] for v in views) / len(views)
+    full = sum(v["full_tokens"] for v in views) / len(views)
+    if window is None:  # the forced compaction records no generations
+        return ["forced", "1 (at the question)", "", "1", f"{kept:,.0f} / {full:,.0f}", str(m["summarizer_calls"]),
+                "", "", pct(m.get("evidence_visible_rate")), pct(m["accuracy"]), ""]
     top = max(counts)
     spread = " ".join(f"{n}:{counts.get(n, 0)}" for n in range(top + 1))
     seen = m["evidence_last_seen_generation"]
     gens = sorted((g for g in seen if g != "never"), key=int)
-    kept = sum(v["kept_tokens"] for v in views) / len(views)
-    full = sum(v["full_tokens"] for v in views) / len(views)
     by = " ".join(f"{n}:{pct(b['accuracy'])}" for n, b in m["by_compactions"].items())
     return [f"{window // 1024}k", f"{m['compactions_per_case']:.2f}", spread, str(top),
             f"{kept:,.0f} / {full:,.0f}", str(m["summarizer_calls"]),
             " ".join(f"g{g}:{seen[g]}" for g in gens) + (f" never:{seen['never']}" if "never" in seen else ""),
-            pct(m["evidence_survived_compactions"]), pct(m["accuracy"]), by]
+            pct(m["evidence_survived_compactions"]), pct(m.get("evidence_visible_rate")), pct(m["accuracy"]), by]
 
 
 HEADER = ["window", "compactions/case", "cases by compactions", "max", "tokens kept / full", "summ. calls",
-          "evidence last seen in generation (questions)", "survived", "accuracy", "accuracy by compactions"]
+          "evidence last seen in generation (questions)", "seen after last", "visible at question", "accuracy",
+          "accuracy by compactions"]
 
 
 def table(rows: list[list[str]]) -> str:
@@ -97,7 +106,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for label, overrides, windows in DATASETS:
             rows, n_cases, n_questions = [], 0, 0
-            for window in windows:
+            for window in (None, *windows):
                 result = job(overrides, window, Path(tmp) / f"{label}-{window}".replace(" ", "_"))
                 rows.append(row(window, result))
                 n_cases, n_questions = result["metrics"]["n_cases"], result["metrics"]["n_headline_questions"]
