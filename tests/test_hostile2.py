@@ -208,3 +208,88 @@ def test_rescoring_an_incomplete_job_does_not_count_unanswered_questions_as_chan
     unanswered = [r for r in rows if r["answer"] is None]
     assert unanswered and len(unanswered) < len(rows)
     assert not any(r["changed"] for r in rows)  # same judge, same verdicts; no answer is no changed verdict
+
+
+# =========================================================================== 4. crashes: hostile chat logs
+
+
+def _sample_conversations(n: int = 2) -> list[dict]:
+    from bench.chatlog import chat_record
+    from bench.data import sample_path
+
+    lines = sample_path().read_text(encoding="utf-8").splitlines()[:n]
+    return [chat_record(json.loads(line)) for line in lines]
+
+
+def _deep(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _hostile_chat_log(path: Path) -> dict[str, str]:
+    """Good conversations around hostile ones; returns id -> the words its rejection must hold."""
+    good = _sample_conversations()
+    base = good[0]
+    expected: dict[str, str] = {}
+    lines = [json.dumps(c) for c in good]
+
+    def variant(new_id: str, change, words: str) -> None:
+        record = json.loads(json.dumps(base))
+        record["id"] = new_id
+        change(record)
+        lines.append(json.dumps(record))
+        expected[new_id] = words
+
+    def first_call(record: dict) -> dict:
+        return next(m for m in record["messages"] if m.get("tool_calls"))["tool_calls"][0]
+
+    lines.append('{"id": "deep-line", "messages": [{"role": "user", "content": ' + _deep(100_000) + "}]}")
+    expected["line3"] = "nested too deeply"
+    variant("deep-args", lambda r: first_call(r)["function"].update(arguments='{"a": ' + _deep(100_000) + "}"),
+            "nested")
+    variant("deep-but-readable", lambda r: first_call(r)["function"].update(arguments='{"a": ' + _deep(500) + "}"),
+            "nested more than")
+    variant("int-call-id", lambda r: first_call(r).update(id=12345), "must be strings")
+    variant("list-function-name", lambda r: first_call(r)["function"].update(name=["execute_bash"]),
+            "must be strings")
+    variant("int-tool-name", lambda r: r.update(tools=[{"type": "function", "function": {"name": 7}}]),
+            "name must be a string")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return expected
+
+
+def test_deep_nesting_and_non_string_ids_reject_only_their_conversation(tmp_path):
+    from bench.runner import run
+    from bench.store import read_jsonl
+
+    log = tmp_path / "chat.jsonl"
+    expected = _hostile_chat_log(log)
+    out = tmp_path / "job"
+    metrics = run(job_cfg("dataset=chat", f"dataset.path={log}", output_dir=str(out)))
+    assert metrics["n_cases"] == 2 and json.loads((out / "run.json").read_text())["status"] == "complete"
+    rejected = {r["instance_id"]: r["reason"] for r in read_jsonl(out / "rejected.jsonl")}
+    assert set(rejected) == set(expected), rejected
+    for conversation, words in expected.items():
+        assert words in rejected[conversation], (conversation, rejected[conversation])
+        assert "RecursionError" not in rejected[conversation] and "validation error" not in rejected[conversation]
+
+
+def test_calibrate_on_a_deeply_nested_line_is_one_line_naming_it(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    good = {"id": "a", "type": "call_count", "question": "q", "reference": 1, "answer": "1", "verdict": "correct"}
+    path.write_text(json.dumps(good) + "\n" + '{"id": "b", "reference": ' + _deep(100_000) + "}\n")
+    one_line(tool("bench.calibrate", str(path)), f"{path}:2", "nested too deeply")
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "id": "b", "reference": json.loads(_deep(300))})
+                    + "\n")
+    one_line(tool("bench.calibrate", str(path)), f"{path}:2", "nested more than")
+
+
+# =========================================================================== 5. unclear: bad UTF-8 in a chat log
+
+
+def test_bad_utf8_in_a_chat_log_names_the_line(tmp_path):
+    log = tmp_path / "chat.jsonl"
+    lines = [json.dumps(c).encode() for c in _sample_conversations(2)]
+    lines.insert(1, b'{"id": "x", "messages": [{"role": "user", "content": "caf\xe9"}]}')
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    last = one_line(bench(tmp_path, "dataset=chat", f"dataset.path={log}", f"hydra.run.dir={tmp_path / 'job'}"))
+    assert f"{log}, line 2: not UTF-8" in last, last
