@@ -293,3 +293,91 @@ def test_bad_utf8_in_a_chat_log_names_the_line(tmp_path):
     log.write_bytes(b"\n".join(lines) + b"\n")
     last = one_line(bench(tmp_path, "dataset=chat", f"dataset.path={log}", f"hydra.run.dir={tmp_path / 'job'}"))
     assert f"{log}, line 2: not UTF-8" in last, last
+
+
+# =========================================================================== 4. crashes: odd endpoint replies
+
+
+class _OddReplies:
+    """An OpenAI-compatible endpoint whose 200 replies carry odd ``usage`` or a choice without message."""
+
+    def __init__(self, kind: str) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import threading
+
+        outer = self
+        self.kind, self.requests = kind, 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # noqa: ANN002
+                pass
+
+            def do_GET(self):  # noqa: N802 - /models for the endpoint check
+                self._send({"object": "list", "data": [{"id": "m", "object": "model"}]})
+
+            def do_POST(self):  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                outer.requests += 1
+                choice = {"index": 0, "finish_reason": "stop",
+                          "message": {"role": "assistant", "content": "I cannot tell."}}
+                body = {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [choice]}
+                if outer.kind == "usage_strings":
+                    body["usage"] = {"prompt_tokens": "ten", "completion_tokens": "5", "total_tokens": None}
+                elif outer.kind == "usage_negative":
+                    body["usage"] = {"prompt_tokens": -10, "completion_tokens": -5, "total_tokens": -15}
+                else:
+                    del choice["message"]
+                self._send(body)
+
+            def _send(self, payload):
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _odd_args(url: str) -> list[str]:
+    return ["model=openai", f"model.base_url={url}", "model.name=m", "model.api_key_env=null", "model.max_retries=1",
+            "model.backoff_base=0.01", "model.backoff_max=0.02", "dataset.limit=1"]
+
+
+@pytest.mark.parametrize("kind", ["usage_strings", "usage_negative"])
+def test_a_reply_with_strings_or_negatives_in_usage_keeps_its_answer(tmp_path, kind):
+    from bench.runner import run
+    from bench.store import read_jsonl
+
+    server = _OddReplies(kind)
+    try:
+        run(job_cfg(*_odd_args(server.base_url), output_dir=str(tmp_path / "job")))
+    finally:
+        server.close()
+    answers = read_jsonl(tmp_path / "job" / "answers.jsonl")
+    assert answers and all(a["outcome"] != "error" for a in answers), answers[0].get("error")
+    assert all(a["answer"] == "I cannot tell." for a in answers)
+    assert all(a["usage"]["input_tokens"] >= 0 and a["usage"]["output_tokens"] >= 0 for a in answers)
+
+
+def test_a_200_reply_whose_choice_has_no_message_is_a_clear_malformed_reply_error(tmp_path):
+    from bench.runner import run
+    from bench.store import read_jsonl
+
+    server = _OddReplies("no_message")
+    try:
+        run(job_cfg(*_odd_args(server.base_url), output_dir=str(tmp_path / "job")))
+    finally:
+        server.close()
+    failed = [a for a in read_jsonl(tmp_path / "job" / "answers.jsonl") if a["outcome"] == "error"]
+    assert failed
+    for answer in failed:
+        assert "malformed reply" in answer["error"] and "no message" in answer["error"], answer["error"]
+        assert "AttributeError" not in answer["error"] and "KeyError" not in answer["error"]
