@@ -302,8 +302,8 @@ class _OddReplies:
     """An OpenAI-compatible endpoint whose 200 replies carry odd ``usage`` or a choice without message."""
 
     def __init__(self, kind: str) -> None:
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         outer = self
         self.kind, self.requests = kind, 0
