@@ -381,3 +381,61 @@ def test_a_200_reply_whose_choice_has_no_message_is_a_clear_malformed_reply_erro
     for answer in failed:
         assert "malformed reply" in answer["error"] and "no message" in answer["error"], answer["error"]
         assert "AttributeError" not in answer["error"] and "KeyError" not in answer["error"]
+
+
+# =========================================================================== 3. mislabelled: nothing scored, duplicate ids
+
+
+def test_a_job_where_every_call_is_refused_has_no_accuracy_is_incomplete_and_exits_non_zero(tmp_path):
+    job = tmp_path / "job"
+    with FakeOpenAI(api_key="right-key-0123456789") as server:  # no key sent: 401 on every call
+        done = bench(tmp_path, "model=openai", f"model.base_url={server.base_url}", "model.api_key_env=null",
+                     "model.check_endpoint=false", "model.max_retries=0", "dataset.limit=2", "cache.enabled=false",
+                     f"hydra.run.dir={job}")
+    assert done.returncode != 0, done.stdout
+    assert "accuracy: 0.0%" not in done.stdout and "accuracy: n/a" in done.stdout
+    assert "no question was scored" in done.stderr and "Traceback" not in done.stderr
+    metrics = json.loads((job / "metrics.json").read_text())
+    assert metrics["accuracy"] is None and metrics["accuracy_ci"] is None
+    assert all(row["accuracy"] is None for row in metrics["by_type"].values())
+    assert json.loads((job / "run.json").read_text())["status"] == "incomplete"
+
+
+def test_a_judge_that_always_fails_gives_null_accuracy_and_an_incomplete_job(tmp_path, monkeypatch):
+    from bench.judge import ExactJudge
+    from bench.runner import run
+    from bench.schema import Score
+
+    def failing(self, question, answer, repo_root=None):  # noqa: ANN001, ARG001
+        return Score(qid=question.qid, verdict="unscored", reason="judge failed: always", judge="exact")
+
+    monkeypatch.setattr(ExactJudge, "score", failing)
+    out = tmp_path / "job"
+    metrics = run(job_cfg(output_dir=str(out)))
+    assert metrics["n_questions"] > 0 and metrics["accuracy"] is None
+    assert json.loads((out / "run.json").read_text())["status"] == "incomplete"
+
+
+def test_two_rows_with_the_same_instance_id_and_source_row_do_not_share_a_case_id(tmp_path):
+    from bench.runner import run
+    from bench.store import read_jsonl
+
+    rows = [json.loads(line) for line in (Path(__file__).parents[1] / "src/bench/samples/sample.jsonl")
+            .read_text().splitlines()[:2]]
+    twin = {**rows[1], "instance_id": rows[0]["instance_id"]}
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps({**r, "source_row": 5}) + "\n" for r in (rows[0], twin)))
+    out = tmp_path / "job"
+    run(job_cfg("dataset=local", f"dataset.path={path}", output_dir=str(out)))
+    cases = read_jsonl(out / "cases.jsonl")
+    assert len(cases) == len({c["case_id"] for c in cases}) == 1
+    rejected = read_jsonl(out / "rejected.jsonl")
+    assert len(rejected) == 1 and "duplicate" in rejected[0]["reason"] and "same case_id" in rejected[0]["reason"]
+
+
+# =========================================================================== 5. unclear: question types that do not apply
+
+
+def test_question_types_that_do_not_apply_to_the_dataset_are_one_line_not_a_0_question_job(tmp_path):
+    done = bench(tmp_path, "dataset=ops", "questions.types=[files_changed]", f"hydra.run.dir={tmp_path / 'job'}")
+    one_line(done, "questions.types", "files_changed", "none of these applies", "types that apply")

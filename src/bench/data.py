@@ -230,6 +230,19 @@ def dataset_profile(cfg: Any) -> Profile:
     return get_profile(str(cfg.get("profile") or "openhands"), error_result=cfg.get("error_pattern"))
 
 
+def _check_types_apply(types: Any, profile: Profile) -> None:
+    """DatasetError when question types were chosen and none applies to the profile (a 0-question job)."""
+    if types is None:
+        return
+    from bench.questions import REGISTRY, select_types
+
+    chosen = select_types(types)
+    if chosen and not any(REGISTRY[t].applies(profile) for t in chosen):
+        fits = [t for t in REGISTRY if REGISTRY[t].applies(profile)]
+        raise DatasetError(f"questions.types={list(chosen)}: none of these applies to the dataset's profile "
+                           f"{profile.name!r} (types that apply: {', '.join(fits) or 'none'})")
+
+
 def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
                keep_rows: bool = False) -> Selection:
     """Read rows until ``cfg.limit`` cases pass the filters (all rows when no limit).
@@ -240,6 +253,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
     index, so a downloaded selection has the case ids and case-set hash of its source."""
     counter = counter or TokenCounter()
     profile = dataset_profile(cfg)
+    _check_types_apply(types, profile)
     limit = cfg.get("limit")
     filters = cfg.get("filters") or {}
     cases: list[Case] = []
@@ -248,6 +262,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
     repos: set[str] = set()
     rows_read = 0
     kept_rows: list[dict[str, Any]] = []
+    seen_ids: dict[str, int] = {}  # case_id -> the row position that took it
     from tqdm import tqdm
 
     # the bar counts the rows as they are read; closed when reading stops (also on an error)
@@ -259,6 +274,11 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
             recorded = row.get("source_row")
             source_row = int(recorded) if isinstance(recorded, int) and not isinstance(recorded, bool) else position
             result = row_to_case(row, source_row, profile)
+            if isinstance(result, Case) and result.case_id in seen_ids:  # its records would overwrite the first's
+                result = Rejected(source_row, result.instance_id,
+                                  f"duplicate of row {seen_ids[result.case_id]} of the file: "
+                                  f"same instance_id and source_row, so the same case_id {result.case_id}",
+                                  result.trajectory_id)
             if isinstance(result, Rejected):
                 log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
                 rejected.append(result)
@@ -269,6 +289,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
                 skipped[failed] = skipped.get(failed, 0) + 1
                 continue
             repos.add(result.repo)
+            seen_ids[result.case_id] = position
             cases.append(result)
             if keep_rows:
                 kept_rows.append(row)

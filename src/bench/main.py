@@ -243,6 +243,10 @@ def main(cfg: DictConfig) -> float | None:
         # built (cases, views, cycles among them) goes now, not at the collector's next full pass
         gc.collect()
     print(format_summary(metrics))
+    if metrics.get("n_cases") and metrics.get("accuracy") is None and not _in_sweep():
+        print(f"error: no question was scored, so there is no accuracy (status incomplete; answer errors in "
+              f"{metrics.get('job_dir')}/answers.jsonl, judge reasons in scores.jsonl)", file=sys.stderr)
+        sys.exit(1)
     return metrics.get("accuracy")
 
 
