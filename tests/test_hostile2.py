@@ -489,3 +489,22 @@ def test_download_on_a_full_disk_removes_the_partial_file_and_names_it(tmp_path,
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and str(out) in err and "No space left" in err and "removed" in err
     assert not out.exists() and not (tmp_path / "rows.manifest.json").exists()
+
+
+# =========================================================================== 3. mislabelled: two sweeps into one directory
+
+
+def test_a_second_sweep_into_a_sweep_directory_in_use_is_refused_in_one_line(tmp_path):
+    """A running sweep holds its directory's lock (here: this process holds it, as the first sweep would)."""
+    from bench.jobdir import JobLock
+
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    with JobLock(sweep):
+        done = bench(tmp_path, "-m", "arm=full", "seed=0,1", f"hydra.sweep.dir={sweep}")
+        one_line(done, f"hydra.sweep.dir={sweep}", "in use by another sweep")
+    assert not list(sweep.rglob("run.json")) and not (sweep / "multirun.yaml").exists()
+    done = bench(tmp_path, "-m", "arm=full", "seed=0,1", "dataset.limit=1",
+                 f"hydra.sweep.dir={sweep}", "hydra.callbacks.report.enabled=false")
+    assert done.returncode == 0, done.stderr  # once the first sweep is over, the directory is free
+    assert len(list(sweep.rglob("run.json"))) == 2
