@@ -508,3 +508,16 @@ def test_a_second_sweep_into_a_sweep_directory_in_use_is_refused_in_one_line(tmp
                  f"hydra.sweep.dir={sweep}", "hydra.callbacks.report.enabled=false")
     assert done.returncode == 0, done.stderr  # once the first sweep is over, the directory is free
     assert len(list(sweep.rglob("run.json"))) == 2
+
+
+# =========================================================================== 5. unclear: output_dir=D
+
+
+def test_output_dir_holds_the_hydra_files_and_main_log_and_nothing_goes_to_outputs(tmp_path):
+    out = tmp_path / "D"
+    done = bench(tmp_path, f"output_dir={out}", "dataset.limit=1")
+    assert done.returncode == 0, done.stderr
+    assert (out / "run.json").is_file() and (out / "main.log").is_file()
+    assert {p.name for p in (out / ".hydra").iterdir()} >= {"config.yaml", "overrides.yaml", "hydra.yaml"}
+    assert "selected 1 cases" in (out / "main.log").read_text()
+    assert not (tmp_path / "outputs").exists()

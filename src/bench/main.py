@@ -48,10 +48,10 @@ def _job_name(override_dirname: str, seed: Any) -> str:
     return re.sub(r"[/\\\s]+", "_", name)
 
 
-def _run_dir(resume: str | None, default: str) -> str:
-    """A resumed job writes into its own directory; a new one into Hydra's default (made unique by
-    :class:`bench.callbacks.FreshDirCallback` before the job starts)."""
-    return resume or default
+def _run_dir(resume: str | None, *rest: str | None) -> str:
+    """A resumed job writes into its own directory, one given ``output_dir`` into that (``rest``: the
+    output_dir, then Hydra's default, made unique by :class:`bench.callbacks.FreshDirCallback`)."""
+    return resume or next((r for r in rest if r), "")
 
 
 # every resolver the config files use, registered on import: a launcher's worker process
