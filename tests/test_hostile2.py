@@ -13,7 +13,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -209,3 +208,316 @@ def test_rescoring_an_incomplete_job_does_not_count_unanswered_questions_as_chan
     unanswered = [r for r in rows if r["answer"] is None]
     assert unanswered and len(unanswered) < len(rows)
     assert not any(r["changed"] for r in rows)  # same judge, same verdicts; no answer is no changed verdict
+
+
+# =========================================================================== 4. crashes: hostile chat logs
+
+
+def _sample_conversations(n: int = 2) -> list[dict]:
+    from bench.chatlog import chat_record
+    from bench.data import sample_path
+
+    lines = sample_path().read_text(encoding="utf-8").splitlines()[:n]
+    return [chat_record(json.loads(line)) for line in lines]
+
+
+def _deep(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _hostile_chat_log(path: Path) -> dict[str, str]:
+    """Good conversations around hostile ones; returns id -> the words its rejection must hold."""
+    good = _sample_conversations()
+    base = good[0]
+    expected: dict[str, str] = {}
+    lines = [json.dumps(c) for c in good]
+
+    def variant(new_id: str, change, words: str) -> None:
+        record = json.loads(json.dumps(base))
+        record["id"] = new_id
+        change(record)
+        lines.append(json.dumps(record))
+        expected[new_id] = words
+
+    def first_call(record: dict) -> dict:
+        return next(m for m in record["messages"] if m.get("tool_calls"))["tool_calls"][0]
+
+    lines.append('{"id": "deep-line", "messages": [{"role": "user", "content": ' + _deep(100_000) + "}]}")
+    expected["line3"] = "nested too deeply"
+    variant("deep-args", lambda r: first_call(r)["function"].update(arguments='{"a": ' + _deep(100_000) + "}"),
+            "nested")
+    variant("deep-but-readable", lambda r: first_call(r)["function"].update(arguments='{"a": ' + _deep(500) + "}"),
+            "nested more than")
+    variant("int-call-id", lambda r: first_call(r).update(id=12345), "must be strings")
+    variant("list-function-name", lambda r: first_call(r)["function"].update(name=["execute_bash"]),
+            "must be strings")
+    variant("int-tool-name", lambda r: r.update(tools=[{"type": "function", "function": {"name": 7}}]),
+            "name must be a string")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return expected
+
+
+def test_deep_nesting_and_non_string_ids_reject_only_their_conversation(tmp_path):
+    from bench.runner import run
+    from bench.store import read_jsonl
+
+    log = tmp_path / "chat.jsonl"
+    expected = _hostile_chat_log(log)
+    out = tmp_path / "job"
+    metrics = run(job_cfg("dataset=chat", f"dataset.path={log}", output_dir=str(out)))
+    assert metrics["n_cases"] == 2 and json.loads((out / "run.json").read_text())["status"] == "complete"
+    rejected = {r["instance_id"]: r["reason"] for r in read_jsonl(out / "rejected.jsonl")}
+    assert set(rejected) == set(expected), rejected
+    for conversation, words in expected.items():
+        assert words in rejected[conversation], (conversation, rejected[conversation])
+        assert "RecursionError" not in rejected[conversation] and "validation error" not in rejected[conversation]
+
+
+def test_calibrate_on_a_deeply_nested_line_is_one_line_naming_it(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    good = {"id": "a", "type": "call_count", "question": "q", "reference": 1, "answer": "1", "verdict": "correct"}
+    path.write_text(json.dumps(good) + "\n" + '{"id": "b", "reference": ' + _deep(100_000) + "}\n")
+    one_line(tool("bench.calibrate", str(path)), f"{path}:2", "nested too deeply")
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "id": "b", "reference": json.loads(_deep(300))})
+                    + "\n")
+    one_line(tool("bench.calibrate", str(path)), f"{path}:2", "nested more than")
+
+
+# =========================================================================== 5. unclear: bad UTF-8 in a chat log
+
+
+def test_bad_utf8_in_a_chat_log_names_the_line(tmp_path):
+    log = tmp_path / "chat.jsonl"
+    lines = [json.dumps(c).encode() for c in _sample_conversations(2)]
+    lines.insert(1, b'{"id": "x", "messages": [{"role": "user", "content": "caf\xe9"}]}')
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    last = one_line(bench(tmp_path, "dataset=chat", f"dataset.path={log}", f"hydra.run.dir={tmp_path / 'job'}"))
+    assert f"{log}, line 2: not UTF-8" in last, last
+
+
+# =========================================================================== 4. crashes: odd endpoint replies
+
+
+class _OddReplies:
+    """An OpenAI-compatible endpoint whose 200 replies carry odd ``usage`` or a choice without message."""
+
+    def __init__(self, kind: str) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        outer = self
+        self.kind, self.requests = kind, 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # noqa: ANN002
+                pass
+
+            def do_GET(self):  # noqa: N802 - /models for the endpoint check
+                self._send({"object": "list", "data": [{"id": "m", "object": "model"}]})
+
+            def do_POST(self):  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                outer.requests += 1
+                choice = {"index": 0, "finish_reason": "stop",
+                          "message": {"role": "assistant", "content": "I cannot tell."}}
+                body = {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [choice]}
+                if outer.kind == "usage_strings":
+                    body["usage"] = {"prompt_tokens": "ten", "completion_tokens": "5", "total_tokens": None}
+                elif outer.kind == "usage_negative":
+                    body["usage"] = {"prompt_tokens": -10, "completion_tokens": -5, "total_tokens": -15}
+                else:
+                    del choice["message"]
+                self._send(body)
+
+            def _send(self, payload):
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _odd_args(url: str) -> list[str]:
+    return ["model=openai", f"model.base_url={url}", "model.name=m", "model.api_key_env=null", "model.max_retries=1",
+            "model.backoff_base=0.01", "model.backoff_max=0.02", "dataset.limit=1"]
+
+
+@pytest.mark.parametrize("kind", ["usage_strings", "usage_negative"])
+def test_a_reply_with_strings_or_negatives_in_usage_keeps_its_answer(tmp_path, kind):
+    from bench.runner import run
+    from bench.store import read_jsonl
+
+    server = _OddReplies(kind)
+    try:
+        run(job_cfg(*_odd_args(server.base_url), output_dir=str(tmp_path / "job")))
+    finally:
+        server.close()
+    answers = read_jsonl(tmp_path / "job" / "answers.jsonl")
+    assert answers and all(a["outcome"] != "error" for a in answers), answers[0].get("error")
+    assert all(a["answer"] == "I cannot tell." for a in answers)
+    assert all(a["usage"]["input_tokens"] >= 0 and a["usage"]["output_tokens"] >= 0 for a in answers)
+
+
+def test_a_200_reply_whose_choice_has_no_message_is_a_clear_malformed_reply_error(tmp_path):
+    from bench.runner import run
+    from bench.store import read_jsonl
+
+    server = _OddReplies("no_message")
+    try:
+        run(job_cfg(*_odd_args(server.base_url), output_dir=str(tmp_path / "job")))
+    finally:
+        server.close()
+    failed = [a for a in read_jsonl(tmp_path / "job" / "answers.jsonl") if a["outcome"] == "error"]
+    assert failed
+    for answer in failed:
+        assert "malformed reply" in answer["error"] and "no message" in answer["error"], answer["error"]
+        assert "AttributeError" not in answer["error"] and "KeyError" not in answer["error"]
+
+
+# =========================================================================== 3. mislabelled: nothing scored, duplicate ids
+
+
+def test_a_job_where_every_call_is_refused_has_no_accuracy_is_incomplete_and_exits_non_zero(tmp_path):
+    job = tmp_path / "job"
+    with FakeOpenAI(api_key="right-key-0123456789") as server:  # no key sent: 401 on every call
+        done = bench(tmp_path, "model=openai", f"model.base_url={server.base_url}", "model.api_key_env=null",
+                     "model.check_endpoint=false", "model.max_retries=0", "dataset.limit=2", "cache.enabled=false",
+                     f"hydra.run.dir={job}")
+    assert done.returncode != 0, done.stdout
+    assert "accuracy: 0.0%" not in done.stdout and "accuracy: n/a" in done.stdout
+    assert "no question was scored" in done.stderr and "Traceback" not in done.stderr
+    metrics = json.loads((job / "metrics.json").read_text())
+    assert metrics["accuracy"] is None and metrics["accuracy_ci"] is None
+    assert all(row["accuracy"] is None for row in metrics["by_type"].values())
+    assert json.loads((job / "run.json").read_text())["status"] == "incomplete"
+
+
+def test_a_judge_that_always_fails_gives_null_accuracy_and_an_incomplete_job(tmp_path, monkeypatch):
+    from bench.judge import ExactJudge
+    from bench.runner import run
+    from bench.schema import Score
+
+    def failing(self, question, answer, repo_root=None):  # noqa: ANN001, ARG001
+        return Score(qid=question.qid, verdict="unscored", reason="judge failed: always", judge="exact")
+
+    monkeypatch.setattr(ExactJudge, "score", failing)
+    out = tmp_path / "job"
+    metrics = run(job_cfg(output_dir=str(out)))
+    assert metrics["n_questions"] > 0 and metrics["accuracy"] is None
+    assert json.loads((out / "run.json").read_text())["status"] == "incomplete"
+
+
+def test_two_rows_with_the_same_instance_id_and_source_row_do_not_share_a_case_id(tmp_path):
+    from bench.runner import run
+    from bench.store import read_jsonl
+
+    rows = [json.loads(line) for line in (Path(__file__).parents[1] / "src/bench/samples/sample.jsonl")
+            .read_text().splitlines()[:2]]
+    twin = {**rows[1], "instance_id": rows[0]["instance_id"]}
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps({**r, "source_row": 5}) + "\n" for r in (rows[0], twin)))
+    out = tmp_path / "job"
+    run(job_cfg("dataset=local", f"dataset.path={path}", output_dir=str(out)))
+    cases = read_jsonl(out / "cases.jsonl")
+    assert len(cases) == len({c["case_id"] for c in cases}) == 1
+    rejected = read_jsonl(out / "rejected.jsonl")
+    assert len(rejected) == 1 and "duplicate" in rejected[0]["reason"] and "same case_id" in rejected[0]["reason"]
+
+
+# =========================================================================== 5. unclear: question types that do not apply
+
+
+def test_question_types_that_do_not_apply_to_the_dataset_are_one_line_not_a_0_question_job(tmp_path):
+    done = bench(tmp_path, "dataset=ops", "questions.types=[files_changed]", f"hydra.run.dir={tmp_path / 'job'}")
+    one_line(done, "questions.types", "files_changed", "none of these applies", "types that apply")
+
+
+# =========================================================================== 3. mislabelled: a download's manifest
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_a_downloaded_file_is_checked_against_its_manifest_and_a_changed_row_refused(tmp_path, suffix):
+    from bench.data import DatasetError
+    from bench.download import main as download_main
+    from bench.runner import run
+
+    out = tmp_path / f"rows{suffix}"
+    assert download_main(["dataset.limit=3", f"out={out}"]) == 0
+    metrics = run(job_cfg("dataset=local", f"dataset.path={out}", output_dir=str(tmp_path / "ok")))
+    assert metrics["n_cases"] == 3  # the untouched download reads as it was written
+    if suffix == ".jsonl":
+        lines = out.read_text(encoding="utf-8").splitlines()
+        lines[1] = json.dumps({**json.loads(lines[1]), "model_patch": "tampered"})
+        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    else:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(out).to_pylist()
+        table[1]["model_patch"] = "tampered"
+        import pyarrow as pa
+
+        pq.write_table(pa.Table.from_pylist(table), out)
+    with pytest.raises(DatasetError, match=r"row 1 \(source_row 1\) of the file does not match its manifest"):
+        run(job_cfg("dataset=local", f"dataset.path={out}", output_dir=str(tmp_path / "bad")))
+    assert not (tmp_path / "bad" / "answers.jsonl").exists()
+
+
+# =========================================================================== 5. unclear: download on a full disk
+
+
+def test_download_on_a_full_disk_removes_the_partial_file_and_names_it(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from bench import download
+
+    def full_disk(rows, out):  # noqa: ANN001
+        out.write_text('{"half": ')
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(download, "_write_rows", full_disk)
+    out = tmp_path / "rows.jsonl"
+    assert download.main(["dataset.limit=2", f"out={out}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(out) in err and "No space left" in err and "removed" in err
+    assert not out.exists() and not (tmp_path / "rows.manifest.json").exists()
+
+
+# =========================================================================== 3. mislabelled: two sweeps into one directory
+
+
+def test_a_second_sweep_into_a_sweep_directory_in_use_is_refused_in_one_line(tmp_path):
+    """A running sweep holds its directory's lock (here: this process holds it, as the first sweep would)."""
+    from bench.jobdir import JobLock
+
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    with JobLock(sweep):
+        done = bench(tmp_path, "-m", "arm=full", "seed=0,1", f"hydra.sweep.dir={sweep}")
+        one_line(done, f"hydra.sweep.dir={sweep}", "in use by another sweep")
+    assert not list(sweep.rglob("run.json")) and not (sweep / "multirun.yaml").exists()
+    done = bench(tmp_path, "-m", "arm=full", "seed=0,1", "dataset.limit=1",
+                 f"hydra.sweep.dir={sweep}", "hydra.callbacks.report.enabled=false")
+    assert done.returncode == 0, done.stderr  # once the first sweep is over, the directory is free
+    assert len(list(sweep.rglob("run.json"))) == 2
+
+
+# =========================================================================== 5. unclear: output_dir=D
+
+
+def test_output_dir_holds_the_hydra_files_and_main_log_and_nothing_goes_to_outputs(tmp_path):
+    out = tmp_path / "D"
+    done = bench(tmp_path, f"output_dir={out}", "dataset.limit=1")
+    assert done.returncode == 0, done.stderr
+    assert (out / "run.json").is_file() and (out / "main.log").is_file()
+    assert {p.name for p in (out / ".hydra").iterdir()} >= {"config.yaml", "overrides.yaml", "hydra.yaml"}
+    assert "selected 1 cases" in (out / "main.log").read_text()
+    assert not (tmp_path / "outputs").exists()

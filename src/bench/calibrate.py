@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.cases import MAX_NESTING, too_deep
 from bench.questions import QUESTION_TYPES
 from bench.schema import Answer, Question
 
@@ -129,6 +130,11 @@ def load_rows(path: Path | str) -> list[Row]:
             data = json.loads(line)
         except json.JSONDecodeError as err:
             raise CalibrationError(f"{where}: not valid JSON ({err.msg} at column {err.colno})") from None
+        except RecursionError:
+            raise CalibrationError(f"{where}: nested too deeply to read (JSON deeper than the parser's "
+                                   "limit)") from None
+        if too_deep(data):  # readable, but deep enough to break the judge's recursive code
+            raise CalibrationError(f"{where}: nested more than {MAX_NESTING} levels deep")
         rows.append(_row(data, where, seen))
     if not rows:
         raise CalibrationError(f"{path}: no labelled rows")

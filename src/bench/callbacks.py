@@ -151,7 +151,7 @@ class FreshDirCallback(Callback):
     """``on_run_start`` / ``on_multirun_start``: claim a fresh default run or sweep directory."""
 
     def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
-        if not config.get("resume"):
+        if not config.get("resume") and not config.get("output_dir"):  # those name their directory
             _claim(config, "hydra.run.dir")
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:

@@ -17,11 +17,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from bench.chatlog import UNREADABLE
 from bench.profiles import OPENHANDS, Profile
 from bench.schema import Case, Rejected
 from bench.text import content_text
 
-__all__ = ["row_to_case", "strip_nulls", "RejectedRow"]
+__all__ = ["row_to_case", "strip_nulls", "too_deep", "MAX_NESTING", "RejectedRow"]
 
 log = logging.getLogger(__name__)
 
@@ -30,31 +31,70 @@ class RejectedRow(ValueError):
     """A row that cannot become a valid case; the message is the reason."""
 
 
-def strip_nulls(value: Any) -> Any:
-    """Recursively drop keys whose value is null (parquet's padding of tool schemas)."""
+# Deeper than this a row is not a trajectory but a hostile or broken one: rejected before any
+# recursive code (here, LangChain, pydantic, JSON writers) meets Python's recursion limit.
+MAX_NESTING = 100
+
+
+def strip_nulls(value: Any, _depth: int = 0) -> Any:
+    """Recursively drop keys whose value is null (parquet's padding of tool schemas).
+
+    RejectedRow when ``value`` nests deeper than :data:`MAX_NESTING` levels."""
+    if _depth > MAX_NESTING:
+        raise RejectedRow(f"nested more than {MAX_NESTING} levels deep")
     if isinstance(value, dict):
-        return {k: strip_nulls(v) for k, v in value.items() if v is not None}
+        return {k: strip_nulls(v, _depth + 1) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple)):
-        return [strip_nulls(v) for v in value]
+        return [strip_nulls(v, _depth + 1) for v in value]
     if hasattr(value, "tolist"):  # numpy arrays from pandas-read parquet
-        return strip_nulls(value.tolist())
+        return strip_nulls(value.tolist(), _depth)
     return value
+
+
+def too_deep(value: Any) -> bool:
+    """True when ``value`` nests deeper than :data:`MAX_NESTING` (iterative: any depth is safe)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, depth + 1) for v in item)
+    return False
+
+
+def _loads(text: str) -> Any:
+    """``json.loads``; JSON nested past the parser's recursion limit is a JSONDecodeError like any bad JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError(f"nested more than {MAX_NESTING} levels deep", text, 0) from None
 
 
 def _parse_calls(raw_calls: Any, position: int) -> list[dict[str, Any]]:
     calls = []
     for raw in strip_nulls(raw_calls) or []:
+        if not isinstance(raw, dict) or not isinstance(raw.get("function") or {}, dict):
+            raise RejectedRow(f"message {position}: a tool call that is not an object with a function object")
         function = raw.get("function") or {}
         name = function.get("name")
         call_id = raw.get("id")
         if not name or not call_id:
             raise RejectedRow(f"message {position}: tool call without name or id")
+        if not isinstance(name, str) or not isinstance(call_id, str):
+            raise RejectedRow(f"message {position}: tool call id and function name must be strings "
+                              f"(got {type(call_id).__name__} and {type(name).__name__})")
         arguments = function.get("arguments")
         if isinstance(arguments, dict):
             args = arguments
+        elif arguments is not None and not isinstance(arguments, str):
+            raise RejectedRow(f"message {position}: arguments of {name} call {call_id} are a "
+                              f"{type(arguments).__name__}, not a JSON object or its text")
         else:
             try:
-                args = json.loads(arguments or "{}")
+                args = _loads(arguments or "{}")
             except json.JSONDecodeError as err:
                 raise RejectedRow(
                     f"message {position}: arguments of {name} call {call_id} are not valid "
@@ -64,6 +104,9 @@ def _parse_calls(raw_calls: Any, position: int) -> list[dict[str, Any]]:
                 raise RejectedRow(
                     f"message {position}: arguments of {name} call {call_id} are not a JSON object"
                 )
+        if too_deep(args):
+            raise RejectedRow(f"message {position}: arguments of {name} call {call_id} are nested more than "
+                              f"{MAX_NESTING} levels deep")
         calls.append({"name": name, "args": args, "id": call_id, "type": "tool_call"})
     return calls
 
@@ -94,6 +137,9 @@ def _to_messages(trajectory: list[dict[str, Any]], profile: Profile = OPENHANDS
             call_id = raw.get("tool_call_id")
             if not call_id:
                 raise RejectedRow(f"message {position}: tool result without tool_call_id")
+            if not isinstance(call_id, str) or not isinstance(raw.get("name") or "", str):
+                raise RejectedRow(f"message {position}: tool result's tool_call_id and name must be strings "
+                                  f"(got {type(call_id).__name__} and {type(raw.get('name')).__name__})")
             messages.append(ToolMessage(content=text, tool_call_id=call_id, name=raw.get("name")))
         else:
             hint = f" (map or skip it with dataset.roles, e.g. {{{role}: skip}})" if isinstance(role, str) else ""
@@ -175,7 +221,7 @@ def _tools(value: Any) -> list[Any]:
     tools = value
     if isinstance(tools, str):
         try:
-            tools = json.loads(tools) if tools.strip() else None
+            tools = _loads(tools) if tools.strip() else None
         except json.JSONDecodeError as err:
             raise RejectedRow(f"tools is a string that is not valid JSON ({err.msg} at char {err.pos})") from None
     if tools is not None and not hasattr(tools, "tolist") and not isinstance(tools, (list, tuple)):
@@ -183,6 +229,11 @@ def _tools(value: Any) -> list[Any]:
     tools = strip_nulls(tools)
     if any(not isinstance(t, dict) for t in tools or []):
         raise RejectedRow("tools holds something other than tool schema objects")
+    for schema in tools or []:
+        function = schema.get("function", schema)
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(function, dict) or (name is not None and not isinstance(name, str)):
+            raise RejectedRow(f"tools: a tool schema's name must be a string (got {type(name).__name__})")
     return tools or []
 
 
@@ -196,13 +247,15 @@ def row_to_case(row: dict[str, Any], source_row: int, profile: Profile = OPENHAN
     ``profile`` says what the source's tools mean (its finish tools, its repository root)."""
     instance_id = str(row.get("instance_id") or f"row{source_row}")
     trajectory_id = str(row.get("trajectory_id") or "")
+    if row.get(UNREADABLE):
+        return Rejected(source_row, instance_id, str(row[UNREADABLE]), trajectory_id)
     try:
         resolved = _resolved(row.get("resolved"))  # values of the wrong kind first
         tools = _tools(row.get("tools"))
         trajectory = strip_nulls(row.get("trajectory"))
         if isinstance(trajectory, str):
             try:
-                trajectory = json.loads(trajectory)
+                trajectory = _loads(trajectory)
             except json.JSONDecodeError:
                 raise RejectedRow("trajectory is a string that is not valid JSON") from None
         if not trajectory:
@@ -237,5 +290,8 @@ def row_to_case(row: dict[str, Any], source_row: int, profile: Profile = OPENHAN
         )
     except RejectedRow as err:
         return Rejected(source_row, instance_id, str(err), trajectory_id)
-    except (TypeError, AttributeError, KeyError, json.JSONDecodeError) as err:
+    except RecursionError:  # a nesting no check above caught: still this row's problem only
+        return Rejected(source_row, instance_id, f"nested too deeply (more than {MAX_NESTING} levels)",
+                        trajectory_id)
+    except (TypeError, AttributeError, KeyError, json.JSONDecodeError, ValueError) as err:  # pydantic: ValueError
         return Rejected(source_row, instance_id, f"malformed row: {type(err).__name__}: {err}", trajectory_id)

@@ -24,7 +24,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", "iter_jsonl"]
+__all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", "iter_jsonl", "UNREADABLE"]
+
+# A line that is valid JSON nested past the parser's recursion limit: yielded as
+# ``{UNREADABLE: reason}`` so that conversation alone is rejected (bench.cases.row_to_case).
+UNREADABLE = "__bench_unreadable__"
 
 _METADATA_COLUMNS = ("repo", "resolved", "exit_status", "model_patch", "trajectory_id")
 
@@ -35,20 +39,30 @@ class ChatLogError(ValueError):
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` of each non-empty line of a JSONL file, read on ``\\n`` only."""
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        for number, line in enumerate(handle, start=1):
+    with open(path, "rb") as handle:  # bytes: a line that is not UTF-8 is named by its number
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise ChatLogError(f"{path}, line {number}: not UTF-8 text ({err.reason} at byte {err.start} "
+                                   "of the line)") from None
             if not line.strip():
                 continue
             try:
                 data = json.loads(line)
             except json.JSONDecodeError as err:
                 raise ChatLogError(f"{path}, line {number}: not valid JSON ({err.msg} at char {err.pos})") from None
+            except RecursionError:
+                yield number, {UNREADABLE: "nested too deeply to read (JSON deeper than the parser's limit)"}
+                continue
             if not isinstance(data, dict):
                 raise ChatLogError(f"{path}, line {number}: not a JSON object")
             yield number, data
 
 
 def _row(record: dict[str, Any], where: str) -> dict[str, Any]:
+    if UNREADABLE in record:  # rejected with its reason by row_to_case; the other conversations go on
+        return {"instance_id": where.rpartition(", ")[2].replace(" ", ""), UNREADABLE: record[UNREADABLE]}
     if "id" not in record or record["id"] in (None, ""):
         raise ChatLogError(f"{where}: no `id`")
     messages = record.get("messages")

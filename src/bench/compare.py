@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from bench.study.jobs import Job, flatten, load_job
+from bench.study.output import print_text, write_output
 from bench.study.tables import job_row
 from bench.study.text import PCT_METRICS, markdown_table
 from bench.study.uncertainty import compare_pair
@@ -198,29 +198,6 @@ def _not_a_job(path: Path) -> str | None:
     if not isinstance(data, dict):
         return f"{run}: a JSON {type(data).__name__}, not a job record (an object)"
     return None
-
-
-def write_output(path: Path, text: str) -> str | None:
-    """Write ``text`` to ``path``; the reason in one line when it cannot be written (nothing printed then)."""
-    if path.is_dir():
-        return f"--output {path} is a directory: give a file name"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as err:
-        return f"--output {path}: cannot write it ({err.strerror or err})"
-    return None
-
-
-def print_text(text: str) -> int:
-    """Print to stdout; a reader that stops early (``| head``) is no error."""
-    try:
-        print(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)  # the interpreter flushes stdout again at exit
-        os.dup2(devnull, sys.stdout.fileno())
-    return 0
 
 
 if __name__ == "__main__":

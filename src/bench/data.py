@@ -14,6 +14,8 @@ rows read while they load.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 from collections.abc import Iterator
@@ -240,6 +242,81 @@ def dataset_profile(cfg: Any) -> Profile:
         roles=dict(cfg.get("roles")) if cfg.get("roles") is not None else None)
 
 
+ROW_HASH = "sha256 of the row's canonical JSON, nulls dropped"  # manifest "row_hash": how rows are hashed
+
+
+def row_sha256(row: dict[str, Any], drop_nulls: bool = True) -> str:
+    """The sha256 of a row's canonical JSON (sorted keys; ``source_row`` excluded): bench.download's manifest.
+
+    ``drop_nulls``: null-valued keys left out at every level, so a row hashes the same after a parquet
+    round trip (which pads structs with nulls); False: the hash of manifests written before that."""
+    data = {k: v for k, v in row.items() if k != "source_row"}
+    if drop_nulls:
+        from bench.cases import strip_nulls
+
+        data = strip_nulls(data)
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "tolist"):  # numpy values from parquet
+        return value.tolist()
+    return str(value)
+
+
+def _manifest_of(cfg: Any) -> tuple[Path, dict[int, str], bool] | None:
+    """A local file's bench.download manifest (``<stem>.manifest.json`` beside it): source_row -> row sha256."""
+    path = cfg.get("path") if cfg.source == "local" else None
+    if not path or path == "???":
+        return None
+    name = Path(path).name
+    manifest = Path(path).with_name(name.rsplit(".", 1)[0] + ".manifest.json")
+    if not manifest.is_file():
+        return None
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        rows = {int(r["source_row"]): str(r["sha256"]) for r in data["rows"]}
+        strict = data.get("row_hash") == ROW_HASH  # older manifests hash raw rows: a mismatch is only flagged
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise DatasetError(f"{manifest}: cannot read this manifest of {name} ({type(err).__name__}: {err}); "
+                           "download again or move the manifest aside") from None
+    if data.get("file") not in (None, name):
+        return None  # the manifest of another file of that stem
+    return manifest, rows, strict
+
+
+def _check_manifest(manifest: tuple[Path, dict[int, str], bool] | None, row: dict[str, Any], source_row: int,
+                    position: int) -> None:
+    """DatasetError when a downloaded row is not the one its manifest lists (the file changed since)."""
+    if manifest is None:
+        return
+    where, hashes, strict = manifest
+    expected = hashes.get(source_row)
+    if expected in (row_sha256(row), row_sha256(row, drop_nulls=False)):
+        return
+    what = "is not listed in" if expected is None else "does not match"
+    problem = f"row {position} (source_row {source_row}) of the file {what} its manifest {where}"
+    if not strict:
+        log.warning("%s (a manifest from before null-free row hashes: flagged, not refused)", problem)
+        return
+    raise DatasetError(f"{problem}: the rows changed after bench.download; download again, or move the manifest "
+                       "aside to run on the changed file (a new case-set hash)")
+
+
+def _check_types_apply(types: Any, profile: Profile) -> None:
+    """DatasetError when question types were chosen and none applies to the profile (a 0-question job)."""
+    if types is None:
+        return
+    from bench.questions import REGISTRY, select_types
+
+    chosen = select_types(types)
+    if chosen and not any(REGISTRY[t].applies(profile) for t in chosen):
+        fits = [t for t in REGISTRY if REGISTRY[t].applies(profile)]
+        raise DatasetError(f"questions.types={list(chosen)}: none of these applies to the dataset's profile "
+                           f"{profile.name!r} (types that apply: {', '.join(fits) or 'none'})")
+
+
 def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
                keep_rows: bool = False) -> Selection:
     """Read rows until ``cfg.limit`` cases pass the filters (all rows when no limit).
@@ -250,6 +327,8 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
     index, so a downloaded selection has the case ids and case-set hash of its source."""
     counter = counter or TokenCounter()
     profile = dataset_profile(cfg)
+    _check_types_apply(types, profile)
+    manifest = _manifest_of(cfg)
     limit = cfg.get("limit")
     filters = cfg.get("filters") or {}
     cases: list[Case] = []
@@ -258,6 +337,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
     repos: set[str] = set()
     rows_read = 0
     kept_rows: list[dict[str, Any]] = []
+    seen_ids: dict[str, int] = {}  # case_id -> the row position that took it
     from tqdm import tqdm
 
     # the bar counts the rows as they are read; closed when reading stops (also on an error)
@@ -268,7 +348,13 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
             bar.set_postfix(cases=len(cases), refresh=False)
             recorded = row.get("source_row")
             source_row = int(recorded) if isinstance(recorded, int) and not isinstance(recorded, bool) else position
+            _check_manifest(manifest, row, source_row, position)
             result = row_to_case(row, source_row, profile)
+            if isinstance(result, Case) and result.case_id in seen_ids:  # its records would overwrite the first's
+                result = Rejected(source_row, result.instance_id,
+                                  f"duplicate of row {seen_ids[result.case_id]} of the file: "
+                                  f"same instance_id and source_row, so the same case_id {result.case_id}",
+                                  result.trajectory_id)
             if isinstance(result, Rejected):
                 log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
                 rejected.append(result)
@@ -279,6 +365,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
                 skipped[failed] = skipped.get(failed, 0) + 1
                 continue
             repos.add(result.repo)
+            seen_ids[result.case_id] = position
             cases.append(result)
             if keep_rows:
                 kept_rows.append(row)

@@ -15,7 +15,6 @@ the same case ids, ``source_row`` values and case-set hash as the source with th
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import sys
@@ -25,42 +24,26 @@ from typing import Any
 
 __all__ = ["main", "row_sha256", "download"]
 
+from bench.data import ROW_HASH, _plain, row_sha256  # the manifest's row hash, checked when the file is read
+
 log = logging.getLogger(__name__)
-
-
-def row_sha256(row: dict[str, Any]) -> str:
-    """The sha256 of a row's canonical JSON (sorted keys; ``source_row`` excluded)."""
-    data = {k: v for k, v in row.items() if k != "source_row"}
-    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "tolist"):  # numpy values from parquet
-        return value.tolist()
-    return str(value)
 
 
 def download(cfg: Any, out: Path) -> dict[str, Any]:
     """Select the rows of ``cfg.dataset`` and write them and the manifest; return the manifest."""
     from omegaconf import OmegaConf
 
-    from bench.data import load_cases
+    from bench.data import DatasetError, load_cases
     from bench.tokens import TokenCounter
 
     selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding),
                            (cfg.get("questions") or {}).get("types"), keep_rows=True)
     rows = [{**row, "source_row": case.source_row} for row, case in zip(selection.rows, selection.cases, strict=True)]
     out.parent.mkdir(parents=True, exist_ok=True)
-    if out.suffix.lower() == ".parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        pq.write_table(pa.Table.from_pylist(rows), out)
-    else:
-        with out.open("w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row, ensure_ascii=False, default=_plain) + "\n")
+    try:
+        _write_rows(rows, out)
+    except OSError as err:  # disk full, read-only: no partial file is left to pass for a download
+        raise DatasetError(_removed(out, err)) from None
     dataset = OmegaConf.to_container(cfg.dataset, resolve=True)
     manifest = {
         "written": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -71,12 +54,40 @@ def download(cfg: Any, out: Path) -> dict[str, Any]:
         "question_types": (cfg.get("questions") or {}).get("types"),
         "rows_read": selection.rows_read,
         "case_set_hash": selection.case_set_hash,
+        "row_hash": ROW_HASH,
         "rows": [{"source_row": case.source_row, "instance_id": case.instance_id, "sha256": row_sha256(row)}
                  for row, case in zip(selection.rows, selection.cases, strict=True)],
     }
     manifest_path = out.with_name(out.name.rsplit(".", 1)[0] + ".manifest.json")
-    manifest_path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    try:
+        manifest_path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False, default=str) + "\n",
+                                 encoding="utf-8")
+    except OSError as err:
+        out.unlink(missing_ok=True)  # rows without their manifest are not a download
+        raise DatasetError(_removed(manifest_path, err) + f" (and {out})") from None
     return manifest
+
+
+def _write_rows(rows: list[dict[str, Any]], out: Path) -> None:
+    if out.suffix.lower() == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows), out)
+    else:
+        with out.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False, default=_plain) + "\n")
+
+
+def _removed(path: Path, err: OSError) -> str:
+    """Remove a partly written file; the one-line reason, naming it."""
+    try:
+        path.unlink(missing_ok=True)
+        gone = f"the partial file {path} was removed"
+    except OSError:
+        gone = f"remove the partial file {path}"
+    return f"cannot write {path} ({err.strerror or err}): {gone}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,10 +48,10 @@ def _job_name(override_dirname: str, seed: Any) -> str:
     return re.sub(r"[/\\\s]+", "_", name)
 
 
-def _run_dir(resume: str | None, default: str) -> str:
-    """A resumed job writes into its own directory; a new one into Hydra's default (made unique by
-    :class:`bench.callbacks.FreshDirCallback` before the job starts)."""
-    return resume or default
+def _run_dir(resume: str | None, *rest: str | None) -> str:
+    """A resumed job writes into its own directory, one given ``output_dir`` into that (``rest``: the
+    output_dir, then Hydra's default, made unique by :class:`bench.callbacks.FreshDirCallback`)."""
+    return resume or next((r for r in rest if r), "")
 
 
 # every resolver the config files use, registered on import: a launcher's worker process
@@ -245,6 +245,10 @@ def main(cfg: DictConfig) -> float | None:
         # built (cases, views, cycles among them) goes now, not at the collector's next full pass
         gc.collect()
     print(format_summary(metrics))
+    if metrics.get("n_cases") and metrics.get("accuracy") is None and not _in_sweep():
+        print(f"error: no question was scored, so there is no accuracy (status incomplete; answer errors in "
+              f"{metrics.get('job_dir')}/answers.jsonl, judge reasons in scores.jsonl)", file=sys.stderr)
+        sys.exit(1)
     return metrics.get("accuracy")
 
 
@@ -302,6 +306,26 @@ def preflight_args(args: list[str]) -> list[str]:
     return out
 
 
+def lock_sweep_dir(args: list[str]) -> Any:
+    """A sweep into a given ``hydra.sweep.dir`` locks it: a second sweep started there at the same time
+    is refused (their jobs and reports would mix). Returns the held lock (None: nothing to lock)."""
+    from bench.jobdir import JobLock
+
+    if not any(a in ("-m", "--multirun") for a in args):
+        return None
+    given = [_value(a) for a in args if _key(a) == "hydra.sweep.dir"]
+    if not given or given[-1] in ("", "null"):
+        return None  # a default sweep directory is made unique (bench.callbacks.FreshDirCallback)
+    path = Path(given[-1])
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        return JobLock(path).__enter__()
+    except (OSError, JobDirError) as err:
+        busy = "in use" in str(err)
+        raise UserError(f"hydra.sweep.dir={path} is in use by another sweep running now: give this sweep a "
+                        "directory of its own" if busy else f"hydra.sweep.dir={path}: {err}") from None
+
+
 def cli(argv: list[str] | None = None) -> None:
     """``python -m bench.main``: the checks above, then Hydra; exit 1 when jobs of a sweep failed."""
     from bench import callbacks
@@ -314,8 +338,14 @@ def cli(argv: list[str] | None = None) -> None:
         sys.exit(2)
     redact.register_urls(args)  # before Hydra logs or writes an override (after the check: it reads registered keys)
     redact.install_logging()
+    try:
+        sweep_lock = lock_sweep_dir(args)  # held until this process ends
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
     sys.argv = [sys.argv[0], *args]
     main()
+    del sweep_lock
     for line in callbacks.MISSING_JOBS:
         print(f"error: {line}", file=sys.stderr)
     failed = callbacks.FAILED_JOBS

@@ -63,9 +63,13 @@ def _clusters(questions: dict[str, dict[str, Any]], hit) -> list[tuple[int, int]
     return instance_clusters((question["_instance"], hit(qid)) for qid, question in questions.items())
 
 
+JUDGED = ("correct", "wrong", "abstained")  # verdicts that score an answer (unscored and missing do not)
+
+
 def _verdict_block(qids: list[str], verdict_of: dict[str, str]) -> dict[str, Any]:
     counts = Counter(verdict_of.get(q, "missing") for q in qids)
-    return {"n": len(qids), "accuracy": _rate(counts["correct"], len(qids)),
+    judged = any(counts[v] for v in JUDGED)  # no scored answer is no accuracy (null), not 0%
+    return {"n": len(qids), "accuracy": _rate(counts["correct"], len(qids)) if judged else None,
             **{v: counts.get(v, 0) for v in VERDICTS}}
 
 
@@ -113,6 +117,9 @@ def compute_metrics(
     for t, qids in by_type.items():
         if any(every[q]["type"] == "latest_value" for q in qids):
             metrics["by_type"][t]["stale"] = sum(1 for q in qids if q in stale)
+    if not any(verdicts[v] for v in JUDGED):  # nothing scored (every call refused, a judge that always fails)
+        metrics.update(accuracy=None, accuracy_ci=None, accuracy_all_questions=None, confidently_wrong_rate=None,
+                       abstain_rate=None)
     for t in sorted({every[q]["type"] for q in flagged} - set(by_type)):
         metrics["by_type"][t] = {**_verdict_block([], verdict_of),
                                  "n_in_task_text": sum(1 for q in flagged if every[q]["type"] == t)}

@@ -31,6 +31,7 @@ import pandas as pd
 
 from bench.store import safe_line
 from bench.study.jobs import find_job_dirs, load_jobs
+from bench.study.output import write_output
 from bench.study.tables import write_csv
 from bench.study.text import markdown_table
 
@@ -150,8 +151,6 @@ def main(argv: list[str] | None = None) -> int:
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
-    from bench.compare import write_output
-
     if Path(args.output).is_dir():  # before any judge call is paid for
         print(f"error: --output {args.output} is a directory: give a file name", file=sys.stderr)
         return 2

@@ -23,6 +23,7 @@ endpoint raises ``ModelSetupError`` (one clear line) before any case work.
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import random
@@ -307,11 +308,64 @@ def _check_choices(response: Any) -> None:
         return
     if isinstance(body, dict) and not body.get("choices"):
         raise EmptyReply(_empty_reply_text(body))
+    if isinstance(body, dict) and isinstance(body["choices"], list):
+        for number, choice in enumerate(body["choices"]):
+            if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+                text = json.dumps(choice, ensure_ascii=False, default=str)[:300]
+                raise EmptyReply(f"the endpoint answered 200 with a malformed reply: choice {number} has no "
+                                 f"message: {redact.scrub(text)}")
+
+
+def _bad_usage(usage: Any) -> bool:
+    """A ``usage`` that is not counts: a value that is not a non-negative integer (nested details too)."""
+    if usage is None:
+        return False
+    if not isinstance(usage, dict):
+        return True
+    for value in usage.values():
+        if isinstance(value, dict):
+            if _bad_usage(value):
+                return True
+        elif value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            return True
+    return False
+
+
+def _usage_checking_transport() -> Any:
+    """An HTTP transport of the package the openai SDK is built on (``httpx``, or its fork ``httpx2``):
+    a 200 chat completion whose ``usage`` is not counts (strings, negatives) loses its usage, not its
+    content: the reply is passed on with usage unknown (``null``, counted as 0 tokens)."""
+    http = importlib.import_module(next(c for c in openai.DefaultHttpxClient.__mro__[1:]
+                                        if c.__name__ == "Client").__module__.split(".")[0])
+
+    class UsageChecking(http.HTTPTransport):
+        def handle_request(self, request: Any) -> Any:
+            response = super().handle_request(request)
+            if (response.status_code != 200 or not request.url.path.endswith("/chat/completions")
+                    or "json" not in response.headers.get("content-type", "")):
+                return response
+            content = response.read()
+            try:
+                body = json.loads(content)
+            except ValueError:
+                return response
+            if not isinstance(body, dict) or not _bad_usage(body.get("usage")):
+                return response
+            log.warning("%s answered with a usage that is not token counts (%s): usage treated as unknown",
+                        redact.scrub(str(request.url)), redact.scrub(json.dumps(body.get("usage"), default=str)[:200]))
+            body["usage"] = None
+            headers = [(k, v) for k, v in response.headers.items()
+                       if k.lower() not in ("content-length", "content-encoding", "transfer-encoding")]
+            return http.Response(response.status_code, headers=headers, content=json.dumps(body).encode("utf-8"),
+                                 request=request, extensions=response.extensions)
+
+    # the SDK's own pool size (its client sets these only on the transport it would build itself)
+    return UsageChecking(limits=http.Limits(max_connections=1000, max_keepalive_connections=100))
 
 
 def _http_client() -> Any:
-    """The openai SDK's default HTTP client, with the no-choices check as a response hook."""
-    return openai.DefaultHttpxClient(event_hooks={"response": [_check_choices]})
+    """The openai SDK's default HTTP client, with the no-choices check as a response hook and the usage check."""
+    return openai.DefaultHttpxClient(event_hooks={"response": [_check_choices]}, transport=_usage_checking_transport())
 
 
 def _unwrapped(err: BaseException) -> BaseException:

@@ -180,7 +180,8 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
         metrics["concurrency"] = concurrency_metrics(limiters)
     errors = sum(1 for a in answers if a.get("outcome") == "error")
     metrics["n_errors"] = errors
-    complete = (metrics["n_scored"] == metrics["n_questions"] and errors == 0
+    nothing_scored = bool(metrics["n_cases"]) and metrics["accuracy"] is None  # no answer got a verdict
+    complete = (metrics["n_scored"] == metrics["n_questions"] and errors == 0 and not nothing_scored
                 and (full_correct is None or pipeline.complete.get("reference", True)))
     store.write_json("metrics.json", metrics)
     status = "complete" if complete else "incomplete"
@@ -196,7 +197,9 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
             log.info("concurrency at %s: limit %d -> %d (min %d, max %d); %d x 429, %d overloaded, %d timeouts",
                      endpoint, row["start"], row["final"], row["min"], row["max"], row["n_429"],
                      row["n_overloaded"], row["n_timeouts"])
-    if not complete:
+    if nothing_scored:
+        log.warning("job incomplete: no question was scored (%d answer error(s)); accuracy is null", errors)
+    elif not complete:
         log.warning("job incomplete: %d of %d questions scored, %d answer error(s); rerun with resume=%s",
                     metrics["n_scored"], metrics["n_questions"], errors, out)
     metrics["job_dir"] = str(out)
