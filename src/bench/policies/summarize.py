@@ -119,7 +119,7 @@ class _Call:
     def output(self) -> str:
         if self.raw is None or is_placeholder(self.raw):
             return ""
-        return self.profile.clean(strip_stored_note(self.raw))
+        return self.profile.clean_result(strip_stored_note(self.raw), self.name, self.args)
 
     @property
     def handle(self) -> str | None:
