@@ -22,6 +22,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from bench.metrics import OFFLINE_READER
 from bench.questions import question_type
 from bench.reading import read_view
 from bench.schema import Answer, Case, Question, View
@@ -63,7 +64,7 @@ def answer_text(value: Any) -> str:
 class EvidenceReader:
     """Offline answering model (``model=offline``)."""
 
-    name = "offline-evidence-reader"
+    name = OFFLINE_READER
 
     def answer(self, case: Case, view: View, question: Question) -> Answer:
         first, after, handles = reader_values(case, view, question)
