@@ -11,7 +11,6 @@ from bench.main import format_summary
 from bench.metrics import OFFLINE_MEASURE, compute_metrics
 from bench.reader import EvidenceReader
 from bench.study.report import write_report
-
 from test_report import run_job
 
 
