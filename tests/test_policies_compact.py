@@ -19,6 +19,7 @@ from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext, b
 from bench.policies.compact import command_key, micro_compact_targets, result_failed
 from bench.policies.summarize import EXTRACTIVE_LABEL
 from bench.profiles import OPENHANDS
+from bench.questions import add_questions
 from bench.reader import EvidenceReader
 from bench.schema import Case, Question
 from bench.text import content_text
@@ -385,13 +386,16 @@ def test_failure_and_command_key_rules() -> None:
 # --- evidence flags ------------------------------------------------------------------
 
 
+TRACEBACK = 'Traceback (most recent call last):\n  File "run.py", line 1, in <module>\n'
+
+
 def test_evidence_flags_visible_and_recoverable() -> None:
+    # the flags are the offline reader's (bench.evidence): built by the question type, not by hand
     key = "ValueError: the evidence line"
-    history = [HumanMessage("go"), *bash("e", "python run.py", "x\n" * 300 + key, code=1), *results(6, "r")]
-    question = Question(qid="c:first_error", type="first_error", question="?", reference=None,
-                        evidence_keys=["python run.py", key], evidence_messages=[1, 2],
-                        params={"command": "python run.py", "ordinal": 1})
-    case = make_case(history, [question])
+    history = [HumanMessage("go"), *bash("e", "python run.py", "x\n" * 300 + TRACEBACK + key, code=1),
+               *results(6, "r")]
+    case = add_questions(make_case(history), types=["first_error"])
+    assert [q.qid for q in case.questions] == ["c:first_error"]
     mech = {"tail": True, "tail_fraction": 1.0}
     gone = policy(mech)(case)
     assert evidence_flags(case, gone) == {"c:first_error": {"visible": False, "recoverable": False}}

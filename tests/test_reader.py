@@ -107,7 +107,7 @@ def test_a_summary_command_matches_the_question_with_whitespace_folded() -> None
 
 def test_an_excerpt_that_is_not_a_summary_line_yields_nothing() -> None:
     # The excerpt is the output's last line: here the log goes on after its summary line.
-    output = "=== 1 failed, 6 passed in 0.42s ===\nroot@host:/repo #"
+    output = "=== 1 failed, 6 passed in 0.42s ===\ncoverage written to htmlcov/"
     case, view = compact([*bash("a", "pytest", output)])
     assert ask(case, view, question("test_counts", "pytest"))[0] is None
     # A one-line excerpt of an exception is not read as one without its traceback header.
@@ -231,11 +231,11 @@ def test_collapsed_attempts_in_the_tail_are_earlier_runs() -> None:
 
 
 def test_handles_named_in_the_summary_are_opened_and_recorded() -> None:
-    history = [*bash("a", "pytest", BIG + "=== 4 failed, 9 passed in 0.1s ===\nroot@host:/repo #", code=1),
+    history = [*bash("a", "pytest", BIG + "=== 4 failed, 9 passed in 0.1s ===\ncoverage written to htmlcov/", code=1),
                *bash("b", "ls", "x")]
     case, view = compact(history, offload=True)
     handle = next(iter(view.store))
-    assert f'`pytest` -> ... root@host:/repo # [exit code 1] (stored: read_tool_output(handle="{handle}"))' in view.summary
+    assert f'`pytest` -> ... coverage written to htmlcov/ [exit code 1] (stored: read_tool_output(handle="{handle}"))' in view.summary
     got, retrievals = ask(case, view, question("test_counts", "pytest"))
     assert got == {"passed": 9, "failed": 4} and retrievals == [handle]
     # A question the excerpts answer opens nothing; an unrelated handle is never opened.

@@ -1,25 +1,43 @@
-"""Evidence survival: is each question's evidence still visible in a view, or recoverable?
+"""Evidence survival, as the offline reader finds it (issue 17, item 6).
 
-visible: every evidence key string is in the view text or its summary.
-recoverable: visible, or every key is in the view plus the outputs behind exposed handles.
+visible: the offline reader (``model=offline``, :mod:`bench.reader`) answers the question
+correctly (exact judge) from what the view shows: its messages and summary, no handle opened.
+recoverable: visible, or it answers correctly after opening the exposed handles
+(``view.store``) of the calls its answer depends on.
+
+Both flags and the reader's answer derive from one definition
+(:func:`bench.reader.reader_values`), so no question is flagged visible that the reader
+gets wrong, and none it gets right is flagged neither. (A key-string check, which this
+replaced, disagreed with the reader on summaries that quote keys out of place and on
+answers computed from many calls.)
 """
 
 from __future__ import annotations
 
-from bench.questions import evidence_visible
-from bench.schema import Case, View
-from bench.text import view_text
+from typing import Any
 
-__all__ = ["evidence_flags"]
+from bench.judge import ExactJudge
+from bench.reader import answer_text, reader_values
+from bench.schema import Answer, Case, Question, View
+
+__all__ = ["evidence_flags", "reader_correct"]
+
+_JUDGE = ExactJudge()
+
+
+def reader_correct(case: Case, question: Question, value: Any) -> bool:
+    """Whether the reader's value for a question is graded correct by the exact judge."""
+    if value is None:
+        return False
+    answer = Answer(case_id=case.case_id, qid=question.qid, type=question.type, answer=answer_text(value))
+    return _JUDGE.score(question, answer, case.repo_root).verdict == "correct"
 
 
 def evidence_flags(case: Case, view: View) -> dict[str, dict[str, bool]]:
-    clean = case.profile.clean
-    text = view_text(view.messages, view.summary, clean)
-    stored = "\n".join(clean(v) for v in view.store.values())
     flags = {}
     for question in case.questions:
-        visible = evidence_visible(question, text)
-        recoverable = visible or evidence_visible(question, f"{text}\n{stored}")
+        first, after, handles = reader_values(case, view, question)
+        visible = reader_correct(case, question, first)
+        recoverable = visible or (bool(handles) and reader_correct(case, question, after))
         flags[question.qid] = {"visible": visible, "recoverable": recoverable}
     return flags

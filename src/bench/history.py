@@ -79,7 +79,8 @@ def tool_events(messages: list[BaseMessage], profile: Profile) -> list[ToolEvent
         for position, call in enumerate(message.tool_calls):
             result_index = pairs.get((index, position))
             raw = content_text(messages[result_index].content) if result_index is not None else None
-            output = None if raw is None or is_placeholder(raw) else profile.clean(raw)
+            output = (None if raw is None or is_placeholder(raw)
+                      else profile.clean_result(raw, call["name"], call["args"] or {}))
             events.append(ToolEvent(index, result_index, call.get("id") or "", call["name"], call["args"] or {},
                                     output, cwd, raw))
             if profile.is_shell(call["name"]) and raw:

@@ -74,7 +74,7 @@ def format_summary(metrics: dict[str, Any]) -> str:
         f"job: {metrics.get('job_dir')}",
         f"cases: {metrics['n_cases']} ({metrics.get('n_clusters', '?')} instances)  questions: "
         f"{metrics['n_questions']}, headline {metrics.get('n_headline_questions', metrics['n_questions'])}"
-        f"  accuracy: {_pct(metrics['accuracy'])} {_ci(metrics.get('accuracy_ci'))}"
+        f"  {metrics.get('measures', 'accuracy')}: {_pct(metrics['accuracy'])} {_ci(metrics.get('accuracy_ci'))}"
         + (f"  relative to full: {_pct(metrics['accuracy_relative_to_full'])} "
            f"{_ci(metrics.get('accuracy_relative_to_full_ci'))}"
            if metrics.get("accuracy_relative_to_full") is not None else ""),

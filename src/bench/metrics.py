@@ -25,6 +25,18 @@ __all__ = ["compute_metrics", "DISTANCE_BUCKETS", "distance_bucket", "headline_q
 DISTANCE_BUCKETS = (("<2k", 0, 2_000), ("2-8k", 2_000, 8_000), ("8-32k", 8_000, 32_000), (">32k", 32_000, None))
 
 
+# The offline reader's model name (bench.reader.EvidenceReader.name): with it every answer
+# measures whether the evidence is available in the view, not what a model would answer.
+OFFLINE_READER = "offline-evidence-reader"
+OFFLINE_MEASURE = "evidence available (offline reader)"
+
+
+def measures(answers: list[dict[str, Any]]) -> str:
+    """What the headline measures: model accuracy, or with ``model=offline`` evidence availability."""
+    models = {(a.get("usage") or {}).get("model") for a in answers}
+    return OFFLINE_MEASURE if answers and models == {OFFLINE_READER} else "accuracy"
+
+
 def distance_bucket(question: dict[str, Any]) -> str | None:
     """The distance bucket of a question (by ``nearest_back`` tokens; None when unknown)."""
     back = question.get("nearest_back") or question.get("evidence_back")
@@ -103,6 +115,7 @@ def compute_metrics(
         "n_scored": sum(1 for qid in every if qid in verdict_of),
         "n_clusters": len(clusters),
         "accuracy": _rate(verdicts["correct"], n),
+        "measures": measures(answers),  # "accuracy", or "evidence available (offline reader)" (model=offline)
         "accuracy_ci": ratio_interval(clusters),
         "accuracy_all_questions": _rate(sum(1 for q in every if correct(q)), len(every)),
         "in_task_text": _verdict_block(flagged, verdict_of),

@@ -22,11 +22,12 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from bench.metrics import OFFLINE_READER
 from bench.questions import question_type
 from bench.reading import read_view
 from bench.schema import Answer, Case, Question, View
 
-__all__ = ["EvidenceReader", "extract_answer", "ABSTENTION"]
+__all__ = ["EvidenceReader", "extract_answer", "reader_values", "answer_text", "ABSTENTION"]
 
 ABSTENTION = "I don't know: that evidence is not in my context any more."
 
@@ -37,28 +38,44 @@ def extract_answer(question: Question, messages: list[BaseMessage], case: Case) 
     return question_type(question.type).read(question, reading, case.repo_root).value
 
 
+def reader_values(case: Case, view: View, question: Question) -> tuple[Any, Any, list[str]]:
+    """What the reader reads for a question: the value from the view alone (messages and
+    summary, no handle opened), the value after opening the exposed handles of the calls the
+    answer depends on (None when none is exposed), and those handles.
+
+    The one definition the reader's answer and the evidence flags (``bench.evidence``) derive from.
+    """
+    qtype = question_type(question.type)
+    reading, _ = read_view(view.messages, view.summary, case)
+    first = qtype.read(question, reading, case.repo_root)
+    handles = [reading.events[i].handle for i in first.depends]
+    wanted = {h: view.store[h] for h in handles if h and h in view.store}
+    if not wanted:
+        return first.value, None, []
+    reading, opened = read_view(view.messages, view.summary, case, wanted)
+    return first.value, qtype.read(question, reading, case.repo_root).value, opened
+
+
+def answer_text(value: Any) -> str:
+    """The reader's answer text for a value (None: the abstention)."""
+    return ABSTENTION if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
 class EvidenceReader:
     """Offline answering model (``model=offline``)."""
 
-    name = "offline-evidence-reader"
+    name = OFFLINE_READER
 
     def answer(self, case: Case, view: View, question: Question) -> Answer:
-        qtype = question_type(question.type)
-        reading, _ = read_view(view.messages, view.summary, case)
-        first = qtype.read(question, reading, case.repo_root)
-        handles = [reading.events[i].handle for i in first.depends]
-        wanted = {h: view.store[h] for h in handles if h and h in view.store}
-        opened: list[str] = []
-        value = None if view.guidance and wanted else first.value
-        if value is None and wanted:
-            reading, opened = read_view(view.messages, view.summary, case, wanted)
-            value = qtype.read(question, reading, case.repo_root).value
-        text = ABSTENTION if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+        first, after, handles = reader_values(case, view, question)
+        # handles are opened when the view alone gives no answer, or first under verify guidance
+        use_handles = bool(handles) and (view.guidance or first is None)
+        value = after if use_handles else first
         return Answer(
             case_id=case.case_id,
             qid=question.qid,
             type=question.type,
-            answer=text,
+            answer=answer_text(value),
             usage={"model": self.name, "calls": 0, "input_tokens": 0, "output_tokens": 0},
-            retrievals=opened,
+            retrievals=handles if use_handles else [],
         )

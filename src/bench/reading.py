@@ -357,7 +357,7 @@ def read_view(messages: list[BaseMessage], summary: str | None = None, case: Cas
             if seen.handle and seen.handle in store:
                 opened.append(seen.handle)
                 if not seen.exact:  # a result the summary or a note shows: the stored output replaces it
-                    output = profile.clean(store[seen.handle])
+                    output = profile.clean_result(store[seen.handle], seen.event.name, seen.event.args)
                     reading.events[index] = replace(seen, event=replace(seen.event, output=output), partial=False)
     return reading, list(dict.fromkeys(opened))
 

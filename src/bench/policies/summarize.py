@@ -16,8 +16,9 @@ and the config resolver ``${bench.prompt:sre.txt}`` puts its text into ``cfg.pro
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -38,6 +39,7 @@ from bench.formats import (
 from bench.history import args_text, pair_results
 from bench.profiles import OPENHANDS, Profile
 from bench.text import content_text
+from bench.tokens import TokenCounter
 
 __all__ = [
     "Summarizer",
@@ -119,7 +121,7 @@ class _Call:
     def output(self) -> str:
         if self.raw is None or is_placeholder(self.raw):
             return ""
-        return self.profile.clean(strip_stored_note(self.raw))
+        return self.profile.clean_result(strip_stored_note(self.raw), self.name, self.args)
 
     @property
     def handle(self) -> str | None:
@@ -135,6 +137,12 @@ class _Call:
 _one_line = cut  # text on one line, cut to a length (bench.formats)
 
 
+@functools.lru_cache(maxsize=1)
+def _counter() -> TokenCounter:
+    """The token counter the budget is measured with (the job's default encoding)."""
+    return TokenCounter()
+
+
 @dataclass
 class ExtractiveSummarizer:
     """Offline, deterministic summarizer that copies excerpts into the prompt's sections."""
@@ -144,17 +152,57 @@ class ExtractiveSummarizer:
     max_items: int = 40  # items per section; the newest are kept when there are more
     excerpt_chars: int = 200  # length of one excerpt (output line, command, message)
     request_chars: int = 1500  # length kept of the first user request
+    # The summary's budget (issue 17, item 7): at most max_fraction of the tokens of the messages
+    # it replaces, and at most max_tokens (None: no absolute cap). Over budget, fewer items per
+    # section (the newest kept), then shorter excerpts, until it fits or nothing is left to cut.
+    max_tokens: int | None = None
+    max_fraction: float | None = 0.2
+
+    def __post_init__(self) -> None:
+        if self.max_tokens is not None and (isinstance(self.max_tokens, bool) or int(self.max_tokens) < 1):
+            raise ConfigError(f"summarizer.max_tokens must be a positive integer or null, got {self.max_tokens!r}")
+        if self.max_fraction is not None and not 0 < float(self.max_fraction) <= 1:
+            raise ConfigError(f"summarizer.max_fraction must be in (0, 1] or null, got {self.max_fraction!r}")
+
+    def budget(self, replaced_tokens: int) -> int | None:
+        """The most tokens a summary of ``replaced_tokens`` tokens may take (None: unbounded)."""
+        caps = [int(self.max_tokens)] if self.max_tokens is not None else []
+        if self.max_fraction is not None:
+            caps.append(int(float(self.max_fraction) * replaced_tokens))
+        return min(caps) if caps else None
 
     def summarize(self, messages: list[BaseMessage], prompt: str,
                   profile: Profile = OPENHANDS) -> tuple[str, dict[str, Any]]:
+        counter = _counter()
+        budget = self.budget(counter.count_messages(messages))
+        text = self._render(messages, prompt, profile)
+        if budget is not None and counter.count_text(text) > budget:
+            for smaller in self._smaller():
+                text = smaller._render(messages, prompt, profile)
+                if counter.count_text(text) <= budget:
+                    break
+        return text, {"model": self.name, "calls": 1, "input_tokens": 0, "output_tokens": 0}
+
+    def _smaller(self):
+        """Ever smaller versions of this summarizer: items per section halved down to one, then
+        excerpts (and the kept request) halved down to 25 characters."""
+        items = self.max_items
+        while items > 1:
+            items //= 2
+            yield replace(self, max_items=items)
+        chars, request = self.excerpt_chars, self.request_chars
+        while chars > 25 or request > 25:
+            chars, request = max(25, chars // 2), max(25, request // 2)
+            yield replace(self, max_items=1, excerpt_chars=chars, request_chars=request)
+
+    def _render(self, messages: list[BaseMessage], prompt: str, profile: Profile) -> str:
         calls = self._calls(messages, profile)
         parts = [EXTRACTIVE_LABEL]
         for number, title in enumerate(prompt_sections(prompt), start=1):
             items = self._section(title, messages, calls)
             body = "\n".join(f"- {item}" for item in items) if items else "- (nothing found by the rules)"
             parts.append(f"{number}. {title}:\n{body}")
-        text = "\n\n".join(parts)
-        return text, {"model": self.name, "calls": 1, "input_tokens": 0, "output_tokens": 0}
+        return "\n\n".join(parts)
 
     # --- reading the history ---------------------------------------------------------------
 

@@ -57,6 +57,8 @@ class Profile:
     output_prefix: str | None = None  # a prefix at the start of an output
     output_markers: str | None = None  # markers anywhere (often glued to the last line)
     cwd_marker: str | None = None  # group 1: the working directory after a shell command
+    # A shell prompt line at the start of a shell result (the harness echoing ``user@host:dir$ cmd``).
+    shell_prompt: str | None = None
     exit_code_marker: str | None = None  # group 1: the exit code of a shell command
     error_result: str | None = None  # a result that reports an error (matched at its start)
     not_run: str | None = None  # a result that says the action never executed
@@ -125,6 +127,28 @@ class Profile:
             text = _rx(self.output_markers, re.I).sub("", text)
         # Markers on their own line leave empty trailing lines behind.
         return re.sub(r"\n{2,}$", "\n", text).rstrip("\n")
+
+    def clean_result(self, raw: str | None, name: str, args: dict[str, Any]) -> str:
+        """A call's result as references and readers read it: :meth:`clean`, and for a shell
+        tool without the prompt line or echoed command that may open it and the bare prompt line
+        that may close it (issue 17, item 3)."""
+        text = self.clean(raw)
+        if not text or not self.is_shell(name):
+            return text
+        command = " ".join(self.command_of(args).split())
+        for _ in range(2):  # a prompt line, then the command echoed on its own line (either or both)
+            head, _, rest = text.lstrip("\n").partition("\n")
+            folded = " ".join(head.split())
+            prompt = bool(self.shell_prompt) and bool(_rx(self.shell_prompt).match(head))
+            if not folded or not (prompt or (command and folded == command)):
+                break
+            text = rest
+        if self.shell_prompt:  # the bare prompt the shell prints after the output
+            head, _, last = text.rstrip().rpartition("\n")
+            match = _rx(self.shell_prompt).match(last)
+            if match and not last[match.end():].strip():
+                text = head
+        return text
 
     def is_error(self, raw: str | None) -> bool:
         """The result reports an error (the tool refused or failed), by the profile's pattern."""

@@ -4,8 +4,9 @@ Tools: ``execute_bash`` (a shell; ``is_input`` and ``C-c`` send input to a runni
 ``str_replace_editor`` (create / str_replace / insert / undo_edit / view), ``think``,
 ``task_tracker``, ``finish``. OpenHands decorates tool output with metadata the agent never
 wrote: an ``OBSERVATION:`` prefix and ``[Python Interpreter: ...]``, ``[Current working
-directory: ...]``, ``[Command finished with exit code N]`` markers, sometimes glued to the
-last line; references never carry them.
+directory: ...]``, ``[Command finished with exit code N]``, ``[The command completed with exit
+code N.]`` markers, sometimes glued to the last line, and a shell result may open with the
+prompt line or the echoed command; references never carry them.
 """
 
 from __future__ import annotations
@@ -41,7 +42,10 @@ OPENHANDS = Profile(
     output_prefix=r"^\s*OBSERVATION:[ \t]*\r?\n?",
     # older OpenHands writes "[Python interpreter: ...]": matched case-insensitively
     output_markers=(r"\[(?:Python Interpreter: [^\]\n]*|Current working directory: [^\]\n]*|"
-                    r"Command finished with exit code -?\d+|Command exited with code -?\d+)\]"),
+                    r"Command finished with exit code -?\d+|Command exited with code -?\d+|"
+                    r"The command completed with exit code -?\d+\.?)\]"),
+    # a prompt line the shell echoes before the output: ``root@host:/testbed# cmd``, ``user@host:~$ cmd``
+    shell_prompt=r"^\s*(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+:[^\n]*?[#$](?:\s|$)",
     cwd_marker=r"\[Current working directory: ([^\]\n]+)\]",
     exit_code_marker=r"(?:Command finished with|Command exited with) (?:exit )?code (-?\d+)",
     error_result=r"error\b",

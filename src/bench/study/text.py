@@ -116,9 +116,11 @@ def compactions_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]
     return header, rows
 
 
-def pairs_table(pairs: pd.DataFrame, limit: int | None = None) -> tuple[list[str], list[list[str]]]:
-    """The paired comparisons: B minus A with its 95% interval, and the discordant questions."""
-    header = ["A", "B", "seeds", "accuracy B − A", "95% CI", "correct only in A", "correct only in B", "questions"]
+def pairs_table(pairs: pd.DataFrame, limit: int | None = None,
+                measure: str = "accuracy") -> tuple[list[str], list[list[str]]]:
+    """The paired comparisons: B minus A with its 95% interval, and the discordant questions
+    (``measure``: what the headline measures, e.g. evidence available with the offline reader)."""
+    header = ["A", "B", "seeds", f"{measure} B − A", "95% CI", "correct only in A", "correct only in B", "questions"]
     rows = []
     for _, row in pairs.head(limit).iterrows() if limit else pairs.iterrows():
         diff = row["difference"]
@@ -154,6 +156,13 @@ def report_markdown(jobs: list[Job], configs: pd.DataFrame, pairs: pd.DataFrame 
              "pooled (questions answerable from the task text left out, counted apart)."]
     if jobs and jobs[0].shared:
         lines.append(f"Overrides shared by every job: `{' '.join(jobs[0].shared)}`.")
+    measure = _measure(jobs)
+    if measure != "accuracy":
+        lines.append(f"**Measures: {measure}.** Every job answered with `model=offline`: the accuracy columns "
+                     "are the share of questions the offline reader answers from the view (the evidence is "
+                     "there), not a model's accuracy, and the paired comparisons compare evidence availability. "
+                     "The reader does not read the summary prompt's instructions, only what a summary lists, so "
+                     "prompts differ offline only through what their summaries keep.")
     groups = list(configs.groupby("case_set", sort=False)) if not configs.empty else []
     for case_set, group in groups:
         if len(groups) > 1:
@@ -166,9 +175,9 @@ def report_markdown(jobs: list[Job], configs: pd.DataFrame, pairs: pd.DataFrame 
                       "ev. survived: evidence still seen after its case's last compaction):", "",
                       markdown_table(header, rows)]
         if pairs is not None and not pairs.empty and len(group) > 1:
-            header, rows = pairs_table(pairs[pairs["case_set"] == case_set])
+            header, rows = pairs_table(pairs[pairs["case_set"] == case_set], measure=measure)
             if rows:
-                lines += ["", "Paired comparisons (same questions, paired by seed):", "", markdown_table(header, rows)]
+                lines += ["", f"Paired comparisons of {measure} (same questions, paired by seed):", "", markdown_table(header, rows)]
     incomplete = [j for j in jobs if not j.complete]
     if incomplete:
         lines += ["", f"**{len(incomplete)} incomplete job(s), not averaged:**"]
@@ -176,6 +185,12 @@ def report_markdown(jobs: list[Job], configs: pd.DataFrame, pairs: pd.DataFrame 
     if len(groups) > 1:
         lines += ["", f"The jobs ran on {len(groups)} different case sets: each is its own study, compared within."]
     return "\n".join(lines) + "\n"
+
+
+def _measure(jobs: list[Job]) -> str:
+    """What the jobs' headline measures: one label when every job says the same, else accuracy."""
+    found = {(j.metrics or {}).get("measures", "accuracy") for j in jobs}
+    return found.pop() if len(found) == 1 else "accuracy"
 
 
 def is_missing(value: Any) -> bool:
