@@ -55,20 +55,25 @@ def _robust_variance(z: np.ndarray, mask: np.ndarray, inst: np.ndarray, tmpl: np
                      ) -> tuple[np.ndarray, np.ndarray]:
     """Two-way cluster-robust variance of sum(z) (instances x templates), each way with its
     G/(G-1) correction, never below either one-way variance; and the degrees of freedom
-    (fewest clusters of a way, minus one, at least one)."""
+    (the smaller of the two ways', each at most its clusters minus one, at least one)."""
 
     def one_way(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         sums, k = _group_sums(z, g, mask)
         factor = np.where(k > 1, k / np.maximum(k - 1, 1), 1.0)
-        return factor * (sums**2).sum(axis=1), k
+        squares = (sums**2).sum(axis=1)
+        # few clusters carrying the spread (rare errors, grouped) leave few degrees of freedom:
+        # Satterthwaite's 3 (sum S^2)^2 / sum S^4 (K for K equal normal cluster sums)
+        quartic = (sums**4).sum(axis=1)
+        spread = np.where(quartic > 0, 3 * squares**2 / np.where(quartic > 0, quartic, 1), k)
+        return factor * squares, np.maximum(np.minimum(k - 1, spread), 1)
 
-    v_inst, k_inst = one_way(inst)
+    v_inst, df_inst = one_way(inst)
     if tmpl is None:
-        return v_inst, np.maximum(k_inst - 1, 1)
-    v_tmpl, k_tmpl = one_way(tmpl)
+        return v_inst, df_inst
+    v_tmpl, df_tmpl = one_way(tmpl)
     v_cell, _ = one_way(inst * (int(tmpl.max()) + 1) + tmpl)
     v = np.maximum.reduce([v_inst + v_tmpl - v_cell, v_inst, v_tmpl])
-    return v, np.maximum(np.minimum(k_inst, k_tmpl) - 1, 1)
+    return v, np.minimum(df_inst, df_tmpl)
 
 
 # Student t 97.5% quantiles for 1-30 degrees of freedom (beyond: the Cornish-Fisher expansion)
