@@ -21,7 +21,6 @@ benchmark runs them on many simulated case sets at once); the others are their o
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-
 from statistics import NormalDist
 
 import numpy as np
@@ -111,7 +110,7 @@ def _ratio_core(num: np.ndarray, den: np.ndarray, mask: np.ndarray, inst: np.nda
     z = (num - r[:, None] * den) / safe_m[:, None]
     v, df = _robust_variance(z, mask, inst, tmpl)
     binomial = r * (1 - r) / safe_m
-    inner = (binomial > 0) & (v > 0)
+    inner = binomial > 0
     deff = np.where(inner, np.maximum(v / np.where(inner, binomial, 1), 1.0), 1.0)
     # 0% or 100%: no spread to estimate a design effect from: one observation per instance
     _, k_inst = _group_sums(den, inst, mask * den)
@@ -161,7 +160,7 @@ def paired_batch(a: np.ndarray, b: np.ndarray, mask: np.ndarray, inst: np.ndarra
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(B - A, low, high): Tango's score interval on the effective discordant counts."""
     n, only_a, only_b, d, v, df, binomial = _paired_variance(a, b, mask, inst, tmpl)
-    inner = (binomial > 0) & (v > 0)
+    inner = binomial > 0
     _, k_inst = _group_sums(np.ones_like(a, dtype=float), inst, mask)
     # no discordance (or no spread): as many observations as instances, the most correlated case
     deff = np.where(inner, np.maximum(v / np.where(inner, binomial, 1), 1.0), n / np.maximum(k_inst, 1))
