@@ -94,12 +94,12 @@ def compute_metrics(
     n = len(questions)
     correct = lambda qid: verdict_of.get(qid) == "correct"  # noqa: E731
     clusters = _clusters(questions, correct)
-    qids = list(questions)
-    hits = [correct(q) for q in qids]
-    instances = [questions[q]["_instance"] for q in qids]
-    templates = [questions[q]["type"] for q in qids]  # a question type recurs in every case
+    headline = list(questions)
+    hits = [correct(q) for q in headline]
+    instances = [questions[q]["_instance"] for q in headline]
+    templates = [questions[q]["type"] for q in headline]  # a question type recurs in every case
     answer_of = {a["qid"]: a.get("answer") or "" for a in answers}
-    hedged_wrong = sum(1 for q in qids if verdict_of.get(q) == "wrong" and is_hedged(answer_of.get(q)))
+    hedged_wrong = sum(1 for q in headline if verdict_of.get(q) == "wrong" and is_hedged(answer_of.get(q)))
     metrics: dict[str, Any] = {
         "n_cases": len(cases),
         "n_questions": len(every),
@@ -162,7 +162,8 @@ def compute_metrics(
         metrics["accuracy_relative_to_full"] = _rate(sum(correct(q) for q in base), len(base))
         # both-correct over full-correct, over every headline question: the full arm's variance counts
         metrics["accuracy_relative_to_full_ci"] = ratio_interval(
-            [h and q in full_correct for q, h in zip(qids, hits, strict=True)], [q in full_correct for q in qids],
+            [h and q in full_correct for q, h in zip(headline, hits, strict=True)],
+            [q in full_correct for q in headline],
             instances, templates)
         metrics["n_full_correct"] = len(base)
     outcomes = Counter(a.get("outcome", "answered") for a in answers)
