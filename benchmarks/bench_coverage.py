@@ -97,7 +97,7 @@ def _simulate(stat: str, k: int, p: float, rho: float, recurring: bool, disc: fl
         defined = ~np.isnan(lo)
         covered = defined & (lo <= truth + 1e-9) & (truth - 1e-9 <= hi)
         zero = defined & (hi - lo < 1e-9)
-        out.append((covered.mean(), zero.mean()))
+        out.append((covered.mean(), zero.mean(), float(np.nanmean(hi - lo))))
     return out
 
 
@@ -113,23 +113,25 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 for disc in discs for rec in (False, True) for k in ks for p in LEVELS for rho in RHOS]
     started = time.perf_counter()
     print(f"{'statistic':<9} {'K':>3} {'acc':>5} {'rho':>4} {'templates':<9} {'discord':>7}"
-          f" | {'BEFORE cov':>10} {'zero-w':>6} | {'AFTER cov':>9} {'zero-w':>6}")
+          f" | {'BEFORE cov':>10} {'zero-w':>6} {'width':>5} | {'AFTER cov':>9} {'zero-w':>6} {'width':>5}")
     rows = []
     for i, (stat, k, p, rho, rec, disc) in enumerate(settings):
-        (cb, zb), (ca, za) = _simulate(stat, k, p, rho, rec, disc, args.reps, args.resamples, seed=1000 + i)
+        (cb, zb, wb), (ca, za, wa) = _simulate(stat, k, p, rho, rec, disc, args.reps, args.resamples, seed=1000 + i)
         target = 0.93 if k >= 20 else 0.90
         rows.append({"statistic": stat, "k": k, "accuracy": p, "rho": rho, "recurring": rec, "discordance": disc,
-                     "before": cb, "before_zero": zb, "after": ca, "after_zero": za, "target": target})
+                     "before": cb, "before_zero": zb, "before_width": wb, "after": ca, "after_zero": za,
+                     "after_width": wa, "target": target})
         flag = "  < target" if ca < target else ""
         print(f"{stat:<9} {k:>3} {p:>5} {rho:>4} {'recurring' if rec else 'fixed':<9} "
-              f"{'' if disc is None else disc:>7} | {cb:>10.1%} {zb:>6.1%} | {ca:>9.1%} {za:>6.1%}{flag}")
+              f"{'' if disc is None else disc:>7} | {cb:>10.1%} {zb:>6.1%} {wb:>5.3f} | {ca:>9.1%} {za:>6.1%} {wa:>5.3f}{flag}")
     elapsed = time.perf_counter() - started
     for label, key in (("BEFORE", "before"), ("AFTER", "after")):
         below = [r for r in rows if r[key] < r["target"]]
         zero = float(np.mean([r[f"{key}_zero"] for r in rows]))
         worst_zero = max(r[f"{key}_zero"] for r in rows)
+        width = float(np.mean([r[f"{key}_width"] for r in rows]))
         print(f"{label}: {len(below)}/{len(rows)} settings below target; zero-width share {zero:.1%} "
-              f"(worst setting {worst_zero:.1%})")
+              f"(worst setting {worst_zero:.1%}); mean width {width:.3f}")
     print(f"{len(rows)} settings x {args.reps} replications in {elapsed:.0f}s")
     for label, key in (("BEFORE", "before"), ("AFTER", "after")):
         worst = min(rows, key=lambda r: r[key])
