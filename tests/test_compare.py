@@ -77,7 +77,7 @@ def test_paired_comparison_on_the_same_case_set(pair):
     text = compare_markdown(a, b)
     block = text.split("### Paired comparison (same questions)", 1)[1].split("###", 1)[0]
     cells = [c.strip() for c in block.strip().splitlines()[-1].strip("|").split(" | ")]
-    difference, interval, a_only, b_only, n_questions, n_instances = cells
+    difference, interval, detectable, a_only, b_only, n_questions, n_instances = cells
     va = {s["qid"]: s["verdict"] for s in read_jsonl(a / "scores.jsonl")}
     vb = {s["qid"]: s["verdict"] for s in read_jsonl(b / "scores.jsonl")}
     headline = {q["qid"] for c in read_jsonl(a / "cases.jsonl") for q in c["questions"] if not q.get("in_task_text")}
@@ -85,5 +85,6 @@ def test_paired_comparison_on_the_same_case_set(pair):
     assert int(b_only) == sum(vb[q] == "correct" and va[q] != "correct" for q in headline)
     assert int(n_questions) == len(headline) and int(n_instances) >= 1
     low, high = (float(x.replace(" pp", "")) for x in interval.split(" to "))
-    assert low <= float(difference.replace(" pp", "")) <= high
-    assert compare_markdown(a, b) == text  # seeded: the same interval every time
+    assert low < high and low <= float(difference.replace(" pp", "")) <= high  # never zero width
+    assert 0 < float(detectable.strip("±").replace(" pp", "")) <= 100  # 80% power, 5% level
+    assert compare_markdown(a, b) == text  # deterministic: the same interval every time

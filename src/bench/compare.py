@@ -8,7 +8,9 @@
 3. the metrics side by side with the delta B - A (recomputed from the records, as the
    report does; an incomplete job is flagged);
 4. on the same case set, the paired comparison: the difference of headline accuracy B - A
-   with its 95% interval (paired bootstrap over instances) and the discordant questions;
+   with its 95% interval (paired score interval, questions clustered by instance and type),
+   the discordant questions, and the smallest difference the case set detects (80% power,
+   5% level, from the observed paired variance);
 5. the questions whose verdict changed.
 """
 
@@ -32,7 +34,8 @@ __all__ = ["config_diff", "metric_rows", "compare_markdown", "main"]
 # compared in this order (others found in both rows follow: per-type accuracy, evidence)
 METRICS = (
     "n_cases", "n_questions", "n_scored", "accuracy", "accuracy_ci", "accuracy_relative_to_full",
-    "accuracy_relative_to_full_ci", "n_in_task_text", "confidently_wrong_rate",
+    "accuracy_relative_to_full_ci", "n_in_task_text", "confidently_wrong_rate", "hedged_wrong_rate",
+    "detectable_difference",
     "abstain_rate", "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens",
     "tokens_kept_ratio", "mean_kept_messages", "summarizer_calls", "retrievals", "context_overflow", "errors",
     "latency_s", "tokens_spent", "model_calls", "cache_hits", "wall_time_s", "missing_traces",
@@ -148,10 +151,12 @@ def compare_markdown(dir_a: Path | str, dir_b: Path | str, max_questions: int = 
         pair = compare_pair([(a.cases, a.scores)], [(b.cases, b.scores)])
         interval = pair["difference_ci"]
         lines += ["", "### Paired comparison (same questions)", "",
-                  markdown_table(["accuracy B − A", "95% CI", "correct only in A", "correct only in B",
-                                  "questions", "instances"],
+                  markdown_table(["accuracy B − A", "95% CI", "detectable difference (80% power, 5% level)",
+                                  "correct only in A", "correct only in B", "questions", "instances"],
                                  [[_pp(pair["difference"]), f"{_pp(interval[0])} to {_pp(interval[1])}"
-                                   if interval else "–", str(pair["a_only"]), str(pair["b_only"]),
+                                   if interval else "–", "–" if pair["detectable_difference"] is None
+                                   else f"±{100 * pair['detectable_difference']:.1f} pp",
+                                   str(pair["a_only"]), str(pair["b_only"]),
                                    str(pair["n_questions"]), str(pair["n_clusters"])]])]
     va, vb = _verdicts(a), _verdicts(b)
     changed = [(q, va.get(q, "missing"), vb.get(q, "missing")) for q in sorted(set(va) | set(vb))

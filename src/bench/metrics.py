@@ -5,8 +5,11 @@
 The headline counts only questions whose answer is *not* readable in the task text
 (``in_task_text`` false): an arm that keeps the first user message would otherwise
 "remember" them without remembering anything. The flagged questions are reported apart
-(``in_task_text``). Accuracy and accuracy relative to full carry 95% intervals from a
-bootstrap over cases clustered by instance (:mod:`bench.stats`); ``by_distance`` splits the
+(``in_task_text``). Accuracy and accuracy relative to full carry 95% score intervals at the
+effective n of questions clustered by instance and by template (question type), and
+``detectable_difference`` is the smallest accuracy difference the case set detects
+(:mod:`bench.stats`, docs/uncertainty.md); a wrong answer is confidently wrong unless it hedges
+(:mod:`bench.hedges`, counted in ``hedged_wrong_rate``); ``by_distance`` splits the
 headline by how far back the evidence last shows (``nearest_back`` tokens).
 """
 
@@ -16,8 +19,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from bench.hedges import is_hedged
 from bench.schema import STALE_REASON, VERDICTS
-from bench.stats import ratio_interval
+from bench.stats import detectable_difference, proportion_interval, ratio_interval
 
 __all__ = ["compute_metrics", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
 
@@ -108,6 +112,12 @@ def compute_metrics(
     n = len(questions)
     correct = lambda qid: verdict_of.get(qid) == "correct"  # noqa: E731
     clusters = _clusters(questions, correct)
+    headline = list(questions)
+    hits = [correct(q) for q in headline]
+    instances = [questions[q]["_instance"] for q in headline]
+    templates = [questions[q]["type"] for q in headline]  # a question type recurs in every case
+    answer_of = {a["qid"]: a.get("answer") or "" for a in answers}
+    hedged_wrong = sum(1 for q in headline if verdict_of.get(q) == "wrong" and is_hedged(answer_of.get(q)))
     metrics: dict[str, Any] = {
         "n_cases": len(cases),
         "n_questions": len(every),
@@ -116,11 +126,13 @@ def compute_metrics(
         "n_clusters": len(clusters),
         "accuracy": _rate(verdicts["correct"], n),
         "measures": measures(answers),  # "accuracy", or "evidence available (offline reader)" (model=offline)
-        "accuracy_ci": ratio_interval(clusters),
+        "accuracy_ci": proportion_interval(hits, instances, templates),
+        "detectable_difference": detectable_difference(hits, None, instances, templates),
         "accuracy_all_questions": _rate(sum(1 for q in every if correct(q)), len(every)),
         "in_task_text": _verdict_block(flagged, verdict_of),
         "verdicts": {v: verdicts.get(v, 0) for v in (*VERDICTS, "missing")},
-        "confidently_wrong_rate": _rate(verdicts["wrong"], n),
+        "confidently_wrong_rate": _rate(verdicts["wrong"] - hedged_wrong, n),
+        "hedged_wrong_rate": _rate(hedged_wrong, n),
         "abstain_rate": _rate(verdicts["abstained"], n),
         "stale": sum(1 for qid in questions if qid in stale),
         "by_type": {t: {**_verdict_block(qids, verdict_of),
@@ -177,7 +189,11 @@ def compute_metrics(
     if full_correct is not None:
         base = {q: questions[q] for q in questions if q in full_correct}
         metrics["accuracy_relative_to_full"] = _rate(sum(correct(q) for q in base), len(base))
-        metrics["accuracy_relative_to_full_ci"] = ratio_interval(_clusters(base, correct))
+        # both-correct over full-correct, over every headline question: the full arm's variance counts
+        metrics["accuracy_relative_to_full_ci"] = ratio_interval(
+            [h and q in full_correct for q, h in zip(headline, hits, strict=True)],
+            [q in full_correct for q in headline],
+            instances, templates)
         metrics["n_full_correct"] = len(base)
     outcomes = Counter(a.get("outcome", "answered") for a in answers)
     usage: Counter = Counter()

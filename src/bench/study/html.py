@@ -108,7 +108,9 @@ def _case_set_html(configs: pd.DataFrame, pairs: pd.DataFrame | None, titled: bo
         header, rows = pairs_table(pairs, limit=45)
         parts += ["<h3>Paired comparisons</h3>",
                   "<p class='small'>Config B minus config A on the same questions, paired by seed; 95% CI from "
-                  "a paired bootstrap over instances; discordant questions: correct in one config only"
+                  "a paired score interval (questions clustered by instance and type, docs/uncertainty.md); detectable Δ: "
+                  "the smallest difference the pair's questions detect (80% power, 5% level); discordant questions: "
+                  "correct in one config only"
                   + (f" (first 45 of {len(pairs)} pairs; all in pairs.csv)" if len(pairs) > 45 else "") + ".</p>",
                   _html_table(header, rows)]
     header, rows = distance_table(configs)
@@ -147,8 +149,10 @@ def report_html(jobs: list[Job], jobs_df: pd.DataFrame, configs: pd.DataFrame, q
         "<h1>Context-compaction benchmark report</h1>",
         f"<p class='small'>Generated {datetime.now(UTC).isoformat(timespec='seconds')} from "
         f"{html.escape(', '.join(sources))}: {len(jobs)} job(s), {len(configs)} config(s). "
-        "Values are mean [min–max] over the seeds of complete jobs; 95% CI: bootstrap over instances, every "
-        "complete seed's questions pooled. Questions whose answer is readable in the task text are left out "
+        "Values are mean [min–max] over the seeds of complete jobs; 95% CI: score interval with questions "
+        "clustered by instance and question type (docs/uncertainty.md), every complete seed's questions pooled; "
+        "detectable Δ: the smallest accuracy difference the case set detects (80% power, 5% level); hedged "
+        "wrong: wrong answers that hedge, apart from confidently wrong. Questions whose answer is readable in the task text are left out "
         "of every figure (counted in 'in task text').</p>",
     ]
     if jobs and jobs[0].shared:

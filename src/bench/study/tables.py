@@ -135,6 +135,8 @@ def job_row(job: Job) -> dict[str, Any]:
         "accuracy_relative_to_full_ci": _interval(m.get("accuracy_relative_to_full_ci")),
         "n_full_correct": m.get("n_full_correct"),
         "confidently_wrong_rate": m["confidently_wrong_rate"],
+        "hedged_wrong_rate": m.get("hedged_wrong_rate"),
+        "detectable_difference": m.get("detectable_difference"),
         "abstain_rate": m["abstain_rate"],
         "correct": m["verdicts"]["correct"],
         "wrong": m["verdicts"]["wrong"],
@@ -188,7 +190,7 @@ def jobs_frame(jobs: list[Job]) -> pd.DataFrame:
 
 # metrics averaged per config (mean, min, max over the seeds of complete jobs)
 SUMMARY_METRICS = (
-    "accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "abstain_rate",
+    "accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "hedged_wrong_rate", "abstain_rate",
     "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens", "tokens_kept_ratio",
     "summarizer_calls", "retrievals", "latency_s", "tokens_spent", "stale",
     "compactions_per_case", "compactions_max", "evidence_survived_compactions",
@@ -236,6 +238,7 @@ def configs_frame(jobs_df: pd.DataFrame, jobs: list[Job] | None = None) -> pd.Da
             interval = pooled.get(f"{metric}_ci")
             row[f"{metric}.ci_low"] = interval[0] if interval else None
             row[f"{metric}.ci_high"] = interval[1] if interval else None
+        row["detectable_difference"] = pooled.get("detectable_difference")
         for metric in metrics:
             values = pd.to_numeric(done[metric], errors="coerce").dropna()
             row[f"{metric}.mean"] = round(float(values.mean()), 4) if len(values) else None

@@ -41,11 +41,12 @@ def value_range(row: pd.Series | dict, metric: str, pct: bool = False) -> str:
     return text
 
 
-PCT_METRICS = {"accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "abstain_rate",
+PCT_METRICS = {"accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "hedged_wrong_rate",
+               "detectable_difference", "abstain_rate",
                "evidence_visible_rate", "evidence_recoverable_rate", "tokens_kept_ratio"}
 TABLE_COLUMNS = (  # (metric, header); accuracy and rel. full are followed by their 95% interval
     ("accuracy", "accuracy"), ("accuracy_relative_to_full", "rel. full"),
-    ("confidently_wrong_rate", "conf. wrong"), ("abstain_rate", "abstain"),
+    ("confidently_wrong_rate", "conf. wrong"), ("hedged_wrong_rate", "hedged wrong"), ("abstain_rate", "abstain"),
     ("evidence_visible_rate", "ev. visible"), ("evidence_recoverable_rate", "ev. recoverable"),
     ("mean_kept_tokens", "tokens kept"), ("tokens_kept_ratio", "kept ratio"),
     ("summarizer_calls", "summ. calls"), ("retrievals", "retrievals"),
@@ -61,6 +62,7 @@ def summary_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     header = ["config", "arm", "seeds", "in task text"]
     for _, name in TABLE_COLUMNS:
         header += [name, f"{name} 95% CI"] if name in ("accuracy", "rel. full") else [name]
+    header += ["detectable Δ"]  # smallest accuracy difference this case set detects (80% power, 5% level)
     header += [f"acc {t}" for t in types]
     rows = []
     for _, row in configs.iterrows():
@@ -73,9 +75,15 @@ def summary_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
             cells.append(value_range(row, metric, metric in PCT_METRICS))
             if metric in ("accuracy", "accuracy_relative_to_full"):
                 cells.append(interval_text(row.get(f"{metric}.ci_low"), row.get(f"{metric}.ci_high")))
+        cells.append(_pp(row.get("detectable_difference")))
         cells += [value_range(row, f"acc.{t}", True) for t in types]
         rows.append(cells)
     return header, rows
+
+
+def _pp(value: Any) -> str:
+    """A difference of shares in percentage points (``–`` when there is none)."""
+    return "–" if is_missing(value) else f"±{100 * float(value):.1f} pp"
 
 
 def interval_text(low: Any, high: Any) -> str:
@@ -120,7 +128,8 @@ def pairs_table(pairs: pd.DataFrame, limit: int | None = None,
                 measure: str = "accuracy") -> tuple[list[str], list[list[str]]]:
     """The paired comparisons: B minus A with its 95% interval, and the discordant questions
     (``measure``: what the headline measures, e.g. evidence available with the offline reader)."""
-    header = ["A", "B", "seeds", f"{measure} B − A", "95% CI", "correct only in A", "correct only in B", "questions"]
+    header = ["A", "B", "seeds", f"{measure} B − A", "95% CI", "detectable Δ", "correct only in A", "correct only in B",
+              "questions"]
     rows = []
     for _, row in pairs.head(limit).iterrows() if limit else pairs.iterrows():
         diff = row["difference"]
@@ -128,6 +137,7 @@ def pairs_table(pairs: pd.DataFrame, limit: int | None = None,
                      "–" if is_missing(diff) else f"{100 * diff:+.1f} pp",
                      "–" if is_missing(row["difference_ci_low"]) else
                      f"{100 * row['difference_ci_low']:+.1f} to {100 * row['difference_ci_high']:+.1f} pp",
+                     _pp(row.get("detectable_difference")),
                      str(row["correct_only_in_a"]), str(row["correct_only_in_b"]), str(row["n_questions"])])
     return header, rows
 
@@ -152,8 +162,11 @@ def case_set_title(configs: pd.DataFrame) -> str:
 def report_markdown(jobs: list[Job], configs: pd.DataFrame, pairs: pd.DataFrame | None = None) -> str:
     """The config table, the paired comparisons and the distances, one section per case set."""
     lines = [f"{len(jobs)} job(s), {len(configs)} config(s); values are mean [min–max] over the "
-             "seeds of complete jobs; 95% CI: bootstrap over instances, every complete seed's questions "
-             "pooled (questions answerable from the task text left out, counted apart)."]
+             "seeds of complete jobs; 95% CI: score interval with questions clustered by instance and question "
+             "type (docs/uncertainty.md), every complete seed's questions pooled (questions answerable from the "
+             "task text left out, counted apart); detectable Δ: the smallest accuracy difference the case set "
+             "detects at 80% power and the 5% level, from the observed variance; hedged wrong: wrong answers "
+             "that hedge (bench.hedges), apart from confidently wrong."]
     if jobs and jobs[0].shared:
         lines.append(f"Overrides shared by every job: `{' '.join(jobs[0].shared)}`.")
     measure = _measure(jobs)
