@@ -25,7 +25,18 @@ from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from bench.config import CONF_DIR, ConfigError, compose
-from bench.policies.base import CONTEXT_PARTS, Policy, PolicyContext, clean_start, make_view, steps, view_problems
+from bench.policies.base import (
+    CONTEXT_PARTS,
+    Declaration,
+    Policy,
+    PolicyContext,
+    clean_start,
+    declaration_of,
+    declare,
+    make_view,
+    steps,
+    view_problems,
+)
 from bench.policies.compact import AutoCompact, CompactPolicy, Mechanisms, MicroCompact
 from bench.policies.full import FullHistory
 from bench.policies.nlatest import NLatest
@@ -35,6 +46,9 @@ from bench.tokens import TokenCounter
 __all__ = [
     "Policy",
     "PolicyContext",
+    "Declaration",
+    "declare",
+    "declaration_of",
     "make_view",
     "view_problems",
     "steps",

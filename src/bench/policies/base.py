@@ -15,7 +15,8 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from bench.schema import Case, View
 from bench.tokens import TokenCounter
 
-__all__ = ["Policy", "PolicyContext", "CONTEXT_PARTS", "view_problems", "make_view", "steps", "clean_start"]
+__all__ = ["Policy", "PolicyContext", "CONTEXT_PARTS", "Declaration", "declare", "declaration_of", "ROLES",
+           "view_problems", "make_view", "steps", "clean_start"]
 
 # The parts of a PolicyContext a policy class may declare it uses (``Policy.uses``).
 CONTEXT_PARTS = frozenset({"prompt", "mechanism", "summarizer", "budget_policy"})
@@ -36,6 +37,84 @@ class PolicyContext:
     mechanism: Any = None  # the mechanism group (a dict or bench.policies.compact.Mechanisms)
     summarizer: Any = field(default=None, repr=False)  # a Summarizer; None: the extractive one
     budget_policy: Any = field(default=None, repr=False)  # arm.match's arm (a Policy), for nlatest
+
+
+# What an arm is to the study: the reference every other arm is scored against (the whole
+# history), the guessing baseline (no history), or a candidate policy.
+ROLES = ("reference", "baseline", "candidate")
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What a built arm depends on and what it is, recorded in ``run.json`` (``policy``).
+
+    Provenance (the summary prompt's hash), the full-arm reuse, report labels, ordering and
+    plots read this record instead of comparing arm names, so a new arm is its module and its
+    YAML only. A class states ``role`` and ``order``; the dependencies follow from ``uses``
+    and from the parts the policy was built with (an arm budget-matched to a summarising arm
+    depends on that arm's summary prompt too).
+    """
+
+    name: str
+    role: str = "candidate"  # one of ROLES
+    order: int = 50  # reading order in reports and plots (reference first, baseline next)
+    summary_prompt: bool = False  # the prompt group shapes its views (its hash goes in run.json)
+    mechanisms: bool = False  # the mechanism group shapes its views
+    summarizer: str | None = None  # the summarizer it calls (its name), None: none
+    tokenizer: bool = True  # its views depend on the token counter (budgets, thresholds)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "role": self.role, "order": self.order, "summary_prompt": self.summary_prompt,
+                "mechanisms": self.mechanisms, "summarizer": self.summarizer, "tokenizer": self.tokenizer}
+
+
+def declare(policy: Any) -> Declaration:
+    """The declaration of a built policy: its class's ``role``/``order`` and what it was built with."""
+    own = getattr(policy, "declaration", None)
+    if callable(own):
+        return own()
+    uses = getattr(policy, "uses", frozenset())
+    context = getattr(policy, "context", None)
+    matched = getattr(context, "budget_policy", None)
+    inner = declare(matched) if matched is not None else None
+    summarizer = getattr(context, "summarizer", None) if "summarizer" in uses else None
+    summarizer_name = (getattr(summarizer, "name", type(summarizer).__name__) if summarizer is not None
+                       else ("extractive" if "summarizer" in uses else None))
+    role = getattr(policy, "role", "candidate")
+    if role not in ROLES:
+        raise ValueError(f"{type(policy).__name__}.role must be one of {ROLES}, got {role!r}")
+    return Declaration(
+        name=getattr(policy, "name", type(policy).__name__),
+        role=role,
+        order=getattr(policy, "order", 50),
+        summary_prompt="prompt" in uses or bool(inner and inner.summary_prompt),
+        mechanisms="mechanism" in uses or bool(inner and inner.mechanisms),
+        summarizer=summarizer_name or (inner.summarizer if inner else None),
+        tokenizer=getattr(policy, "uses_tokenizer", True),
+    )
+
+
+# How the seed's three arms declared themselves before run.json recorded declarations: read
+# only for job directories written by earlier versions (the study and compare read old runs).
+_LEGACY = {"full": Declaration("full", "reference", 0, tokenizer=False),
+           "nlatest": Declaration("nlatest", "candidate", 10),
+           "compact": Declaration("compact", "candidate", 30, summary_prompt=True, mechanisms=True,
+                                  summarizer="extractive")}
+
+
+def declaration_of(run: dict[str, Any] | None, arm_config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A job's declaration as recorded in its ``run.json``, or reconstructed for an older record."""
+    recorded = (run or {}).get("policy")
+    if isinstance(recorded, dict) and recorded.get("role") in ROLES:
+        return recorded
+    arm_config = arm_config or {}
+    name = (run or {}).get("arm") or arm_config.get("name")
+    base = _LEGACY.get(str(name), Declaration(str(name)))
+    matched = _LEGACY.get(str(arm_config.get("match")))
+    if matched is not None:
+        base = Declaration(base.name, base.role, base.order, base.summary_prompt or matched.summary_prompt,
+                           base.mechanisms or matched.mechanisms, base.summarizer or matched.summarizer)
+    return base.to_dict()
 
 
 class Policy(Protocol):

@@ -147,6 +147,7 @@ class CompactPolicy:
     # prompt, prompt_name, mechanism (cfg.mechanism) and summarizer (None: extractive), from build_policy
     context: PolicyContext = field(default_factory=PolicyContext, repr=False)
     uses: ClassVar[frozenset[str]] = frozenset({"prompt", "mechanism", "summarizer"})
+    order: ClassVar[int] = 30  # reports: after the N-latest arms
 
     def __post_init__(self) -> None:
         self.micro_compact = typed(MicroCompact, self.micro_compact)

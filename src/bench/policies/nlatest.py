@@ -69,6 +69,7 @@ class NLatest:
     match: str | None = None  # arm whose per-case kept tokens bound this arm (e.g. compact)
     context: PolicyContext = field(default_factory=PolicyContext, repr=False)  # budget_policy: the matched arm
     uses: ClassVar[frozenset[str]] = frozenset({"budget_policy"})
+    order: ClassVar[int] = 10  # reports: right after the reference
 
     def __post_init__(self) -> None:
         self.counter = self.context.counter

@@ -55,7 +55,7 @@ from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
 from bench.llm import call_sink, summarize_calls
 from bench.llm.limiter import concurrency_metrics, find_limiters
 from bench.metrics import compute_metrics
-from bench.policies import FullHistory, PolicyContext, build_policy
+from bench.policies import FullHistory, PolicyContext, build_policy, declare
 from bench.runner.pipeline import Phase, Pipeline
 from bench.runner.provenance import now, provenance
 from bench.runner.resume import ResumeError, check_resume
@@ -114,6 +114,7 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     policy = surfaced(build_policy, cfg, counter,
                        groups={"arm": cfg.arm, "summarizer": cfg.get("summarizer"), "mechanism": cfg.get("mechanism")})
     preflight(answerer, judge, policy)
+    declaration = declare(policy).to_dict()  # what the arm depends on and is (run.json "policy")
     limiters = find_limiters(answerer, judge, policy)
     previous = store.read_json("run.json") if resuming else None
     if resuming:
@@ -140,6 +141,7 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     del records
     store.write_all("rejected", selection.rejected)
     store.write_json("run.json", provenance(cfg, selection, "incomplete", started, case_set_hash=case_set_hash,
+                                                 policy=declaration,
                                                  resumed=resumed))
 
     tracer = build_tracer(cfg, out)
@@ -160,7 +162,7 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
             pipeline = Pipeline(store, answerer, judge, tracer, workers, limiters)
             pipeline.run_phase(selection.cases, policy, Phase.of_arm(arm))
             full_correct = None
-            if arm != "full":
+            if declaration["role"] != "reference":  # the reference scores itself
                 full = FullHistory(context=PolicyContext(counter=counter))
                 full_correct = pipeline.run_phase(selection.cases, full, Phase.reference())
     finally:
@@ -186,6 +188,7 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     store.write_json("metrics.json", metrics)
     status = "complete" if complete else "incomplete"
     store.write_json("run.json", provenance(cfg, selection, status, started, case_set_hash=case_set_hash,
+                                                 policy=declaration,
                                                  resumed=resumed, n_errors=errors))
     total = metrics["model_calls"].get("total", {})
     if total.get("requests"):

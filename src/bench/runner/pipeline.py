@@ -212,6 +212,8 @@ class Pipeline:
                     with gate:
                         view = policy(case)
                 except Exception as err:  # noqa: BLE001 - the case's questions are recorded as failed
+                    if getattr(err, "stops_job", False):  # a policy's contract broken: no view is valid
+                        raise
                     log.warning("case %s: view failed: %s", case.case_id, err)
                     # a summary longer than the summarizer's context is an outcome, not an error to retry
                     outcome = "context_overflow" if isinstance(err, ContextOverflow) else "error"

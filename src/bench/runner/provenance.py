@@ -55,8 +55,8 @@ def now() -> str:
 def provenance(cfg: Any, selection: Any, status: str, started: str, *, case_set_hash: str,
                **extra: Any) -> dict[str, Any]:
     """The ``run.json`` record of a job: status and times, code, packages, data, hashes, the config."""
-    # the summary prompt shapes the views of a compact arm, and of an arm budget-matched to one
-    uses_prompt = "compact" in (cfg.arm.get("name"), cfg.arm.get("match"))
+    # the summary prompt's hash only where it shapes the views (the arm's declaration says)
+    uses_prompt = bool((extra.get("policy") or {}).get("summary_prompt"))
     prompt_text = cfg.get("prompt", {}).get("text") if uses_prompt else None
     return {
         "status": status,

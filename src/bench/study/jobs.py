@@ -24,14 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.metrics import compute_metrics
+from bench.policies.base import declaration_of
 from bench.store import read_jsonl
 
-__all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_config", "ARM_ORDER",
+__all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_config",
            "MECHANISM_ORDER", "PROMPT_ORDER"]
 
 log = logging.getLogger(__name__)
 
-ARM_ORDER = {"full": 0, "nlatest": 1, "compact": 2}
 MECHANISM_ORDER = {m: i for i, m in enumerate(("shipped", "tail", "stepcut", "offload", "collapse", "verify"))}
 PROMPT_ORDER = {p: i for i, p in enumerate(("sre", "generic", "hybrid", "hybrid_v2"))}
 # keys that never make two jobs different configs (seed is what a config averages over)
@@ -70,6 +70,15 @@ class Job:
     @property
     def arm(self) -> str:
         return str(self.run.get("arm") or (self.config.get("arm") or {}).get("name") or "?")
+
+    @property
+    def policy(self) -> dict[str, Any]:
+        """The arm's declaration (``run.json`` "policy"): its role, order and what it depends on."""
+        return declaration_of(self.run, self.config.get("arm") or {})
+
+    @property
+    def is_reference(self) -> bool:
+        return self.policy["role"] == "reference"
 
     @property
     def seed(self) -> Any:
@@ -195,9 +204,8 @@ def load_job(path: Path | str) -> Job:
     views = read_jsonl(path / "views.jsonl")
     answers = read_jsonl(path / "answers.jsonl")
     scores = read_jsonl(path / "scores.jsonl")
-    arm = run.get("arm") or (config.get("arm") or {}).get("name")
     reference = read_jsonl(path / "reference_scores.jsonl")
-    if arm == "full":
+    if declaration_of(run, config.get("arm") or {})["role"] == "reference":
         full_correct = {s["qid"] for s in scores if s.get("verdict") == "correct"}
     elif reference:
         latest = {s["qid"]: s for s in reference}  # a resumed job's later line wins
@@ -239,16 +247,17 @@ def load_jobs(paths: Iterable[Path | str]) -> list[Job]:
 
 
 def _config_order(job: Job) -> tuple:
-    """Arm (full, nlatest, compact), N, the mechanism chain, the prompt list: the study's reading order."""
+    """Arm (its declared order: reference, baseline, then candidates), N, the mechanism chain, the
+    prompt list: the study's reading order."""
     arm_cfg = job.config.get("arm") or {}
     try:
         n = float(arm_cfg.get("n")) if arm_cfg.get("n") is not None else math.inf
     except (TypeError, ValueError):
         n = math.inf
-    compact = job.arm == "compact" or arm_cfg.get("match") == "compact"
-    mechanism = (job.config.get("mechanism") or {}).get("name") if compact else None
-    prompt = (job.config.get("prompt") or {}).get("name") if compact else None
-    return (ARM_ORDER.get(job.arm, 9), arm_cfg.get("match") is not None, n,
+    policy = job.policy
+    mechanism = (job.config.get("mechanism") or {}).get("name") if policy["mechanisms"] else None
+    prompt = (job.config.get("prompt") or {}).get("name") if policy["summary_prompt"] else None
+    return (policy["order"], job.arm, arm_cfg.get("match") is not None, n,
             MECHANISM_ORDER.get(mechanism, len(MECHANISM_ORDER)), PROMPT_ORDER.get(prompt, len(PROMPT_ORDER)))
 
 

@@ -37,7 +37,34 @@ def _plt():
     return plt
 
 
-_ARM_MARKERS = {"full": ("s", "#333333"), "nlatest": ("o", "#1f77b4"), "compact": ("D", "#d62728")}
+# Markers by role (the reference, the baseline); candidate arms take the next of a fixed cycle
+# in their declared order, so a new arm gets its own marker without being named here.
+_ROLE_MARKERS = {"reference": ("s", "#333333"), "baseline": ("x", "#7f7f7f")}
+_CANDIDATE_MARKERS = [("o", "#1f77b4"), ("D", "#d62728"), ("^", "#2ca02c"), ("v", "#9467bd"), ("P", "#ff7f0e"),
+                      ("*", "#8c564b"), ("h", "#e377c2"), ("<", "#17becf")]
+
+
+def _markers(data: pd.DataFrame, groups: pd.Series) -> dict[str, tuple[str, str]]:
+    """A marker per plotted group: its role's, else the candidates' cycle in arm order."""
+    roles = data["role"] if "role" in data else pd.Series("candidate", index=data.index)
+    out: dict[str, tuple[str, str]] = {}
+    next_candidate = 0
+    for group, role in zip(groups, roles, strict=True):
+        if group in out:
+            continue
+        if role in _ROLE_MARKERS:
+            out[group] = _ROLE_MARKERS[role]
+        else:
+            out[group] = _CANDIDATE_MARKERS[next_candidate % len(_CANDIDATE_MARKERS)]
+            next_candidate += 1
+    return out
+
+
+def _reference(configs: pd.DataFrame) -> pd.DataFrame:
+    """The reference arm's configs (the whole history)."""
+    if "role" in configs:
+        return configs[configs["role"] == "reference"]
+    return configs[:0]
 
 
 def _ci_err(row: pd.Series, metric: str) -> tuple[float, float]:
@@ -70,8 +97,9 @@ def plot_tradeoff(configs: pd.DataFrame) -> str | None:
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     points: list[tuple[float, float, str]] = []
     groups = data["arm"].where(data["match"].isna(), data["arm"] + " matched to " + data["match"].astype(str))
+    markers = _markers(data, groups)
     for arm, group in data.groupby(groups, sort=False):
-        marker, colour = _ARM_MARKERS.get(arm, ("^", "#2ca02c"))
+        marker, colour = markers[arm]
         xs = group["tokens_kept_ratio.mean"].astype(float)
         ys = group[f"{y_metric}.mean"].astype(float)
         xerr = list(zip(*[_err(r, "tokens_kept_ratio") for _, r in group.iterrows()], strict=True))
@@ -148,7 +176,7 @@ def plot_types(configs: pd.DataFrame) -> str | None:
 
 def plot_n_curve(configs: pd.DataFrame) -> str | None:
     """The N-latest curve: accuracy and accuracy relative to full against N."""
-    data = configs[(configs["arm"] == "nlatest") & configs["n"].notna()]
+    data = configs[configs["n"].notna()]  # arms swept over a message count N
     if "match" in data:
         data = data[data["match"].isna()]
     if len(data) < 2:
@@ -165,7 +193,7 @@ def plot_n_curve(configs: pd.DataFrame) -> str | None:
                 linestyle="--" if metric == "evidence_visible_rate" else "-")
         ax.fill_between(data["_n"], data[f"{metric}.min"].astype(float), data[f"{metric}.max"].astype(float),
                         color=colour, alpha=0.15)
-    full = configs[configs["arm"] == "full"]
+    full = _reference(configs)
     if has_full(configs):
         ax.axhline(float(full.iloc[0]["accuracy.mean"]), color="#333333", linestyle=":", label="full arm accuracy")
     ax.set_xscale("log", base=2)
@@ -183,5 +211,5 @@ def has_full(configs: pd.DataFrame) -> bool:
     """A full-arm config with a measured accuracy is in the report (only then is it drawn and named)."""
     if configs.empty or "arm" not in configs:
         return False
-    full = configs[configs["arm"] == "full"]
+    full = _reference(configs)
     return not full.empty and "accuracy.mean" in full and not is_missing(full.iloc[0].get("accuracy.mean"))

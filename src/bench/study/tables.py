@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from bench.store import read_jsonl
-from bench.study.jobs import ARM_ORDER, Job
+from bench.study.jobs import Job
 from bench.study.text import short_labels
 from bench.study.uncertainty import config_intervals
 
@@ -100,7 +100,8 @@ def job_row(job: Job) -> dict[str, Any]:
     config = job.config
     arm_cfg = config.get("arm") or {}
     git = job.run.get("git") or {}
-    uses_compact = job.arm == "compact" or arm_cfg.get("match") == "compact"  # matched N latest too
+    policy = job.policy
+    uses_compact = policy["summary_prompt"] or policy["mechanisms"]  # matched N latest too
     row: dict[str, Any] = {
         "job": job.name,
         "config": job.label,
@@ -109,6 +110,8 @@ def job_row(job: Job) -> dict[str, Any]:
         "case_set": job.case_set,
         "source": job.source,
         "arm": job.arm,
+        "role": policy["role"],
+        "arm_order": policy["order"],
         "n": arm_cfg.get("n"),
         "match": arm_cfg.get("match"),
         "prompt": (config.get("prompt") or {}).get("name") if uses_compact else None,
@@ -203,6 +206,20 @@ def _metric_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in (*SUMMARY_METRICS, *per_type) if c in frame.columns]
 
 
+def _above_baseline(frame: pd.DataFrame) -> None:
+    """``accuracy_above_none``: each config's accuracy minus the guessing baseline's (the arm
+    that declares role ``baseline``, arm=none) on the same case set; absent without one."""
+    if "accuracy.mean" not in frame or "role" not in frame:
+        return
+    baseline = (frame[frame["role"] == "baseline"].groupby("case_set")["accuracy.mean"].first().dropna())
+    if baseline.empty:
+        return
+    base = frame["case_set"].map(baseline)
+    for stat in ("mean", "min", "max"):
+        frame[f"accuracy_above_none.{stat}"] = (pd.to_numeric(frame[f"accuracy.{stat}"], errors="coerce")
+                                                - base).round(4)
+
+
 def configs_frame(jobs_df: pd.DataFrame, jobs: list[Job] | None = None) -> pd.DataFrame:
     """One row per config: mean/min/max over the complete jobs' seeds; incomplete ones named.
 
@@ -224,7 +241,7 @@ def configs_frame(jobs_df: pd.DataFrame, jobs: list[Job] | None = None) -> pd.Da
         row: dict[str, Any] = {
             "config": first["config"], "config_id": config_id, "experiment": first["experiment"],
             "case_set": first["case_set"], "source": first["source"],
-            "arm": first["arm"], "n": first["n"], "match": first["match"], "prompt": first["prompt"],
+            "arm": first["arm"], "role": first["role"], "arm_order": first["arm_order"], "n": first["n"], "match": first["match"], "prompt": first["prompt"],
             "mechanism": first["mechanism"],
             **({"context_window": first["context_window"]} if "context_window" in group.columns else {}),
             "n_jobs": len(group), "n_complete": len(done),
@@ -246,10 +263,11 @@ def configs_frame(jobs_df: pd.DataFrame, jobs: list[Job] | None = None) -> pd.Da
             row[f"{metric}.max"] = round(float(values.max()), 4) if len(values) else None
         rows.append(row)
     frame = pd.DataFrame(rows)
+    _above_baseline(frame)
     frame["_order"] = range(len(frame))
     first_seen = {c: i for i, c in enumerate(dict.fromkeys(frame["case_set"]))}
     frame["_set"] = frame["case_set"].map(first_seen)
-    frame["_arm"] = frame["arm"].map(lambda a: ARM_ORDER.get(a, 9))
+    frame["_arm"] = list(zip(frame["arm_order"], frame["arm"], strict=True))
     frame["_n"] = pd.to_numeric(frame["n"], errors="coerce")
     frame = frame.sort_values(["_set", "_arm", "_n", "_order"], na_position="last")
     frame = frame.drop(columns=["_order", "_set", "_arm", "_n"]).reset_index(drop=True)

@@ -41,11 +41,11 @@ def value_range(row: pd.Series | dict, metric: str, pct: bool = False) -> str:
     return text
 
 
-PCT_METRICS = {"accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "hedged_wrong_rate",
+PCT_METRICS = {"accuracy", "accuracy_relative_to_full", "accuracy_above_none", "confidently_wrong_rate", "hedged_wrong_rate",
                "detectable_difference", "abstain_rate",
                "evidence_visible_rate", "evidence_recoverable_rate", "tokens_kept_ratio"}
 TABLE_COLUMNS = (  # (metric, header); accuracy and rel. full are followed by their 95% interval
-    ("accuracy", "accuracy"), ("accuracy_relative_to_full", "rel. full"),
+    ("accuracy", "accuracy"), ("accuracy_relative_to_full", "rel. full"), ("accuracy_above_none", "above none"),
     ("confidently_wrong_rate", "conf. wrong"), ("hedged_wrong_rate", "hedged wrong"), ("abstain_rate", "abstain"),
     ("evidence_visible_rate", "ev. visible"), ("evidence_recoverable_rate", "ev. recoverable"),
     ("mean_kept_tokens", "tokens kept"), ("tokens_kept_ratio", "kept ratio"),

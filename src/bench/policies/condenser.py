@@ -1,0 +1,102 @@
+"""The ``condenser`` arm: an LLM summarizing condenser as OpenHands ships it
+(``LLMSummarizingCondenser``), written from its documented behaviour.
+
+The agent's view grows one step at a time. Whenever it holds more than ``max_size`` events
+(messages here), the condenser keeps the first ``keep_first`` events and the latest ones,
+so that the new view holds about ``max_size // 2`` events, and replaces the events between
+them (with the previous summary, if any) by one summary written by the summarizer. Later
+condensations summarise the previous summary plus what was forgotten since, as the agent
+would have lived it. Boundaries move to whole steps, so a tool exchange is never split.
+Defaults are OpenHands' (``max_size`` 100, ``keep_first`` 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from langchain_core.messages import BaseMessage, HumanMessage
+
+from bench.config import ConfigError, check_types
+from bench.policies.base import PolicyContext, clean_start, make_view, steps
+from bench.policies.summarize import ExtractiveSummarizer
+from bench.schema import Case, View
+
+__all__ = ["SummarizingCondenser", "CONDENSER_PROMPT"]
+
+# The condenser's own instruction (OpenHands keeps its prompt beside the condenser, not in
+# the agent's prompt group): a state summary the agent can continue from.
+CONDENSER_PROMPT = """You are maintaining a context-aware state summary for an interactive agent. You will be given
+the previous summary (if any) and a list of events the agent can no longer see. Write the
+new summary so the agent can continue its task without them. Keep every identifier, path,
+value, error message and result that may matter later, verbatim.
+
+1. User requests: what the user asked for, including later requests and stated facts
+2. Files touched: files read, created or changed, with what changed
+3. Commands run: commands and tool calls with their key results
+4. Errors: errors and failures seen, with their messages
+5. Current work: what was being done and what is left
+"""
+
+
+@dataclass
+class SummarizingCondenser:
+    name: str = "condenser"
+    max_size: int = 100  # condense when the view holds more events than this
+    keep_first: int = 1  # events at the start that always stay (the task)
+    context: PolicyContext = field(default_factory=PolicyContext, repr=False)  # summarizer
+    uses: ClassVar[frozenset[str]] = frozenset({"summarizer"})
+    order: ClassVar[int] = 40
+
+    def __post_init__(self) -> None:
+        check_types(self, "arm")
+        if self.max_size < 4:
+            raise ConfigError(f"arm.max_size must be >= 4, got {self.max_size}")
+        if not 0 <= self.keep_first < self.max_size // 2:
+            raise ConfigError(f"arm.keep_first must be in [0, max_size // 2), got {self.keep_first}")
+        self.summarizer = self.context.summarizer or ExtractiveSummarizer()
+
+    @property
+    def calls_model(self) -> bool:
+        return bool(getattr(self.summarizer, "calls_model", True))
+
+    def preflight(self, seen: set | None = None) -> None:
+        check = getattr(self.summarizer, "preflight", None)
+        if callable(check):
+            check(seen)
+
+    def __call__(self, case: Case) -> View:
+        view: list[BaseMessage] = []
+        summary: BaseMessage | None = None  # the summary event inside ``view``, if any
+        usage: list[dict[str, Any]] = []
+        condensations: list[dict[str, Any]] = []
+        for begin, end in steps(case.messages):
+            view.extend(case.messages[begin:end])
+            if len(view) <= self.max_size:
+                continue
+            head_end = self._head_end(view, summary)
+            target = self.max_size // 2
+            tail_start = clean_start(view, max(head_end, len(view) - max(1, target - head_end - 1)))
+            forgotten = [m for m in view[head_end:tail_start] if m is not summary]
+            if not forgotten:
+                continue
+            previous = [summary] if summary is not None else []
+            text, used = self.summarizer.summarize(previous + forgotten, CONDENSER_PROMPT, case.profile)
+            usage.append(used)
+            summary = HumanMessage(content=f"[Summary of earlier events]\n{text}")
+            condensations.append({"at_message": end, "events_before": len(view),
+                                  "forgotten": len(forgotten), "events_after": head_end + 1 + len(view) - tail_start})
+            view = view[:head_end] + [summary] + view[tail_start:]
+        info = {"max_size": self.max_size, "keep_first": self.keep_first, "condensations": condensations,
+                "summarizer_usage": usage}
+        return make_view(case, self.name, view, self.context.counter, info=info, summarizer_calls=len(usage),
+                         summary=summary.content if summary is not None else None)
+
+    def _head_end(self, view: list[BaseMessage], summary: BaseMessage | None) -> int:
+        """End of the kept head: ``keep_first`` events, extended to a whole step, before any summary."""
+        end = 0
+        for begin, stop in steps(view):
+            if end >= self.keep_first or view[begin] is summary:
+                break
+            end = stop
+        return end

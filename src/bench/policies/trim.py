@@ -1,0 +1,50 @@
+"""The ``trim`` arm: LangChain's ``trim_messages``, as a LangChain or LangGraph agent would
+shrink its history (the library itself is called, not a re-implementation).
+
+Strategy ``last`` under a token budget (``max_tokens``), counted with the project's token
+counter, so budgets mean the same as every other arm's. ``start_on`` makes the kept
+suffix open on a user or assistant message (never on a tool result whose call was cut),
+``end_on`` optionally where it ends; the view is then checked valid like every other view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from langchain_core.messages import trim_messages
+
+from bench.config import ConfigError, check_types
+from bench.policies.base import PolicyContext, make_view
+from bench.schema import Case, View
+
+__all__ = ["TrimMessages"]
+
+
+@dataclass
+class TrimMessages:
+    name: str = "trim"
+    max_tokens: int = 4096  # token budget of the kept suffix
+    start_on: list[str] | None = None  # message types the view may open on (None: human, ai)
+    end_on: list[str] | None = None  # message types it may end on (None: as the history ends)
+    calls_model: ClassVar[bool] = False
+    uses: ClassVar[frozenset[str]] = frozenset()
+    order: ClassVar[int] = 15
+    context: PolicyContext = field(default_factory=PolicyContext, repr=False)
+
+    def __post_init__(self) -> None:
+        check_types(self, "arm")
+        if self.max_tokens < 0:
+            raise ConfigError(f"arm.max_tokens must be >= 0, got {self.max_tokens}")
+        self.start_on = list(self.start_on) if self.start_on is not None else ["human", "ai"]
+        self.end_on = list(self.end_on) if self.end_on is not None else None
+
+    def trim(self, messages: list[Any]) -> list[Any]:
+        """``trim_messages`` with this arm's settings (the test calls the library the same way)."""
+        return trim_messages(messages, max_tokens=self.max_tokens, token_counter=self.context.counter.count_messages,
+                             strategy="last", start_on=self.start_on, end_on=self.end_on, allow_partial=False)
+
+    def __call__(self, case: Case) -> View:
+        kept = self.trim(list(case.messages))
+        info = {"max_tokens": self.max_tokens, "first_kept": len(case.messages) - len(kept)}
+        return make_view(case, self.name, kept, self.context.counter, info=info)
