@@ -1,0 +1,321 @@
+"""The peer arms (issue 19): none, mask, trim (LangChain's trim_messages), condenser and
+custom; what every arm declares; a throwaway arm added with its module and YAML only."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, trim_messages
+from omegaconf import OmegaConf
+
+from bench.config import ConfigError
+from bench.policies import PolicyContext, build_policy, declaration_of, declare, view_problems
+from bench.policies.condenser import SummarizingCondenser
+from bench.policies.custom import CustomPolicy, InvalidCustomView
+from bench.policies.mask import MASK_PLACEHOLDER, ObservationMask
+from bench.policies.none import NoHistory
+from bench.policies.trim import TrimMessages
+from bench.schema import Case
+from bench.tokens import TokenCounter
+
+from conftest import CONF_DIR, DEV_PARQUET, OPS_JSONL, PROJECT
+
+COUNTER = TokenCounter()
+
+
+def _load(cfg: dict) -> list[Case]:
+    from bench.data import load_cases
+
+    return load_cases(OmegaConf.create({"format": "auto", "filters": {}, **cfg}), COUNTER).cases
+
+
+@pytest.fixture(scope="module")
+def real_cases() -> list[Case]:
+    """Real histories: the OpenHands dev rows, the tau2 operations sample, the coding sample."""
+    return (_load({"source": "local", "path": str(DEV_PARQUET)})
+            + _load({"source": "local", "path": str(OPS_JSONL), "profile": "tau2"})
+            + _load({"source": "sample"}))
+
+
+def _compose(*overrides: str):
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return compose("config", overrides=list(overrides))
+
+
+# ---- trim: the library itself
+@pytest.mark.parametrize("budget", [500, 2000, 8000])
+def test_trim_views_equal_trim_messages_called_directly(real_cases, budget):
+    arm = TrimMessages(max_tokens=budget, context=PolicyContext(counter=COUNTER))
+    for case in real_cases:
+        direct = trim_messages(list(case.messages), max_tokens=budget, token_counter=COUNTER.count_messages,
+                               strategy="last", start_on=["human", "ai"], allow_partial=False)
+        view = arm(case)
+        assert view.messages == direct, case.case_id
+        assert not view_problems(view.messages)
+        assert view.kept_tokens <= budget
+        assert view.messages == case.messages[len(case.messages) - len(view.messages):]
+
+
+# ---- mask: the window boundary
+def _history(turns: int) -> list:
+    messages = [HumanMessage(content="fix the bug")]
+    for i in range(turns):
+        messages.append(AIMessage(content="", tool_calls=[{"id": f"c{i}", "name": "bash", "args": {"command": f"ls {i}"}}]))
+        messages.append(ToolMessage(content=f"output {i}", tool_call_id=f"c{i}"))
+    return messages
+
+
+def _case(messages: list) -> Case:
+    return Case(case_id="c", instance_id="i", source_row=0, repo="r", trajectory_id="t", system_prompt="sys",
+                messages=messages, tools=[], model_patch="", repo_root="/repo", questions=[])
+
+
+def test_mask_hides_results_older_than_the_window_and_keeps_every_call():
+    case = _case(_history(5))
+    view = ObservationMask(window=2, context=PolicyContext(counter=COUNTER))(case)
+    results = [m.content for m in view.messages if isinstance(m, ToolMessage)]
+    assert results == [MASK_PLACEHOLDER] * 3 + ["output 3", "output 4"]  # the 2 latest turns stay verbatim
+    assert [m.tool_calls for m in view.messages if isinstance(m, AIMessage)] == \
+        [m.tool_calls for m in case.messages if isinstance(m, AIMessage)]
+    assert view.info["results_masked"] == 3 and not view_problems(view.messages)
+    assert ObservationMask(window=5, context=PolicyContext(counter=COUNTER))(case).messages == case.messages
+    assert ObservationMask(window=0, context=PolicyContext(counter=COUNTER))(case).info["results_masked"] == 5
+    with pytest.raises(ConfigError):
+        ObservationMask(window=-1)
+
+
+def test_mask_on_real_histories_is_valid_and_never_longer(real_cases):
+    arm = ObservationMask(context=PolicyContext(counter=COUNTER))
+    for case in real_cases:
+        view = arm(case)
+        assert not view_problems(view.messages)
+        assert len(view.messages) == len(case.messages)
+        assert view.kept_tokens <= COUNTER.count_messages(case.messages)
+
+
+# ---- condenser: keep_first, max_size, rolling summaries
+class Recording:
+    """A summarizer that records what it was given (a previous summary is a message of it)."""
+
+    name = "recording"
+    calls_model = False
+
+    def __init__(self):
+        self.calls: list[list] = []
+
+    def summarize(self, messages, prompt, profile=None):
+        self.calls.append(list(messages))
+        return f"summary {len(self.calls)}", {"model": self.name, "calls": 1}
+
+
+def test_condenser_keeps_the_head_and_tail_and_summarises_the_previous_summary():
+    summarizer = Recording()
+    arm = SummarizingCondenser(max_size=10, keep_first=1, context=PolicyContext(counter=COUNTER, summarizer=summarizer))
+    case = _case(_history(12))  # 25 messages
+    view = arm(case)
+    assert not view_problems(view.messages)
+    assert view.messages[0] is case.messages[0]  # keep_first: the task
+    assert view.messages[-1] is case.messages[-1]
+    assert len(view.messages) <= 10
+    assert len(summarizer.calls) >= 2 and view.summarizer_calls == len(summarizer.calls)
+    # a later condensation receives the previous summary first, then what was forgotten since
+    second = summarizer.calls[1]
+    assert isinstance(second[0], HumanMessage) and "summary 1" in second[0].content
+    assert f"summary {len(summarizer.calls)}" in view.messages[1].content
+    for record in view.info["condensations"]:
+        assert record["events_before"] > 10 and record["events_after"] <= 10 // 2 + 2
+
+
+def test_condenser_below_max_size_shows_the_history_as_is(real_cases):
+    arm = SummarizingCondenser(max_size=10_000, context=PolicyContext(counter=COUNTER))
+    case = real_cases[0]
+    view = arm(case)
+    assert view.messages == case.messages and view.summarizer_calls == 0
+
+
+def test_condenser_on_real_histories_is_valid(real_cases):
+    arm = SummarizingCondenser(max_size=30, context=PolicyContext(counter=COUNTER))
+    for case in real_cases:
+        view = arm(case)
+        assert not view_problems(view.messages), case.case_id
+        if len(case.messages) > 30:
+            assert view.summarizer_calls >= 1
+
+
+def test_condenser_settings_are_checked():
+    with pytest.raises(ConfigError):
+        SummarizingCondenser(max_size=2)
+    with pytest.raises(ConfigError):
+        SummarizingCondenser(max_size=10, keep_first=5)
+
+
+# ---- none
+def test_none_shows_no_history(real_cases):
+    view = NoHistory(context=PolicyContext(counter=COUNTER))(real_cases[0])
+    assert view.messages == [] and view.kept_tokens == 0
+
+
+# ---- custom
+def test_custom_policy_returns_the_functions_messages(real_cases):
+    arm = CustomPolicy(policy="custom_policies:last_ten", context=PolicyContext(counter=COUNTER))
+    for case in real_cases[:5]:
+        view = arm(case)
+        assert len(view.messages) <= 10 and not view_problems(view.messages)
+
+
+def test_custom_policy_that_splits_an_exchange_names_the_first_bad_message(real_cases):
+    arm = CustomPolicy(policy="custom_policies:split_exchange", context=PolicyContext(counter=COUNTER))
+    with pytest.raises(InvalidCustomView, match=r"message 0: tool result .* without its call"):
+        arm(real_cases[0])
+    with pytest.raises(InvalidCustomView, match="expected a list of messages or a View"):
+        CustomPolicy(policy="custom_policies:not_messages")(real_cases[0])
+
+
+@pytest.mark.parametrize("spec,message", [("nocolon", "must be 'package.module:function'"),
+                                          ("no_such_module_xyz:f", "cannot import"),
+                                          ("custom_policies:nope", "has no function")])
+def test_custom_policy_spec_errors_are_one_line(spec, message):
+    with pytest.raises(ConfigError, match=message):
+        CustomPolicy(policy=spec)
+
+
+def _bench(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**{k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"},
+           "PYTHONPATH": str(PROJECT / "tests"), "TQDM_DISABLE": "1"}
+    return subprocess.run([sys.executable, "-m", "bench.main", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_an_invalid_custom_view_stops_the_job_with_one_line_and_scores_nothing(tmp_path):
+    out = tmp_path / "job"
+    done = _bench(tmp_path, "arm=custom", "arm.policy=custom_policies:split_exchange", f"output_dir={out}",
+                  "dataset.limit=2")
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = [ln for ln in done.stderr.strip().splitlines() if ln.strip() and "row/s" not in ln and "q/s" not in ln]
+    assert len(lines) == 1 and "invalid view" in lines[0] and "without its call" in lines[0], done.stderr
+    assert "Traceback" not in done.stderr
+    scores = out / "scores.jsonl"
+    assert not scores.exists() or not scores.read_text().strip()  # nothing written as if it were valid
+    assert json.loads((out / "run.json").read_text())["status"] != "complete"
+
+
+# ---- declarations
+def test_every_arm_declares_its_role_and_dependencies():
+    declared = {}
+    for path in sorted((CONF_DIR / "arm").glob("*.yaml")):
+        extra = {"nlatest": ["arm.n=10"], "custom": ["arm.policy=custom_policies:last_ten"]}.get(path.stem, [])
+        cfg = _compose(f"arm={path.stem}", *extra)
+        declared[path.stem] = declare(build_policy(cfg, COUNTER))
+    assert declared["full"].role == "reference" and declared["none"].role == "baseline"
+    assert {d.role for name, d in declared.items() if name not in ("full", "none")} == {"candidate"}
+    assert declared["compact"].summary_prompt and declared["compact"].mechanisms
+    assert declared["condenser"].summarizer and not declared["condenser"].summary_prompt
+    assert not any(declared[n].summary_prompt for n in ("full", "none", "nlatest", "trim", "mask", "custom"))
+    matched = declare(build_policy(_compose("arm=nlatest", "arm.n=null", "arm.match=compact"), COUNTER))
+    assert matched.summary_prompt and matched.mechanisms  # the matched arm's prompt shapes its budget
+    orders = [declared[n].order for n in ("full", "none", "nlatest", "compact")]
+    assert orders == sorted(orders)
+
+
+def test_an_old_run_json_without_a_declaration_reads_as_before():
+    assert declaration_of({"arm": "full"})["role"] == "reference"
+    assert declaration_of({"arm": "compact"})["summary_prompt"]
+    assert declaration_of({"arm": "nlatest"}, {"match": "compact"})["summary_prompt"]
+    assert declaration_of({"arm": "other"})["role"] == "candidate"
+
+
+def test_no_module_outside_policies_compares_an_arm_name():
+    import re
+
+    pattern = re.compile(r"""(==|!=|\bin\b)\s*\(?\s*["'](full|nlatest|compact|none|trim|mask|condenser)["']"""
+                         r"""|["'](full|nlatest|compact)["']\s*(==|!=|\bin\b)\s*\(?\s*\w*\.?arm""")
+    offenders = []
+    for path in (PROJECT / "src" / "bench").rglob("*.py"):
+        if "policies" in path.parts:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(line) and "arm" in line:
+                offenders.append(f"{path.relative_to(PROJECT)}:{number}: {line.strip()}")
+    assert not offenders, offenders
+
+
+# ---- a throwaway arm: its module and its YAML, nothing else
+def test_a_throwaway_arm_touches_only_its_module_and_yaml(tmp_path):
+    (tmp_path / "throwaway_arm.py").write_text(textwrap.dedent('''
+        from dataclasses import dataclass, field
+        from typing import ClassVar
+        from bench.policies import PolicyContext, clean_start, make_view
+
+        @dataclass
+        class LastSix:
+            name: str = "lastsix"
+            calls_model: ClassVar[bool] = False
+            uses: ClassVar[frozenset] = frozenset()
+            order: ClassVar[int] = 12
+            context: PolicyContext = field(default_factory=PolicyContext, repr=False)
+
+            def __call__(self, case):
+                kept = case.messages[clean_start(case.messages, len(case.messages) - 6):]
+                return make_view(case, self.name, kept, self.context.counter)
+    '''))
+    conf = tmp_path / "extra_conf" / "arm"
+    conf.mkdir(parents=True)
+    (conf / "lastsix.yaml").write_text("_target_: throwaway_arm.LastSix\nname: lastsix  # arm label\n")
+    env = {**{k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}, "PYTHONPATH": str(tmp_path)}
+    sweep = tmp_path / "sweep"
+    done = subprocess.run([sys.executable, "-m", "bench.main", "-m", "arm=full,lastsix", "dataset.limit=3",
+                           f"hydra.searchpath=[file://{tmp_path / 'extra_conf'}]", f"hydra.sweep.dir={sweep}"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (job,) = [p for p in sweep.iterdir() if "lastsix" in p.name and (p / "run.json").exists()]
+    run = json.loads((job / "run.json").read_text())
+    assert run["policy"] == {"name": "lastsix", "role": "candidate", "order": 12, "summary_prompt": False,
+                             "mechanisms": False, "summarizer": None, "tokenizer": True}
+    assert run["prompt_hash"] is None
+    metrics = json.loads((job / "metrics.json").read_text())
+    assert metrics["accuracy_relative_to_full"] is not None  # scored against the reference, reused
+    assert (job / "reference_scores.jsonl").exists()
+    views = [json.loads(line) for line in (job / "views.jsonl").read_text().splitlines()]
+    assert views and all(v["arm"] == "lastsix" and v["kept_messages"] <= 6 for v in views)
+    report = (sweep / "report" / "report.md").read_text()
+    full_row = next(i for i, ln in enumerate(report.splitlines()) if "arm=full" in ln and ln.startswith("|"))
+    ours = next(i for i, ln in enumerate(report.splitlines()) if "arm=lastsix" in ln and ln.startswith("|"))
+    assert full_row < ours  # ordered by the declared order, after the reference
+
+
+# ---- the study
+def test_experiment_peers_composes_every_arm():
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=["+experiment=peers"], return_hydra_config=True)
+    arms = [a.strip() for a in str(cfg.hydra.sweeper.params["+experiment/arm"]).split(",")]
+    assert arms == ["full", "none", "nlatest", "trim", "mask", "compact", "condenser"]
+    for arm in arms:
+        job = _compose("+experiment=peers", f"+experiment/arm={arm}")
+        assert job.arm.name == arm
+        assert callable(build_policy(job, COUNTER))
+
+
+@pytest.mark.slow  # seven offline jobs; .ci/run runs it
+def test_peers_multirun_reports_every_arm_beside_none(tmp_path):
+    sweep = tmp_path / "sweep"
+    done = _bench(PROJECT, "-m", "+experiment=peers", "dataset.limit=2", f"hydra.sweep.dir={sweep}",
+                  f"cache.path={tmp_path / 'cache.sqlite'}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    import pandas as pd
+
+    configs = pd.read_csv(sweep / "report" / "configs.csv")
+    assert set(configs["arm"]) == {"full", "none", "nlatest", "trim", "mask", "compact", "condenser"}
+    none = configs[configs["arm"] == "none"].iloc[0]
+    full = configs[configs["arm"] == "full"].iloc[0]
+    assert full["accuracy_above_none.mean"] == pytest.approx(full["accuracy.mean"] - none["accuracy.mean"])
+    assert "above none" in (sweep / "report" / "report.md").read_text()
