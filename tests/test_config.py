@@ -14,7 +14,8 @@ from conftest import CONF_DIR
 GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("hydra", "experiment"))
 OPTIONS = [(group, option.stem) for group in GROUPS for option in sorted((CONF_DIR / group).glob("*.yaml"))]
 # Options whose required values a user must give on the command line.
-REQUIRED = {("dataset", "local"): ["dataset.path=/tmp/rows.parquet"], ("arm", "nlatest"): ["arm.n=10"]}
+REQUIRED = {("dataset", "local"): ["dataset.path=/tmp/rows.parquet"], ("arm", "nlatest"): ["arm.n=10"],
+            ("arm", "custom"): ["arm.policy=custom_policies:last_ten"]}
 
 
 def compose_with(*overrides: str):

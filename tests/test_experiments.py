@@ -25,6 +25,8 @@ GRIDS = {  # experiment -> (arm, {swept key: values})
     "matched": ("nlatest", {"mechanism": ["shipped", "tail", "stepcut", "offload", "collapse", "verify"],
                             "seed": ["0", "1", "2"]}),
     "smoke": ("full", {"+experiment/arm": ["full", "nlatest", "compact"], "seed": ["0"]}),
+    "peers": ("full", {"+experiment/arm": ["full", "none", "nlatest", "trim", "mask", "compact", "condenser"],
+                       "seed": ["0"]}),
 }
 
 
@@ -42,7 +44,7 @@ def test_experiment_grid(name):
     assert params == grid
     assert cfg.hydra.sweep.dir.endswith(f"_{name}") or name in str(cfg.hydra.sweep.dir)
     assert "experiment" in cfg.hydra.job.config.override_dirname.exclude_keys
-    if name != "smoke":
+    if name not in ("smoke", "peers"):
         assert cfg.arm.name == arm
     # every job of the grid composes (no missing config file, no missing value)
     keys = [k for k in grid if k != "seed"]
