@@ -15,6 +15,7 @@ from bench.study.plots import has_full, plot_label, plot_n_curve, plot_tradeoff,
 from bench.study.text import (
     PCT_METRICS,
     case_set_title,
+    depth_table,
     distance_table,
     fmt,
     is_missing,
@@ -115,6 +116,12 @@ def _case_set_html(configs: pd.DataFrame, pairs: pd.DataFrame | None, titled: bo
         parts += ["<h3>By distance</h3>",
                   "<p class='small'>Accuracy and evidence still visible, by tokens from the end of the history "
                   "back to the latest message that shows the answer (nearest_back).</p>", _html_table(header, rows)]
+    header, rows = depth_table(configs)
+    if rows:
+        parts += ["<h3>By type and depth</h3>",
+                  "<p class='small'>Accuracy and evidence visible per question type and depth (tokens from the end "
+                  "back to the earliest evidence), with n; per-job 95% intervals in jobs.csv "
+                  "(depthci., depthvisci.).</p>", _html_table(header, rows)]
     plots = (
         ("Accuracy relative to full vs tokens kept", plot_tradeoff(configs),
          "One point per config (marker per arm); x: share of the full history's tokens the view keeps, "

@@ -14,7 +14,7 @@ import pandas as pd
 from bench.metrics import DISTANCE_BUCKETS
 from bench.study.jobs import Job
 
-__all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
+__all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "depth_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
 
 # ---------------------------------------------------------------- text output
 
@@ -94,6 +94,25 @@ def distance_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     header = ["config", *[f"acc {b}" for b in buckets], *[f"visible {b}" for b in buckets]]
     rows = [[str(row["short"]), *[value_range(row, f"dist.{b}", True) for b in buckets],
              *[value_range(row, f"distvis.{b}", True) for b in buckets]] for _, row in configs.iterrows()]
+    return header, rows
+
+
+def depth_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """Accuracy and evidence visible by question type x depth of the earliest evidence, per config,
+    each cell with its n (a job's 95% intervals are in jobs.csv: ``depthci.``, ``depthvisci.``)."""
+    cells = sorted({c[len("depth."):-len(".mean")] for c in configs.columns
+                    if c.startswith("depth.") and c.endswith(".mean")},
+                   key=lambda c: (c.split("@")[0], DISTANCE_LABELS.index(c.split("@")[1])
+                                  if c.split("@")[1] in DISTANCE_LABELS else 99))
+    header = ["config", "type@depth", "n", "accuracy", "visible"]
+    rows = []
+    for _, row in configs.iterrows():
+        for cell in cells:
+            n = row.get(f"depthn.{cell}.mean")
+            if is_missing(n):
+                continue
+            rows.append([str(row["short"]), cell, f"{float(n):g}", value_range(row, f"depth.{cell}", True),
+                         value_range(row, f"depthvis.{cell}", True)])
     return header, rows
 
 
