@@ -145,6 +145,14 @@ def validate(cfg: Any) -> None:
             select_types(list(types) if not isinstance(types, str) else [types])
         except QuestionTypeError as err:
             raise ConfigError(f"questions.types: {err}") from None
+    depths = (cfg.get("questions") or {}).get("depths")
+    if depths is not None:
+        from bench.questions.depth import check_depths
+
+        try:
+            check_depths(list(depths) if not isinstance(depths, str) else [depths])
+        except ValueError as err:
+            raise ConfigError(f"questions.depths: {err}") from None
     if merged.limit is not None and merged.limit < 1:
         raise ConfigError(f"dataset.limit: must be at least 1 (or null for all rows), got {merged.limit}")
     _check_unused_dataset_keys(merged)

@@ -28,6 +28,8 @@ from bench.cases import row_to_case
 from bench.chatlog import ChatLogError, iter_chat_rows, iter_jsonl
 from bench.profiles import Profile, declared_profile
 from bench.questions import add_questions
+from bench.profiles import Profile, get_profile
+from bench.questions import add_questions, drop_templates
 from bench.schema import Case, Rejected, case_set_hash
 from bench.tokens import TokenCounter
 
@@ -318,10 +320,12 @@ def _check_types_apply(types: Any, profile: Profile) -> None:
 
 
 def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
-               keep_rows: bool = False) -> Selection:
+               keep_rows: bool = False, depths: Any = None) -> Selection:
     """Read rows until ``cfg.limit`` cases pass the filters (all rows when no limit).
 
     ``types``: the question types to build (None: every type that applies to the profile).
+    ``depths``: ``questions.depths`` (None: the earliest eligible target of each type).
+    Template answers over the selected case set are dropped last (``bench.questions.guess``).
     ``keep_rows``: keep each selected case's raw source row in ``Selection.rows`` (bench.download).
     A row that carries a ``source_row`` column (a file written by ``bench.download``) keeps that
     index, so a downloaded selection has the case ids and case-set hash of its source."""
@@ -359,7 +363,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
                 log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
                 rejected.append(result)
                 continue
-            add_questions(result, counter, types)
+            add_questions(result, counter, types, depths)
             failed = _passes(result, filters, counter.count_messages(result.messages), repos)
             if failed:
                 skipped[failed] = skipped.get(failed, 0) + 1
@@ -371,6 +375,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
                 kept_rows.append(row)
             if limit and len(cases) >= limit:
                 break
+    drop_templates(cases)
     dropped: dict[str, int] = {}
     for case in cases:
         for drop in case.dropped_questions:

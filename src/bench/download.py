@@ -37,7 +37,8 @@ def download(cfg: Any, out: Path) -> dict[str, Any]:
     from bench.tokens import TokenCounter
 
     selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding),
-                           (cfg.get("questions") or {}).get("types"), keep_rows=True)
+                           (cfg.get("questions") or {}).get("types"), keep_rows=True,
+                           depths=(cfg.get("questions") or {}).get("depths"))
     rows = [{**row, "source_row": case.source_row} for row, case in zip(selection.rows, selection.cases, strict=True)]
     out.parent.mkdir(parents=True, exist_ok=True)
     try:

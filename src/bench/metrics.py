@@ -11,6 +11,11 @@ effective n of questions clustered by instance and by template (question type), 
 (:mod:`bench.stats`, docs/uncertainty.md); a wrong answer is confidently wrong unless it hedges
 (:mod:`bench.hedges`, counted in ``hedged_wrong_rate``); ``by_distance`` splits the
 headline by how far back the evidence last shows (``nearest_back`` tokens).
+(``in_task_text``). Accuracy and accuracy relative to full carry 95% intervals from a
+bootstrap over cases clustered by instance (:mod:`bench.stats`); ``by_distance`` splits the
+headline by how far back the evidence last shows (``nearest_back`` tokens); ``by_type_depth``
+splits it by type and evidence depth (the question's ``depth``: tokens back to its earliest
+evidence), each cell with n and 95% intervals for accuracy and evidence-visible.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from bench.hedges import is_hedged
 from bench.schema import STALE_REASON, VERDICTS
 from bench.stats import detectable_difference, proportion_interval, ratio_interval
 
-__all__ = ["compute_metrics", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
+__all__ = ["compute_metrics", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
 
 # Tokens back from the end of the history to the latest message that shows the answer.
 DISTANCE_BUCKETS = (("<2k", 0, 2_000), ("2-8k", 2_000, 8_000), ("8-32k", 8_000, 32_000), (">32k", 32_000, None))
@@ -87,6 +92,43 @@ def _verdict_block(qids: list[str], verdict_of: dict[str, str]) -> dict[str, Any
     judged = any(counts[v] for v in JUDGED)  # no scored answer is no accuracy (null), not 0%
     return {"n": len(qids), "accuracy": _rate(counts["correct"], len(qids)) if judged else None,
             **{v: counts.get(v, 0) for v in VERDICTS}}
+
+
+def question_depth_label(question: dict[str, Any]) -> str | None:
+    """A question's depth (``depth``, else the bucket of its earliest evidence; None: unknown)."""
+    if question.get("depth"):
+        return question["depth"]
+    back = question.get("evidence_back")
+    return distance_bucket({"evidence_back": back}) if back else None
+
+
+def _type_depth_cells(questions: dict[str, dict[str, Any]], verdict_of: dict[str, str],
+                      flags: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """type -> depth -> {n, accuracy, accuracy_ci, n_flagged, evidence_visible, evidence_visible_ci}
+    (headline questions; intervals: the cluster bootstrap of :func:`bench.stats.ratio_interval`)."""
+    cells: dict[str, dict[str, dict[str, dict[str, Any]]]] = defaultdict(lambda: defaultdict(dict))
+    for qid, question in questions.items():
+        label = question_depth_label(question)
+        if label:
+            cells[question["type"]][label][qid] = question
+    out: dict[str, dict[str, Any]] = {}
+    for qtype in sorted(cells):
+        out[qtype] = {}
+        for label, _, _ in DISTANCE_BUCKETS:
+            cell = cells[qtype].get(label)
+            if not cell:
+                continue
+            seen = {q: v for q, v in cell.items() if q in flags}
+            visible = lambda qid: bool(flags[qid].get("visible"))  # noqa: E731
+            out[qtype][label] = {
+                "n": len(cell),
+                "accuracy": _rate(sum(verdict_of.get(q) == "correct" for q in cell), len(cell)),
+                "accuracy_ci": ratio_interval(_clusters(cell, lambda qid: verdict_of.get(qid) == "correct")),
+                "n_flagged": len(seen),
+                "evidence_visible": _rate(sum(visible(q) for q in seen), len(seen)),
+                "evidence_visible_ci": ratio_interval(_clusters(seen, visible)) if seen else None,
+            }
+    return out
 
 
 def compute_metrics(
@@ -160,6 +202,7 @@ def compute_metrics(
                                               if q in flags), sum(1 for q in buckets[label] if q in flags))}
         for label, _, _ in DISTANCE_BUCKETS if buckets.get(label)
     }
+    metrics["by_type_depth"] = _type_depth_cells(questions, verdict_of, flags)
     if views:
         kept = sum(v["kept_tokens"] for v in views)
         full = sum(v["full_tokens"] for v in views)

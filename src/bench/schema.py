@@ -47,6 +47,7 @@ class Question:
     in_task_text: bool = False  # the answer is readable in the first user message (kept out of the headline)
     evidence_back: dict[str, int] | None = None  # {messages, tokens} from the end to the earliest evidence
     nearest_back: dict[str, int] | None = None  # {messages, tokens} from the end to the latest showing of it
+    depth: str | None = None  # distance bucket of the earliest evidence (bench.questions.depth), "<2k" ...
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -17,16 +17,19 @@ A new question type: write its module and add it to ``REGISTRY``; nothing else c
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 from bench.questions.base import CaseFacts, QuestionType, ReaderAnswer, ordinal
 from bench.questions.call_count import CALL_COUNT
+from bench.questions.depth import DEPTHS, check_depths, depth_qid, pick_depths, question_depth
 from bench.questions.files_changed import FILES_CHANGED, patch_paths
 from bench.questions.first_edit import FIRST_EDIT
 from bench.questions.first_error import FIRST_ERROR
 from bench.questions.first_tool_error import FIRST_TOOL_ERROR
 from bench.questions.latest_value import LATEST_VALUE
+from bench.questions.guess import drop_templates, guess_reason
 from bench.questions.matching import squash
 from bench.questions.test_counts import TEST_COUNTS
 from bench.questions.tool_output import TOOL_OUTPUT
@@ -37,7 +40,8 @@ from bench.schema import Case, DroppedQuestion, Question
 from bench.text import reader_text
 
 __all__ = ["QUESTION_TYPES", "CODING_TYPES", "REGISTRY", "QuestionType", "ReaderAnswer", "add_questions",
-           "question_type", "question_text", "select_types", "ordinal", "patch_paths", "evidence_visible", "QuestionTypeError"]
+           "question_type", "question_text", "select_types", "ordinal", "patch_paths", "evidence_visible", "QuestionTypeError",
+           "DEPTHS", "check_depths", "drop_templates"]
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +91,15 @@ def evidence_visible(question: Question | dict[str, Any], text: str) -> bool:
     return all(key in text for key in keys)
 
 
+def _suffix_tokens(case: Case, counter: Any) -> list[int]:
+    """Tokens from each message to the end of the history (one past the end: 0)."""
+    sizes = [counter.count_message(m) for m in case.messages]
+    suffix = [0] * (len(sizes) + 1)
+    for i in range(len(sizes) - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + sizes[i]
+    return suffix
+
+
 def _distances(case: Case, question: Question, counter: Any) -> None:
     """``evidence_back`` (to the earliest evidence message) and ``nearest_back`` (to the shortest
     suffix of the history that still shows the evidence), in messages and tokens."""
@@ -116,30 +129,72 @@ def _distances(case: Case, question: Question, counter: Any) -> None:
     question.nearest_back = back(low)
 
 
-def add_questions(case: Case, counter: Any = None, types: Iterable[str] | None = None) -> Case:
+def add_questions(case: Case, counter: Any = None, types: Iterable[str] | None = None,
+                  depths: Iterable[str] | None = None) -> Case:
     """Build every selected type that applies to the case's profile; record drops with reasons.
 
     With a token counter, each question also gets its distances (``evidence_back``,
-    ``nearest_back``); ``in_task_text`` is set when its answer is readable in the task text.
+    ``nearest_back``) and ``depth``; ``in_task_text`` is set when its answer is readable in the
+    task text. A question whose answer needs no history (``bench.questions.guess``) is dropped
+    and the next eligible target taken. ``depths`` (labels of ``bench.questions.depth``; needs
+    the counter): a type with several eligible targets asks the one nearest each bucket present,
+    ids ``<case>:<type>@<depth>``; None: the earliest eligible target, ids ``<case>:<type>``.
     """
     facts = CaseFacts(case)
     task = squash(case.task_text)
+    depths = check_depths(depths) if counter is not None else None
+    total = counter.count_messages(case.messages) if counter is not None else 0
     questions: list[Question] = []
     dropped: list[DroppedQuestion] = []
+
+    def drop(built: DroppedQuestion) -> None:
+        dropped.append(built)
+        log.debug("dropped %s question of %s: %s", built.type, case.case_id, built.reason)
+
     for name in select_types(types):
         qtype = REGISTRY[name]
         if not qtype.applies(case.profile):
             continue
-        built = qtype.build(facts)
-        if isinstance(built, DroppedQuestion):
-            dropped.append(built)
-            log.debug("dropped %s question of %s: %s", built.type, case.case_id, built.reason)
-            continue
-        keys = [squash(k) for k in qtype.answer_keys(built.reference)]
-        built.in_task_text = bool(keys) and all(k and k in task for k in keys)
-        if counter is not None:
-            _distances(case, built, counter)
-        questions.append(built)
+        candidates = getattr(qtype, "candidates", None)
+        if candidates is None:
+            built = qtype.build(facts)
+            if isinstance(built, DroppedQuestion):
+                drop(built)
+                continue
+            chosen = [built]
+        else:
+            chosen, guessed = [], Counter()
+            for question in candidates(facts):
+                reason = guess_reason(question)
+                if reason is None:
+                    chosen.append(question)
+                elif depths is not None or not chosen:  # null: only those before the one asked
+                    guessed[reason] += 1
+            for reason, count in guessed.items():  # one record per reason, with its number of targets
+                drop(DroppedQuestion(name, f"{reason} ({count} target{'s' if count > 1 else ''})"))
+            if not chosen:
+                drop(qtype.none_eligible())
+                continue
+            if depths is None:
+                chosen = chosen[:1]
+            else:
+                suffix = _suffix_tokens(case, counter)
+                for question in chosen:
+                    if question.evidence_messages:
+                        question.evidence_back = {"messages": len(case.messages) - min(question.evidence_messages),
+                                                  "tokens": suffix[min(question.evidence_messages)]}
+                chosen, empty = pick_depths(chosen, depths, total)
+                for label in empty:
+                    log.debug("%s of %s: no eligible target at depth %s", name, case.case_id, label)
+        for built in chosen:
+            if counter is not None:
+                _distances(case, built, counter)
+                built.depth = question_depth(built)
+            keys = [squash(k) for k in qtype.answer_keys(built.reference)]
+            built.in_task_text = bool(keys) and all(k and k in task for k in keys)
+            if depths is not None and built.depth is not None:
+                built.qid = depth_qid(built, case.case_id)
+            questions.append(built)
     case.questions = questions
     case.dropped_questions = dropped
     return case

@@ -3,7 +3,8 @@
 Eligible results: 1-400 characters (markers stripped, trimmed), not an error result, text
 unique among the case's results, not contained in the first user message; the call's
 arguments quote in at most 500 characters (the question quotes them); finish and think
-tools are not asked about. The earliest eligible call is asked; "the k-th call" counts
+tools are not asked about. The earliest eligible call is asked (``questions.depths``: one per
+distance bucket, ``bench.questions.depth``); "the k-th call" counts
 calls of that tool with the same arguments.
 """
 
@@ -131,9 +132,19 @@ class ToolOutput:
         return True
 
     def build(self, facts: CaseFacts) -> Question | DroppedQuestion:
+        found = self.candidates(facts)
+        return found[0] if found else self.none_eligible()
+
+    def none_eligible(self) -> DroppedQuestion:
+        return DroppedQuestion(NAME, f"no tool result of 1-{MAX_OUTPUT_CHARS} characters that is unique, not an "
+                                     "error and not in the task text")
+
+    def candidates(self, facts: CaseFacts) -> list[Question]:
+        """Every eligible call's question, in history order (``questions.depths`` picks among them)."""
         events = facts.asked_events()
         texts = Counter((e.output or "").strip() for e in events if e.result_index is not None)
         task = facts.task_text
+        found = []
         for event in events:
             text = (event.output or "").strip()
             if (event.result_index is None or not 1 <= len(text) <= MAX_OUTPUT_CHARS or texts[text] != 1
@@ -143,10 +154,9 @@ class ToolOutput:
             same = calls_of(facts.events, event.name, event.args)
             k = next(i for i, e in enumerate(same, start=1) if e is event)
             target = {"tool": event.name, "arguments": event.args, "ordinal": k}
-            return make_question(facts.case, NAME, self.text(target), text, [text],
-                                 [event.call_index, event.result_index], target=target)
-        return DroppedQuestion(NAME, f"no tool result of 1-{MAX_OUTPUT_CHARS} characters that is unique, not an "
-                                     "error and not in the task text")
+            found.append(make_question(facts.case, NAME, self.text(target), text, [text],
+                                       [event.call_index, event.result_index], target=target))
+        return found
 
     def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
         found = find_call(reading, question.target, whole_output=True)

@@ -51,8 +51,17 @@ class ToolValue:
         return True
 
     def build(self, facts: CaseFacts) -> Question | DroppedQuestion:
+        found = self.candidates(facts)
+        return found[0] if found else self.none_eligible()
+
+    def none_eligible(self) -> DroppedQuestion:
+        return DroppedQuestion(NAME, "no JSON object result with a scalar field whose value appears nowhere else")
+
+    def candidates(self, facts: CaseFacts) -> list[Question]:
+        """Each eligible result's question (its first eligible field), in history order."""
         messages = facts.case.messages
         texts = [content_text(m.content) if isinstance(m, ToolMessage) else message_text(m) for m in messages]
+        found = []
         for event in facts.asked_events():
             record = _record(event.output)
             if record is None or event.result_index is None:
@@ -67,9 +76,10 @@ class ToolValue:
                 same = calls_of(facts.events, event.name, event.args)
                 k = next(i for i, e in enumerate(same, start=1) if e is event)
                 target = {"tool": event.name, "arguments": event.args, "ordinal": k, "field": field}
-                return make_question(facts.case, NAME, self.text(target), value, [shown],
-                                     [event.call_index, event.result_index], target=target)
-        return DroppedQuestion(NAME, "no JSON object result with a scalar field whose value appears nowhere else")
+                found.append(make_question(facts.case, NAME, self.text(target), value, [shown],
+                                           [event.call_index, event.result_index], target=target))
+                break
+        return found
 
     def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
         found = find_call(reading, question.target, whole_output=True)

@@ -123,7 +123,8 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     # 2. cases
     if resuming:
         store.quarantine()  # damaged lines -> <file>.bad; their questions are asked again
-    selection = load_cases(cfg.dataset, counter, (cfg.get("questions") or {}).get("types"))
+    asked = cfg.get("questions") or {}
+    selection = load_cases(cfg.dataset, counter, asked.get("types"), depths=asked.get("depths"))
     records = [c.to_dict() for c in selection.cases]  # each history serialized once per job
     case_set_hash = hash_case_set(records)
     if resuming and previous.get("case_set_hash") not in (None, case_set_hash):

@@ -16,6 +16,7 @@ from bench.study.text import (
     PCT_METRICS,
     case_set_title,
     compactions_table,
+    depth_table,
     distance_table,
     fmt,
     is_missing,
@@ -124,6 +125,12 @@ def _case_set_html(configs: pd.DataFrame, pairs: pd.DataFrame | None, titled: bo
                   "<p class='small'>Natural trigger (arm.auto_compact.force=false): compactions per case, evidence "
                   "still seen after its case's last compaction, accuracy by the number of compactions the "
                   "question's case went through.</p>", _html_table(header, rows)]
+    header, rows = depth_table(configs)
+    if rows:
+        parts += ["<h3>By type and depth</h3>",
+                  "<p class='small'>Accuracy and evidence visible per question type and depth (tokens from the end "
+                  "back to the earliest evidence), with n; per-job 95% intervals in jobs.csv "
+                  "(depthci., depthvisci.).</p>", _html_table(header, rows)]
     plots = (
         ("Accuracy relative to full vs tokens kept", plot_tradeoff(configs),
          "One point per config (marker per arm); x: share of the full history's tokens the view keeps, "

@@ -133,6 +133,13 @@ def job_row(job: Job) -> dict[str, Any]:
     for bucket, by in (m.get("by_distance") or {}).items():  # by tokens back to the latest evidence
         row[f"dist.{bucket}"] = by["accuracy"]
         row[f"distvis.{bucket}"] = by["evidence_visible"]
+    for qtype, cells in (m.get("by_type_depth") or {}).items():  # by type x depth of the earliest evidence
+        for bucket, cell in cells.items():
+            row[f"depth.{qtype}@{bucket}"] = cell["accuracy"]
+            row[f"depthn.{qtype}@{bucket}"] = cell["n"]
+            row[f"depthci.{qtype}@{bucket}"] = _interval(cell.get("accuracy_ci"))
+            row[f"depthvis.{qtype}@{bucket}"] = cell["evidence_visible"]
+            row[f"depthvisci.{qtype}@{bucket}"] = _interval(cell.get("evidence_visible_ci"))
     row.update({
         "accuracy_relative_to_full": m.get("accuracy_relative_to_full"),
         "accuracy_relative_to_full_ci": _interval(m.get("accuracy_relative_to_full_ci")),
@@ -203,6 +210,8 @@ SUMMARY_METRICS = (
 def _metric_columns(frame: pd.DataFrame) -> list[str]:
     per_type = [c for c in frame.columns
                 if c.startswith(("acc.", "visible.", "recoverable.", "dist.", "distvis.", "ncomp.", "ncompn."))]
+    per_type = [c for c in frame.columns if c.startswith(("acc.", "visible.", "recoverable.", "dist.", "distvis.",
+                                                                  "depth.", "depthn.", "depthvis."))]
     return [c for c in (*SUMMARY_METRICS, *per_type) if c in frame.columns]
 
 
