@@ -407,7 +407,8 @@ def test_a_judge_that_always_fails_gives_null_accuracy_and_an_incomplete_job(tmp
     from bench.schema import Score
 
     def failing(self, question, answer, repo_root=None):  # noqa: ANN001, ARG001
-        return Score(qid=question.qid, verdict="unscored", reason="judge failed: always", judge="exact")
+        return Score(case_id=answer.case_id, qid=question.qid, type=question.type, verdict="unscored",
+                     reason="judge failed: always", judge="exact")
 
     monkeypatch.setattr(ExactJudge, "score", failing)
     out = tmp_path / "job"
