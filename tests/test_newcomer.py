@@ -1,0 +1,54 @@
+"""The newcomer's path (issue 20): a typo in a group option or key is one line naming the fix, exit 2,
+and nothing runs; ``+`` cannot add an unknown top-level key; rescore's judge errors are one line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(cwd: Path, module: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k not in ("HYDRA_FULL_ERROR", "OPENAI_API_KEY")}
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env={**base, **(env or {})},
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("args,line", [
+    (["arm=nlatset"], "error: unknown option arm=nlatset (options: compact, full, nlatest; did you mean arm=nlatest?)"),
+    (["datset.path=x"], "error: unknown config key 'datset.path' (did you mean dataset.path?)"),
+    (["arm=nlatest", "arm.nn=3"], "error: unknown config key 'arm.nn' (did you mean arm.n?)"),
+    (["+datset.path=x"], "error: unknown config key 'datset.path': 'datset' is not a key or group of the config "
+                         "(did you mean dataset.path?)"),
+    (["-m", "arm=full,nlatset"], "error: unknown option arm=nlatset (options: compact, full, nlatest; "
+                                 "did you mean arm=nlatest?)"),
+])
+def test_a_typo_in_an_option_or_key_is_one_line_exit_2_and_runs_nothing(tmp_path, args, line):
+    done = run(tmp_path, "bench.main", *args)
+    assert done.returncode == 2
+    assert done.stderr.strip() == line
+    assert done.stdout == ""
+    assert not list(tmp_path.rglob("run.json")) and not list(tmp_path.rglob("main.log"))  # no job started
+
+
+def test_a_bad_override_is_one_line_and_hydra_full_error_still_gives_the_trace(tmp_path):
+    done = run(tmp_path, "bench.main", "seed=[1")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+    full = run(tmp_path, "bench.main", "arm=nlatset", env={"HYDRA_FULL_ERROR": "1"})
+    assert full.returncode == 1 and "Traceback" in full.stderr  # a user who asked for the trace gets it
+
+
+def test_rescore_with_the_llm_judge_and_no_key_is_one_line(tmp_path):
+    job = tmp_path / "job"
+    assert run(tmp_path, "bench.main", f"output_dir={job}", "dataset.limit=1").returncode == 0
+    done = run(tmp_path, "bench.rescore", str(job), "--judge", "llm", "-o", str(tmp_path / "r.csv"))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: cannot build judge 'llm': judge: the API key variable OPENAI_API_KEY is not set; export it "
+        "(the key is read from the environment only), or set judge.api_key_env to the variable that holds it "
+        "(null for a local server without keys)"]
+    assert not (tmp_path / "r.csv").exists()
