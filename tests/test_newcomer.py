@@ -52,3 +52,62 @@ def test_rescore_with_the_llm_judge_and_no_key_is_one_line(tmp_path):
         "(the key is read from the environment only), or set judge.api_key_env to the variable that holds it "
         "(null for a local server without keys)"]
     assert not (tmp_path / "r.csv").exists()
+
+
+# ------------------------------------------------------------------ chat logs as the README shows them
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_chat_example() -> str:
+    """The README's chat-log example, exactly as a user would paste it into a file."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### Your own trajectories"):]
+    start = section.index("```json\n") + len("```json\n")
+    return section[start:section.index("```", start)]
+
+
+def test_the_readme_chat_example_pasted_as_shown_runs(tmp_path):
+    example = readme_chat_example()
+    assert len(example.strip().splitlines()) > 1  # pretty-printed: not valid JSONL
+    log = tmp_path / "my_runs.jsonl"
+    log.write_text(example + example.replace('"run-17"', '"run-18"'), encoding="utf-8")
+    done = run(tmp_path, "bench.main", "dataset=chat", f"dataset.path={log}", f"output_dir={tmp_path / 'job'}")
+    assert done.returncode == 0, done.stderr
+    assert "cases: 2" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_a_json_array_chat_log_reads_like_its_jsonl(tmp_path):
+    import json
+
+    from bench.chatlog import iter_chat_rows
+
+    records = [json.loads(readme_chat_example()), {**json.loads(readme_chat_example()), "id": "run-18"}]
+    jsonl, array, pretty = tmp_path / "a.jsonl", tmp_path / "b.json", tmp_path / "c.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in records))
+    array.write_text(json.dumps(records, indent=2))
+    pretty.write_text("\n".join(json.dumps(r, indent=2) for r in records))
+    expected = list(iter_chat_rows(jsonl))
+    assert [r["instance_id"] for r in expected] == ["run-17", "run-18"]
+    assert list(iter_chat_rows(array)) == expected == list(iter_chat_rows(pretty))
+
+
+def test_a_bad_record_in_a_pretty_printed_log_names_its_line(tmp_path):
+    from bench.chatlog import ChatLogError, iter_chat_rows
+
+    log = tmp_path / "bad.jsonl"
+    log.write_text(readme_chat_example() + '{\n  "id": "x",\n  "messages": [\n}\n')
+    with pytest.raises(ChatLogError, match=r"bad.jsonl, line 1[0-9]: not valid JSON"):
+        list(iter_chat_rows(log))
+    log.write_text('[\n  {"id": "a", "messages": []},\n  3\n]\n')
+    with pytest.raises(ChatLogError, match="not a JSON object"):
+        list(iter_chat_rows(log))
+
+
+def test_a_json_array_given_as_jsonl_rows_gets_a_hint(tmp_path):
+    from bench.chatlog import ChatLogError, iter_jsonl
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('[{"instance_id": "a"}, {"instance_id": "b"}]\n')
+    with pytest.raises(ChatLogError, match=r"line 1: a JSON array where JSONL holds one object a line .*jq -c"):
+        list(iter_jsonl(rows))
