@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEV = ROOT.parent / "shared" / "data" / "real" / "dev.parquet"
+DEV = ROOT / "tests" / "data" / "real" / "dev.parquet"  # 15 real OpenHands trajectories, in the repository
 FAKE = ROOT / "tests" / "fake_openai.py"
 
 
@@ -51,7 +51,7 @@ def fake_server(*args: str) -> Iterator[tuple[str, dict]]:
 
 
 def resolve_data(data: str) -> Path:
-    """``dev`` (../shared/data/real/dev.parquet), ``sample`` (the shipped sample) or a path."""
+    """``dev`` (tests/data/real/dev.parquet), ``sample`` (the shipped sample) or a path."""
     if data == "dev":
         return DEV
     if data == "sample":

@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", default="llm", choices=("llm", "exact"),
                         help="llm: the LLM judge on the same server (a second call per answer); exact: answers only")
     parser.add_argument("--data", default="dev",
-                        help="rows to repeat: dev (../shared/data/real/dev.parquet), sample (shipped) or a FILE")
+                        help="rows to repeat: dev (tests/data/real/dev.parquet), sample (shipped) or a FILE")
     parser.add_argument("--floor-cpu", default="",
                         help="comma list of ms: also replay the last job's requests with that much pure-Python "
                              "CPU per request (what client CPU per call costs at this concurrency)")

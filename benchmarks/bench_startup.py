@@ -36,15 +36,18 @@ app()
 UNUSED = ("openai", "langchain_openai", "langgraph", "langfuse", "datasets", "pandas", "matplotlib", "pyarrow")
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
 def _wall(cmd: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True)
+    subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)  # uv run finds the project from any directory
     return time.perf_counter() - start
 
 
 def _importtime(out: Path) -> list[tuple[float, str]]:
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "bench.main", f"output_dir={out}"],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, cwd=ROOT)
     roots: dict[str, float] = {}
     for line in done.stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:

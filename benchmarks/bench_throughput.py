@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=56, help="cases in the job (dev.parquet: ~2.7 questions each)")
     parser.add_argument("--configs", default="4,16,64,auto", help="comma list of max_concurrency values")
     parser.add_argument("--data", default="dev",
-                        help="rows to repeat: dev (../shared/data/real/dev.parquet), sample (shipped) or a FILE")
+                        help="rows to repeat: dev (tests/data/real/dev.parquet), sample (shipped) or a FILE")
     args = parser.parse_args(argv)
     data_path = resolve_data(args.data)
     if not data_path.exists():

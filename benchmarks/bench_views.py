@@ -4,7 +4,7 @@ For each arm (full; nlatest n=10,20,40; nlatest matched to compact; compact with
 mechanism preset and the offline summarizer, for every summary prompt with ``--prompts``)
 the script composes the job config from ``conf/`` with Hydra's compose API, builds the
 policy with ``bench.policies.build_policy`` and turns every case of the dataset (default
-``../shared/data/real/dev.parquet``) into its view, ``--repeat`` times, each time with a
+``tests/data/real/dev.parquet``) into its view, ``--repeat`` times, each time with a
 fresh :class:`bench.tokens.TokenCounter` warmed like a job's (the runner's counter has
 already counted every case's messages in ``load_cases``).
 
@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="parquet/jsonl file in the nebius schema")
     parser.add_argument("--repeat", type=int, default=3, help="passes over the cases per arm (best is shown)")
     parser.add_argument("--prompts", action="store_true", help="compact arms for all four summary prompts")
+    parser.add_argument("--cases", type=int, default=None, help="only the first N cases (a quick check; default all)")
     args = parser.parse_args(argv)
     if not Path(args.data).exists():
         print(f"error: dataset not found: {args.data} (pass --data FILE)", file=sys.stderr)
@@ -126,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     from bench.tokens import TokenCounter
 
     base = ["dataset=local", f"dataset.path={args.data}"]
+    if args.cases is not None:
+        base.append(f"dataset.limit={args.cases}")
     t0 = time.perf_counter()
     cfg = compose(base)
     selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding))

@@ -88,3 +88,13 @@ def test_paired_comparison_on_the_same_case_set(pair):
     assert low < high and low <= float(difference.replace(" pp", "")) <= high  # never zero width
     assert 0 < float(detectable.strip("±").replace(" pp", "")) <= 100  # 80% power, 5% level
     assert compare_markdown(a, b) == text  # deterministic: the same interval every time
+    assert low <= float(difference.replace(" pp", "")) <= high
+    assert compare_markdown(a, b) == text  # seeded: the same interval every time
+
+
+def test_intervals_are_printed_in_percent_like_their_values(pair):
+    metrics = _rows(compare_markdown(*pair), "Metrics")
+    value, interval = metrics["accuracy"][1], metrics["accuracy_ci"][1]
+    assert value.endswith("%") and interval.endswith("%")
+    low, high = (float(x) for x in interval.rstrip("%").split("-"))
+    assert 0 <= low <= float(value.rstrip("%")) <= high <= 100 and high > 1  # percent, not a fraction

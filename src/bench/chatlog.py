@@ -1,6 +1,7 @@
 """Your own trajectories: OpenAI-format chat logs (``dataset=chat``), reader and writer.
 
-One conversation a line, the format most agent stacks can dump::
+One conversation a line (JSONL), the format most agent stacks can dump; a JSON array of
+conversations and conversations pretty-printed over several lines are read too::
 
     {"id": "run-17", "messages": [OpenAI chat messages], "tools": [OpenAI tool schemas], "metadata": {...}}
 
@@ -29,6 +30,7 @@ __all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", 
 # A line that is valid JSON nested past the parser's recursion limit: yielded as
 # ``{UNREADABLE: reason}`` so that conversation alone is rejected (bench.cases.row_to_case).
 UNREADABLE = "__bench_unreadable__"
+__all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", "iter_jsonl", "iter_records"]
 
 _METADATA_COLUMNS = ("repo", "resolved", "exit_status", "model_patch", "trajectory_id")
 
@@ -55,9 +57,59 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             except RecursionError:
                 yield number, {UNREADABLE: "nested too deeply to read (JSON deeper than the parser's limit)"}
                 continue
+            if isinstance(data, list):
+                raise ChatLogError(f"{path}, line {number}: a JSON array where JSONL holds one object a line "
+                                   f"(write one record a line, e.g. jq -c '.[]' {path})")
             if not isinstance(data, dict):
                 raise ChatLogError(f"{path}, line {number}: not a JSON object")
             yield number, data
+
+
+def _first_line(path: str | Path) -> str:
+    with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
+        return next((line for line in handle if line.strip()), "")
+
+
+def iter_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` of each record of a chat log: JSONL (one object a line, read as it
+    streams), a JSON array of objects, or objects pretty-printed over several lines one after the
+    other (the README's example pasted as shown). The last two are read whole; the line is where
+    the record starts."""
+    first = _first_line(path)
+    stripped = first.strip()
+    if not stripped.startswith("["):
+        try:
+            json.loads(stripped)
+        except (json.JSONDecodeError, RecursionError):
+            pass
+        else:
+            yield from iter_jsonl(path)
+            return
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ChatLogError(f"{path}: not UTF-8 (byte offset {err.start})") from None
+    decoder = json.JSONDecoder()
+    pos, records = 0, []
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            break
+        line = text.count("\n", 0, pos) + 1
+        try:
+            value, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as err:
+            raise ChatLogError(f"{path}, line {err.lineno}: not valid JSON ({err.msg}, column {err.colno})") from None
+        except RecursionError:
+            raise ChatLogError(f"{path}, line {line}: nested too deeply to read") from None
+        records.append((line, value))
+    for line, value in records:
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if not isinstance(item, dict):
+                raise ChatLogError(f"{path}, line {line}: not a JSON object (a record is one conversation object)")
+            yield line, item
 
 
 def _row(record: dict[str, Any], where: str) -> dict[str, Any]:
@@ -79,7 +131,7 @@ def _row(record: dict[str, Any], where: str) -> dict[str, Any]:
 
 def iter_chat_rows(path: str | Path) -> Iterator[dict[str, Any]]:
     """Rows of the column schema, one per conversation of a chat log."""
-    for number, record in iter_jsonl(path):
+    for number, record in iter_records(path):
         yield _row(record, f"{path}, line {number}")
 
 

@@ -80,7 +80,18 @@ def _number(value: Any) -> float | None:
     return None if number != number else number  # NaN
 
 
+def _interval_cell(value: Any) -> str | None:
+    """An accuracy interval (``[lo, hi]`` or the table's ``"lo-hi"`` fractions) in percent, as its value."""
+    parts = value if isinstance(value, (list, tuple)) else str(value).split("-") if isinstance(value, str) else []
+    bounds = [_number(p) for p in parts]
+    if len(bounds) != 2 or None in bounds:
+        return None
+    return f"{100 * bounds[0]:.1f}-{100 * bounds[1]:.1f}%"
+
+
 def _cell(metric: str, value: Any) -> str:
+    if metric.endswith("_ci") and value is not None and (interval := _interval_cell(value)) is not None:
+        return interval
     number = _number(value)
     if number is None:
         return "–" if value is None else str(value)

@@ -20,6 +20,7 @@ sweep goes on, the report lists it, and the command exits 1 at the end.
 
 from __future__ import annotations
 
+import difflib
 import gc
 import logging
 import os
@@ -32,7 +33,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from bench import redact
-from bench.config import ConfigError, absolute_paths, plain, quote_override, validate
+from bench.config import ConfigError, absolute_paths, flat_keys, plain, quote_override, validate
 from bench.data import DatasetError
 from bench.jobdir import JobDirError, check_new, check_resume_path
 from bench.policies import load_prompt
@@ -324,6 +325,93 @@ def lock_sweep_dir(args: list[str]) -> Any:
         busy = "in use" in str(err)
         raise UserError(f"hydra.sweep.dir={path} is in use by another sweep running now: give this sweep a "
                         "directory of its own" if busy else f"hydra.sweep.dir={path}: {err}") from None
+def _known_top_level() -> set[str]:
+    """Top-level names an override may add with ``+``: the primary config's keys, its groups, ``hydra``."""
+    from bench.config import CONF_DIR
+
+    keys = {k for k in OmegaConf.load(CONF_DIR / "config.yaml") if k != "defaults"}
+    return keys | {p.name for p in CONF_DIR.iterdir() if p.is_dir()} | {"hydra"}
+
+
+def check_added_keys(args: list[str]) -> None:
+    """``+KEY=V`` adds a key: one whose top-level name the config does not know is a typo
+    (``+datset.path=x``, Hydra's own hint for ``datset.path=x``), not a new setting to ignore."""
+    known = None
+    for item in args:
+        if not item.startswith("+") or "=" not in item:
+            continue
+        key = item.partition("=")[0].lstrip("+")
+        top = re.split(r"[./]", key, maxsplit=1)[0]
+        known = known if known is not None else _known_top_level()
+        if top not in known:
+            close = difflib.get_close_matches(top, sorted(known), n=1)
+            hint = f" (did you mean {close[0]}{key[len(top):]}?)" if close else ""
+            raise UserError(f"unknown config key '{key}': '{top}' is not a key or group of the config{hint}")
+
+
+def _config_keys(args: list[str]) -> list[str]:
+    """Every key (and key prefix) of the config the group choices in ``args`` select; [] if it cannot be built."""
+    from bench.config import compose
+
+    groups = [a for a in args if "=" in a and not a.startswith(("+", "~", "-"))
+              and "." not in a.partition("=")[0] and a.partition("=")[0] in _known_top_level()]
+    for overrides in (groups, []):
+        try:
+            data = OmegaConf.to_container(compose(overrides), resolve=False)
+        except Exception:  # noqa: BLE001 - a hint only: no hint rather than a second error
+            continue
+        keys: set[str] = set()
+        for leaf in flat_keys(data):
+            parts = leaf.split(".")
+            keys.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+        return sorted(keys)
+    return []
+
+
+def hydra_error_line(err: BaseException, args: list[str]) -> str:
+    """Hydra's multi-line message for a bad group option, key or override as one line with the fix."""
+    from hydra.errors import MissingConfigException
+
+    text = str(err).strip()
+    if isinstance(err, MissingConfigException) and (found := re.search(r"Could not find '([^']+)'", text)):
+        group, _, option = found.group(1).rpartition("/")
+        options = [o for o in (err.options or []) if "/" not in o]
+        close = difflib.get_close_matches(option, options, n=1)
+        if group and options:
+            return (f"unknown option {group}={option} (options: {', '.join(options)}"
+                    + (f"; did you mean {group}={close[0]}?)" if close else ")"))
+    if found := re.search(r"Could not override '([^']+)'", text):
+        key = found.group(1)
+        close = difflib.get_close_matches(key, _config_keys(args), n=1, cutoff=0.6)
+        return f"unknown config key '{key}'" + (f" (did you mean {close[0]}?)" if close else "")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    cause = err.__cause__
+    message = lines[0] if lines else type(err).__name__
+    if cause is not None and str(cause).strip():
+        message = f"{message} ({str(cause).strip().splitlines()[0]})"
+    return redact.scrub(message)
+
+
+def _run_hydra() -> None:
+    """``main()`` with Hydra's own errors (compose: unknown option or key, bad override) as one line, exit 2.
+
+    HYDRA_FULL_ERROR makes Hydra raise them here instead of printing ten lines and exiting 1; a
+    user who set it gets Hydra's full trace as before."""
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    user_full_error = os.environ.get("HYDRA_FULL_ERROR")
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    try:
+        main()
+    except (HydraException, OmegaConfBaseException) as err:
+        if user_full_error:
+            raise
+        print(f"error: {hydra_error_line(err, sys.argv[1:])}", file=sys.stderr)
+        sys.exit(2)
+    finally:
+        if user_full_error is None:
+            os.environ.pop("HYDRA_FULL_ERROR", None)
 
 
 def cli(argv: list[str] | None = None) -> None:
@@ -333,6 +421,7 @@ def cli(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         args = preflight_args(args)
+        check_added_keys(args)
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
@@ -346,6 +435,7 @@ def cli(argv: list[str] | None = None) -> None:
     sys.argv = [sys.argv[0], *args]
     main()
     del sweep_lock
+    _run_hydra()
     for line in callbacks.MISSING_JOBS:
         print(f"error: {line}", file=sys.stderr)
     failed = callbacks.FAILED_JOBS

@@ -160,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         judge, cfg = build_judge(args.judge, overrides)
     except Exception as err:  # noqa: BLE001 - a config or key problem, in one line
-        print(f"error: cannot build judge {args.judge!r}: {type(err).__name__}: {err}", file=sys.stderr)
+        from bench.errors import one_line
+
+        print(f"error: cannot build judge {args.judge!r}: {redact.scrub(one_line(err))}", file=sys.stderr)
         return 2
     from bench.llm.limiter import group_workers
 
