@@ -35,6 +35,8 @@ _MIN_LEN = 8  # shorter values are not keys (and replacing them would mangle ord
 FILE_ONLY = "bench_file_only"
 # registered from a URL's query or userinfo: scrubbed, but not "a key" that a config value may not hold
 _URL_PARTS: set[str] = set()
+# userinfo of registered URLs, however short: replaced only where it stands in a URL (``://user@``)
+_USERINFOS: set[str] = set()
 
 
 def register(*values: str | None) -> None:
@@ -75,6 +77,9 @@ def register_url(url: str) -> None:
         return
     if "@" in parts.netloc:  # whole and the password alone (shorter values would mangle ordinary text)
         userinfo = parts.netloc.rpartition("@")[0]
+        if userinfo:
+            with _LOCK:
+                _USERINFOS.add(userinfo)
         _register_url_parts(userinfo, userinfo.partition(":")[2])
     if parts.query:
         _register_url_parts(parts.query, *(v for _, v in parse_qsl(parts.query, keep_blank_values=True)))
@@ -125,6 +130,9 @@ def scrub(text: str) -> str:
     for secret in _SECRETS:
         if secret in text:
             text = text.replace(secret, "***")
+    for userinfo in tuple(_USERINFOS):
+        if userinfo in text:
+            text = text.replace(f"//{userinfo}@", "//***@")
     return text
 
 
@@ -259,9 +267,13 @@ def secret_in_setting(key: str, value: str, *, command_line: bool = True) -> str
                                           r"['\"]?\s*:", value, re.IGNORECASE)
     if _SECRET_NAMES.search(key) or dict_key:
         return f"{key}: do not put keys in the config or on the command line; {_ENV_HINT}"
-    if _USERINFO.search(value):
+    if _USERINFO.search(value) and not (key == "cache.url" and ":" not in _USERINFO.search(value).group()[3:]):
+        # a database user alone is not a credential (cache.url=postgresql://bench@db/bench; scrubbed anyway);
+        # a password is refused like everywhere: PGPASSWORD or ~/.pgpass hold it
+        hint = ("give the password in PGPASSWORD or ~/.pgpass (postgresql://user@host:port/db)"
+                if key == "cache.url" else _ENV_HINT)
         return (f"{key}: the URL carries credentials (user:password@); do not put keys in the config or "
-                f"on the command line; {_ENV_HINT}")
+                f"on the command line; {hint}")
     if looks_like_key(value) or any(v in value for v in _env_secrets()):
         return f"{key}: the value looks like an API key; do not put keys in the config or on the command line; {_ENV_HINT}"
     return None

@@ -35,7 +35,7 @@ import openai
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict, messages_from_dict
 
 from bench import redact
-from bench.cache import ResponseCache, open_cache, request_key
+from bench.cache import ReplyStore, open_cache, request_key
 from bench.llm.accounting import current_tags, emit
 from bench.llm.errors import (
     ContextOverflow,
@@ -126,7 +126,7 @@ class ChatClient:
     params: dict[str, Any] = field(default_factory=dict)
     role: str = "model"  # model | judge | summarizer: config prefix in messages
     kind: str = "answer"  # accounting kind of the calls: answer | judge | summarizer
-    cache: ResponseCache | None = None
+    cache: ReplyStore | None = None
     max_concurrency: int | str = 4
     max_concurrency_cap: int = DEFAULT_CAP
     limiter: Any = field(default=None, repr=False)  # FixedLimiter | AdaptiveLimiter; built from the two above
@@ -407,6 +407,7 @@ def openai_client(
     extra_body: dict[str, Any] | None = None,
     cache_path: str | None = None,
     cache_enabled: bool = True,
+    cache_url: str | None = None,
 ) -> ChatClient:
     """A :class:`ChatClient` over ``langchain-openai``'s ``ChatOpenAI`` (any OpenAI-compatible endpoint).
 
@@ -458,7 +459,7 @@ def openai_client(
     }
     return ChatClient(
         llm=llm, model=name, endpoint=endpoint, params=params, role=role, kind=kind,
-        cache=open_cache(cache_path, cache_enabled), max_concurrency=max_concurrency,
+        cache=open_cache(cache_path, cache_enabled, cache_url), max_concurrency=max_concurrency,
         max_concurrency_cap=max_concurrency_cap,
         max_retries=int(max_retries), backoff_base=float(backoff_base), backoff_max=float(backoff_max),
         check_endpoint=bool(check_endpoint), check_timeout=min(float(timeout), 15.0), api_key=key,

@@ -23,7 +23,7 @@ __all__ = ["ResumeError", "check_resume", "prune", "OPERATIONAL_TOP", "OPERATION
 # Config keys that may change between a job and its resumption (they do not change replies).
 OPERATIONAL_TOP = {"resume", "output_dir", "cache", "tracing", "hydra"}
 OPERATIONAL_LEAVES = {"max_concurrency", "max_concurrency_cap", "timeout", "max_retries", "backoff_base",
-                      "backoff_max", "check_endpoint", "cache_path", "cache_enabled"}
+                      "backoff_max", "check_endpoint", "cache_path", "cache_enabled", "cache_url"}
 
 
 class ResumeError(ValueError):
