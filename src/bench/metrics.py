@@ -123,10 +123,12 @@ def _type_depth_cells(questions: dict[str, dict[str, Any]], verdict_of: dict[str
             out[qtype][label] = {
                 "n": len(cell),
                 "accuracy": _rate(sum(verdict_of.get(q) == "correct" for q in cell), len(cell)),
-                "accuracy_ci": ratio_interval(_clusters(cell, lambda qid: verdict_of.get(qid) == "correct")),
+                "accuracy_ci": proportion_interval([verdict_of.get(q) == "correct" for q in cell],
+                                                  [cell[q]["_instance"] for q in cell]),
                 "n_flagged": len(seen),
                 "evidence_visible": _rate(sum(visible(q) for q in seen), len(seen)),
-                "evidence_visible_ci": ratio_interval(_clusters(seen, visible)) if seen else None,
+                "evidence_visible_ci": (proportion_interval([visible(q) for q in seen], [seen[q]["_instance"] for q in seen])
+                                        if seen else None),
             }
     return out
 
