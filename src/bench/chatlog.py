@@ -25,12 +25,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", "iter_jsonl", "UNREADABLE"]
+__all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", "iter_jsonl", "iter_records", "UNREADABLE"]
 
 # A line that is valid JSON nested past the parser's recursion limit: yielded as
 # ``{UNREADABLE: reason}`` so that conversation alone is rejected (bench.cases.row_to_case).
 UNREADABLE = "__bench_unreadable__"
-__all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", "iter_jsonl", "iter_records"]
 
 _METADATA_COLUMNS = ("repo", "resolved", "exit_status", "model_patch", "trajectory_id")
 

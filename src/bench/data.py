@@ -27,8 +27,6 @@ from typing import Any
 from bench.cases import row_to_case
 from bench.chatlog import ChatLogError, iter_chat_rows, iter_jsonl
 from bench.profiles import Profile, declared_profile
-from bench.questions import add_questions
-from bench.profiles import Profile, get_profile
 from bench.questions import add_questions, drop_templates
 from bench.schema import Case, Rejected, case_set_hash
 from bench.tokens import TokenCounter

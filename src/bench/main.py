@@ -325,6 +325,8 @@ def lock_sweep_dir(args: list[str]) -> Any:
         busy = "in use" in str(err)
         raise UserError(f"hydra.sweep.dir={path} is in use by another sweep running now: give this sweep a "
                         "directory of its own" if busy else f"hydra.sweep.dir={path}: {err}") from None
+
+
 def _known_top_level() -> set[str]:
     """Top-level names an override may add with ``+``: the primary config's keys, its groups, ``hydra``."""
     from bench.config import CONF_DIR
@@ -433,9 +435,8 @@ def cli(argv: list[str] | None = None) -> None:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
     sys.argv = [sys.argv[0], *args]
-    main()
-    del sweep_lock
     _run_hydra()
+    del sweep_lock
     for line in callbacks.MISSING_JOBS:
         print(f"error: {line}", file=sys.stderr)
     failed = callbacks.FAILED_JOBS

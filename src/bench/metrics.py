@@ -10,9 +10,6 @@ effective n of questions clustered by instance and by template (question type), 
 ``detectable_difference`` is the smallest accuracy difference the case set detects
 (:mod:`bench.stats`, docs/uncertainty.md); a wrong answer is confidently wrong unless it hedges
 (:mod:`bench.hedges`, counted in ``hedged_wrong_rate``); ``by_distance`` splits the
-headline by how far back the evidence last shows (``nearest_back`` tokens).
-(``in_task_text``). Accuracy and accuracy relative to full carry 95% intervals from a
-bootstrap over cases clustered by instance (:mod:`bench.stats`); ``by_distance`` splits the
 headline by how far back the evidence last shows (``nearest_back`` tokens); ``by_type_depth``
 splits it by type and evidence depth (the question's ``depth``: tokens back to its earliest
 evidence), each cell with n and 95% intervals for accuracy and evidence-visible.

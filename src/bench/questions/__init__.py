@@ -28,8 +28,8 @@ from bench.questions.files_changed import FILES_CHANGED, patch_paths
 from bench.questions.first_edit import FIRST_EDIT
 from bench.questions.first_error import FIRST_ERROR
 from bench.questions.first_tool_error import FIRST_TOOL_ERROR
-from bench.questions.latest_value import LATEST_VALUE
 from bench.questions.guess import drop_templates, guess_reason
+from bench.questions.latest_value import LATEST_VALUE
 from bench.questions.matching import squash
 from bench.questions.test_counts import TEST_COUNTS
 from bench.questions.tool_output import TOOL_OUTPUT

@@ -209,9 +209,8 @@ SUMMARY_METRICS = (
 
 def _metric_columns(frame: pd.DataFrame) -> list[str]:
     per_type = [c for c in frame.columns
-                if c.startswith(("acc.", "visible.", "recoverable.", "dist.", "distvis.", "ncomp.", "ncompn."))]
-    per_type = [c for c in frame.columns if c.startswith(("acc.", "visible.", "recoverable.", "dist.", "distvis.",
-                                                                  "depth.", "depthn.", "depthvis."))]
+                if c.startswith(("acc.", "visible.", "recoverable.", "dist.", "distvis.", "ncomp.", "ncompn.",
+                                 "depth.", "depthn.", "depthvis."))]
     return [c for c in (*SUMMARY_METRICS, *per_type) if c in frame.columns]
 
 

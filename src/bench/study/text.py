@@ -14,8 +14,7 @@ import pandas as pd
 from bench.metrics import DISTANCE_BUCKETS
 from bench.study.jobs import Job
 
-__all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "compactions_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
-__all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "depth_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
+__all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "compactions_table", "depth_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
 
 # ---------------------------------------------------------------- text output
 
@@ -125,12 +124,6 @@ def compactions_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]
     return header, rows
 
 
-def pairs_table(pairs: pd.DataFrame, limit: int | None = None,
-                measure: str = "accuracy") -> tuple[list[str], list[list[str]]]:
-    """The paired comparisons: B minus A with its 95% interval, and the discordant questions
-    (``measure``: what the headline measures, e.g. evidence available with the offline reader)."""
-    header = ["A", "B", "seeds", f"{measure} B − A", "95% CI", "detectable Δ", "correct only in A", "correct only in B",
-              "questions"]
 def depth_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     """Accuracy and evidence visible by question type x depth of the earliest evidence, per config,
     each cell with its n (a job's 95% intervals are in jobs.csv: ``depthci.``, ``depthvisci.``)."""
@@ -150,9 +143,12 @@ def depth_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def pairs_table(pairs: pd.DataFrame, limit: int | None = None) -> tuple[list[str], list[list[str]]]:
-    """The paired comparisons: B minus A with its 95% interval, and the discordant questions."""
-    header = ["A", "B", "seeds", "accuracy B − A", "95% CI", "correct only in A", "correct only in B", "questions"]
+def pairs_table(pairs: pd.DataFrame, limit: int | None = None,
+                measure: str = "accuracy") -> tuple[list[str], list[list[str]]]:
+    """The paired comparisons: B minus A with its 95% interval, and the discordant questions
+    (``measure``: what the headline measures, e.g. evidence available with the offline reader)."""
+    header = ["A", "B", "seeds", f"{measure} B − A", "95% CI", "detectable Δ", "correct only in A", "correct only in B",
+              "questions"]
     rows = []
     for _, row in pairs.head(limit).iterrows() if limit else pairs.iterrows():
         diff = row["difference"]
