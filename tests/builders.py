@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 ROOT = "/workspace/acme__widgets__1.0"
@@ -90,7 +91,8 @@ def random_history(rng, max_steps: int = 30, output_lengths=(10, 400, 501, 900, 
 
 
 def sample_questions() -> int:
-    """Questions of the shipped sample with the default question types (every type that applies)."""
+    """Questions of the shipped sample as the default job asks them (every type that applies, at the
+    default ``questions.depths`` of conf/config.yaml)."""
     from omegaconf import OmegaConf
 
     from bench.data import load_cases
@@ -98,8 +100,16 @@ def sample_questions() -> int:
     global _SAMPLE_QUESTIONS
     if _SAMPLE_QUESTIONS is None:
         cfg = OmegaConf.create({"source": "sample", "limit": None, "filters": {}})
-        _SAMPLE_QUESTIONS = sum(len(c.questions) for c in load_cases(cfg).cases)
+        _SAMPLE_QUESTIONS = sum(len(c.questions) for c in load_cases(cfg, depths=default_depths()).cases)
     return _SAMPLE_QUESTIONS
 
 
 _SAMPLE_QUESTIONS: int | None = None
+
+
+def default_depths() -> list[str]:
+    """``questions.depths`` of the shipped config, as a job passes them to ``load_cases``."""
+    from omegaconf import OmegaConf
+
+    root = OmegaConf.load(Path(__file__).parents[1] / "conf" / "config.yaml")
+    return list(root.questions.depths)

@@ -20,7 +20,7 @@ def bench(cwd: Path, *args: str, timeout: int = 120) -> subprocess.CompletedProc
 def test_default_command_prints_a_summary(tmp_path):
     done = bench(tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "accuracy: 100.0%" in done.stdout and "files_changed" in done.stdout
+    assert "evidence available (offline reader): 100.0%" in done.stdout and "files_changed" in done.stdout
     (job,) = list((tmp_path / "outputs").glob("*/*_full"))
     assert json.loads((job / "run.json").read_text())["status"] == "complete"
     assert (job / ".hydra" / "config.yaml").exists()
@@ -34,7 +34,7 @@ def test_multirun_smoke_writes_one_readable_directory_per_job(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["arm=nope"], "unknown option arm=nope (options: compact, full, nlatest"),
+    (["arm=nope"], "unknown option arm=nope (options: compact, condenser, custom, full, mask, nlatest, none"),
     (["dataset=local"], "dataset.path"),
     (["dataset=local", "dataset.path=/nonexistent/rows.parquet"], "dataset file not found"),
     (["nosuchkey=1"], "nosuchkey"),

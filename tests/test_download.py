@@ -34,11 +34,13 @@ def test_download_then_local_gives_the_same_selection(hub_dir, tmp_path, capsys)
     manifest = json.loads((tmp_path / "rows.manifest.json").read_text())
     assert manifest["source"]["source"] == "hf" and manifest["source"]["revision"]
     assert manifest["filters"]["one_per_repo"] is True and manifest["limit"] == 4
-    from_hub = load_cases(compose(source).dataset, TokenCounter())
+    composed = compose(source)
+    from_hub = load_cases(composed.dataset, TokenCounter(), depths=composed.questions.depths)  # as the job
     assert [r["source_row"] for r in manifest["rows"]] == [c.source_row for c in from_hub.cases]
     assert [r["instance_id"] for r in manifest["rows"]] == [c.instance_id for c in from_hub.cases]
     assert len(set(from_hub.source["source_rows"])) == 4 and from_hub.skipped.get("one_per_repo")
-    local = load_cases(compose(["dataset=local", f"dataset.path={out}"]).dataset, TokenCounter())
+    local = load_cases(compose(["dataset=local", f"dataset.path={out}"]).dataset, TokenCounter(),
+                       depths=composed.questions.depths)
     assert [c.case_id for c in local.cases] == [c.case_id for c in from_hub.cases]
     assert local.case_set_hash == from_hub.case_set_hash == manifest["case_set_hash"]
     rows = load_cases(OmegaConf.create({"source": "local", "path": str(out), "filters": {}}), keep_rows=True).rows

@@ -309,12 +309,17 @@ def test_questions_and_judgings_are_the_units_of_work(tmp_path):
 def test_prompt_hash_is_recorded_when_the_prompt_shapes_the_views():
     from types import SimpleNamespace
 
+    from bench.policies import build_policy, declare
     from bench.runner.provenance import provenance
+    from bench.tokens import TokenCounter
 
     selection = SimpleNamespace(source="x", rows_read=0, skipped=0, cases=[], rejected=[])
     hashes = {}
     for name, overrides in {"full": ["arm=full"], "nlatest": ["arm=nlatest", "arm.n=10"],
                             "matched": ["arm=nlatest", "arm.match=compact"], "compact": ["arm=compact"]}.items():
-        hashes[name] = provenance(job_cfg(*overrides), selection, "incomplete", "now", case_set_hash="h")["prompt_hash"]
+        cfg = job_cfg(*overrides)
+        declaration = declare(build_policy(cfg, TokenCounter())).to_dict()  # as the job records it
+        hashes[name] = provenance(cfg, selection, "incomplete", "now", case_set_hash="h",
+                                  policy=declaration)["prompt_hash"]
     assert hashes["full"] is None and hashes["nlatest"] is None
     assert hashes["matched"] is not None and hashes["matched"] == hashes["compact"]

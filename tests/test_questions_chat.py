@@ -15,7 +15,7 @@ from hydra import compose, initialize_config_dir
 from bench.cases import row_to_case
 from bench.chatlog import iter_chat_rows
 from bench.config import ConfigError, validate
-from bench.data import dataset_profile, load_cases
+from bench.data import DatasetError, dataset_profile, load_cases
 from bench.formats import placeholder
 from bench.judge import ExactJudge
 from bench.main import format_summary
@@ -191,8 +191,8 @@ def test_write_actions_drop_reasons():
 
 
 def test_write_actions_applies_only_where_write_tools_are_named():
-    generic = airline("dataset.profile=generic", types=["write_actions"]).cases
-    assert all(not c.questions and not c.dropped_questions for c in generic)  # no write tool known
+    with pytest.raises(DatasetError, match="none of these applies to the dataset's profile 'generic'"):
+        airline("dataset.profile=generic", types=["write_actions"])  # no write tool known: one clear error
     declared = airline("dataset.profile=generic", "dataset.write_tools='(book|update|cancel)_\\w+'",
                        types=["write_actions"]).cases
     assert [by_type(c)[0]["write_actions"].reference[0]["tool"] for c in declared] == [

@@ -16,6 +16,7 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from bench.policies import CompactPolicy, PolicyContext
+from bench.policies.summarize import ExtractiveSummarizer
 from bench.reader import ABSTENTION, EvidenceReader, extract_answer
 from bench.schema import Case, Question, View
 from bench.tokens import TokenCounter
@@ -58,7 +59,10 @@ def question(qtype: str, command: str | None = None, ordinal: int = 1) -> Questi
 def compact(messages: list[BaseMessage], **mechanism: Any) -> tuple[Case, View]:
     case = case_of([HumanMessage("Fix the bug in /repo."), *messages])
     auto = mechanism.pop("auto_compact", None)
-    policy = CompactPolicy(context=PolicyContext(counter=COUNTER, mechanism=mechanism), **({"auto_compact": auto} if auto else {}))
+    # no budget: these tests are about reading what a summary holds (the budget has its own tests)
+    unbounded = ExtractiveSummarizer(max_fraction=None)
+    policy = CompactPolicy(context=PolicyContext(counter=COUNTER, mechanism=mechanism, summarizer=unbounded),
+                           **({"auto_compact": auto} if auto else {}))
     return case, policy(case)
 
 

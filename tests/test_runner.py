@@ -79,7 +79,7 @@ def test_job_files_hold_every_message_exactly_on_the_real_sample(tmp_path, dev_p
 
     cfg = job_cfg(tmp_path, "dataset=local", f"dataset.path={dev_parquet}", "arm=nlatest", "arm.n=10")
     run(cfg)
-    cases = {c.case_id: c for c in load_cases(cfg.dataset, TokenCounter()).cases}
+    cases = {c.case_id: c for c in load_cases(cfg.dataset, TokenCounter(), depths=cfg.questions.depths).cases}
     written = read_jsonl(tmp_path / "cases.jsonl")
     assert [c["case_id"] for c in written] == list(cases)
     for record in written:

@@ -36,7 +36,9 @@ def main(argv: list[str] | None = None) -> int:
 
     cfg = compose(args.overrides)
     try:
-        selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding))
+        asked = cfg.get("questions") or {}  # the job's questions, so the items are the job's
+        selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding), asked.get("types"),
+                               depths=asked.get("depths"))
     except DatasetError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
