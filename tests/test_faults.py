@@ -117,8 +117,9 @@ def test_sigkill_mid_job_then_resume_gives_the_uninterrupted_records(tmp_path, r
 
 def test_a_share_of_429_500_and_timeouts_is_retried_and_the_job_completes(tmp_path, reference):
     out = tmp_path / "flaky"
-    with FakeOpenAI(fail_rate=0.25, fail_kinds=("429", "500", "timeout"), timeout_s=1.0) as server:
-        metrics = run(job_cfg(*openai_args(server.base_url, "model.max_concurrency=4", "model.timeout=0.4",
+    # the client's timeout well above a loaded machine's reply time, well below the stalled one's
+    with FakeOpenAI(fail_rate=0.25, fail_kinds=("429", "500", "timeout"), timeout_s=4.0) as server:
+        metrics = run(job_cfg(*openai_args(server.base_url, "model.max_concurrency=4", "model.timeout=1.5",
                                            "model.max_retries=3", f"output_dir={out}")))
         stats = server.stats()
     assert stats["outcome_429"] >= 2 and stats["outcome_500"] >= 2 and stats["outcome_timeout"] >= 2

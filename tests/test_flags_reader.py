@@ -16,6 +16,7 @@ from bench.data import load_cases
 from bench.evidence import evidence_flags
 from bench.judge import ExactJudge
 from bench.policies import CompactPolicy, FullHistory, NLatest, PolicyContext, load_prompt
+from bench.policies.summarize import ExtractiveSummarizer
 from bench.reader import EvidenceReader
 from bench.tokens import TokenCounter
 
@@ -44,6 +45,10 @@ def _arms() -> dict[str, object]:
     for preset, mech in PRESETS.items():
         arms[f"compact/sre/{preset}"] = CompactPolicy(context=PolicyContext(
             counter=COUNTER, mechanism={"name": preset, **mech}))
+    # the summary without a budget: every stored output keeps its full label in the summary
+    arms["compact/sre/offload/unbounded"] = CompactPolicy(context=PolicyContext(
+        counter=COUNTER, mechanism={"name": "offload", **PRESETS["offload"]},
+        summarizer=ExtractiveSummarizer(max_fraction=None)))
     arms["compact/generic/shipped"] = CompactPolicy(context=PolicyContext(
         counter=COUNTER, prompt=load_prompt("generic"), prompt_name="generic", mechanism={"name": "shipped"}))
     return arms
@@ -90,7 +95,7 @@ def test_flags_tell_visible_from_recoverable_and_lost(source: tuple[str, list]) 
     # on real data the arms reach every state: the property above is not vacuous
     _, cases = source
     states = set()
-    for arm in ("nlatest10", "compact/sre/offload"):
+    for arm in ("nlatest10", "compact/sre/offload", "compact/sre/offload/unbounded"):
         for case in cases:
             for flag in evidence_flags(case, ARMS[arm](case)).values():
                 states.add((flag["visible"], flag["recoverable"]))

@@ -14,8 +14,6 @@ rows read while they load.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
 from collections.abc import Iterator
@@ -26,6 +24,8 @@ from typing import Any
 
 from bench.cases import row_to_case
 from bench.chatlog import ChatLogError, iter_chat_rows, iter_jsonl
+from bench.errors import DatasetError
+from bench.manifest import check_manifest, manifest_of
 from bench.profiles import Profile, declared_profile
 from bench.questions import add_questions, drop_templates
 from bench.schema import Case, Rejected, case_set_hash
@@ -39,10 +39,6 @@ log = logging.getLogger(__name__)
 REQUIRED_COLUMNS = ("instance_id", "trajectory")
 KNOWN_COLUMNS = ("trajectory_id", "instance_id", "repo", "resolved", "exit_status",
                  "model_patch", "tools", "trajectory")
-
-
-class DatasetError(RuntimeError):
-    """The source cannot be read at all (file, format, columns or hub); nothing was lost."""
 
 
 @dataclass
@@ -242,68 +238,6 @@ def dataset_profile(cfg: Any) -> Profile:
         roles=dict(cfg.get("roles")) if cfg.get("roles") is not None else None)
 
 
-ROW_HASH = "sha256 of the row's canonical JSON, nulls dropped"  # manifest "row_hash": how rows are hashed
-
-
-def row_sha256(row: dict[str, Any], drop_nulls: bool = True) -> str:
-    """The sha256 of a row's canonical JSON (sorted keys; ``source_row`` excluded): bench.download's manifest.
-
-    ``drop_nulls``: null-valued keys left out at every level, so a row hashes the same after a parquet
-    round trip (which pads structs with nulls); False: the hash of manifests written before that."""
-    data = {k: v for k, v in row.items() if k != "source_row"}
-    if drop_nulls:
-        from bench.cases import strip_nulls
-
-        data = strip_nulls(data)
-    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_plain)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "tolist"):  # numpy values from parquet
-        return value.tolist()
-    return str(value)
-
-
-def _manifest_of(cfg: Any) -> tuple[Path, dict[int, str], bool] | None:
-    """A local file's bench.download manifest (``<stem>.manifest.json`` beside it): source_row -> row sha256."""
-    path = cfg.get("path") if cfg.source == "local" else None
-    if not path or path == "???":
-        return None
-    name = Path(path).name
-    manifest = Path(path).with_name(name.rsplit(".", 1)[0] + ".manifest.json")
-    if not manifest.is_file():
-        return None
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-        rows = {int(r["source_row"]): str(r["sha256"]) for r in data["rows"]}
-        strict = data.get("row_hash") == ROW_HASH  # older manifests hash raw rows: a mismatch is only flagged
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise DatasetError(f"{manifest}: cannot read this manifest of {name} ({type(err).__name__}: {err}); "
-                           "download again or move the manifest aside") from None
-    if data.get("file") not in (None, name):
-        return None  # the manifest of another file of that stem
-    return manifest, rows, strict
-
-
-def _check_manifest(manifest: tuple[Path, dict[int, str], bool] | None, row: dict[str, Any], source_row: int,
-                    position: int) -> None:
-    """DatasetError when a downloaded row is not the one its manifest lists (the file changed since)."""
-    if manifest is None:
-        return
-    where, hashes, strict = manifest
-    expected = hashes.get(source_row)
-    if expected in (row_sha256(row), row_sha256(row, drop_nulls=False)):
-        return
-    what = "is not listed in" if expected is None else "does not match"
-    problem = f"row {position} (source_row {source_row}) of the file {what} its manifest {where}"
-    if not strict:
-        log.warning("%s (a manifest from before null-free row hashes: flagged, not refused)", problem)
-        return
-    raise DatasetError(f"{problem}: the rows changed after bench.download; download again, or move the manifest "
-                       "aside to run on the changed file (a new case-set hash)")
-
-
 def _check_types_apply(types: Any, profile: Profile) -> None:
     """DatasetError when question types were chosen and none applies to the profile (a 0-question job)."""
     if types is None:
@@ -330,7 +264,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
     counter = counter or TokenCounter()
     profile = dataset_profile(cfg)
     _check_types_apply(types, profile)
-    manifest = _manifest_of(cfg)
+    manifest = manifest_of(cfg)
     limit = cfg.get("limit")
     filters = cfg.get("filters") or {}
     cases: list[Case] = []
@@ -350,7 +284,7 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
             bar.set_postfix(cases=len(cases), refresh=False)
             recorded = row.get("source_row")
             source_row = int(recorded) if isinstance(recorded, int) and not isinstance(recorded, bool) else position
-            _check_manifest(manifest, row, source_row, position)
+            check_manifest(manifest, row, source_row, position)
             result = row_to_case(row, source_row, profile)
             if isinstance(result, Case) and result.case_id in seen_ids:  # its records would overwrite the first's
                 result = Rejected(source_row, result.instance_id,

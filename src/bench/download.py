@@ -24,7 +24,7 @@ from typing import Any
 
 __all__ = ["main", "row_sha256", "download"]
 
-from bench.data import ROW_HASH, _plain, row_sha256  # the manifest's row hash, checked when the file is read
+from bench.manifest import ROW_HASH, _plain, row_sha256  # the manifest's row hash, checked when the file is read
 
 log = logging.getLogger(__name__)
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "innermost", "one_line"]
+__all__ = ["ConfigError", "DatasetError", "innermost", "one_line"]
 
 
 class ConfigError(ValueError):
     """A config value of the wrong type or out of range."""
+
+
+class DatasetError(RuntimeError):
+    """The source cannot be read at all (file, format, columns or hub); nothing was lost (bench.data)."""
 
 
 def innermost(err: BaseException) -> BaseException:

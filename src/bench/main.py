@@ -20,7 +20,6 @@ sweep goes on, the report lists it, and the command exits 1 at the end.
 
 from __future__ import annotations
 
-import difflib
 import gc
 import logging
 import os
@@ -33,11 +32,16 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from bench import redact
-from bench.config import ConfigError, absolute_paths, flat_keys, plain, quote_override, validate
+from bench.argv import UserError, check_added_keys, hydra_error_line, lock_sweep_dir, preflight_args
+from bench.config import ConfigError, absolute_paths, plain, validate
 from bench.data import DatasetError
-from bench.jobdir import JobDirError, check_new, check_resume_path
+from bench.jobdir import JobDirError
 from bench.policies import load_prompt
 from bench.store import JobFileError
+from bench.summary_text import format_summary
+
+# re-exported: the entry point's names as tests and scripts import them
+__all__ = ["UserError", "cli", "format_summary", "main", "preflight_args"]
 
 log = logging.getLogger("bench")
 
@@ -60,50 +64,6 @@ def _run_dir(resume: str | None, *rest: str | None) -> str:
 for _name, _resolver in (("bench.job_name", _job_name), ("bench.run_dir", _run_dir), ("bench.prompt", load_prompt)):
     if not OmegaConf.has_resolver(_name):
         OmegaConf.register_new_resolver(_name, _resolver)
-
-
-class UserError(RuntimeError):
-    """A problem with the user's input or environment: reported in one line, no traceback."""
-
-
-def format_summary(metrics: dict[str, Any]) -> str:
-    if not metrics["n_cases"]:
-        return (f"job: {metrics.get('job_dir')}\nno case to run: every row was rejected or filtered out "
-                f"(reasons in {metrics.get('job_dir')}/rejected.jsonl)")
-    flagged = metrics.get("in_task_text") or {}
-    lines = [
-        f"job: {metrics.get('job_dir')}",
-        f"cases: {metrics['n_cases']} ({metrics.get('n_clusters', '?')} instances)  questions: "
-        f"{metrics['n_questions']}, headline {metrics.get('n_headline_questions', metrics['n_questions'])}"
-        f"  {metrics.get('measures', 'accuracy')}: {_pct(metrics['accuracy'])} {_ci(metrics.get('accuracy_ci'))}"
-        + (f"  relative to full: {_pct(metrics['accuracy_relative_to_full'])} "
-           f"{_ci(metrics.get('accuracy_relative_to_full_ci'))}"
-           if metrics.get("accuracy_relative_to_full") is not None else ""),
-    ]
-    if flagged.get("n"):
-        lines.append(f"answerable from the task text (not in the headline): {flagged['n']} questions, "
-                     f"accuracy {_pct(flagged['accuracy'])}")
-    if "mean_kept_tokens" in metrics:
-        lines.append(f"tokens kept: {metrics['mean_kept_tokens']:.0f} of {metrics['mean_full_tokens']:.0f} "
-                     f"per case ({_pct(metrics['tokens_kept_ratio'])})")
-    calls = (metrics.get("model_calls") or {}).get("total")
-    if calls and calls.get("requests"):
-        lines.append(f"model calls: {calls['calls']} made, {calls['cache_hits']} from cache; tokens in "
-                     f"{calls['input_tokens']} (cached {calls['cached_tokens']}), out {calls['output_tokens']}")
-    if metrics.get("n_errors"):
-        lines.append(f"answer errors: {metrics['n_errors']} (status incomplete; rerun with resume=DIR to retry)")
-    lines.append(f"{'type':<17}{'n':>4}{'correct':>9}{'wrong':>7}{'abstain':>9}{'unscored':>10}{'accuracy':>10}"
-                 f"{'in task':>9}")
-    for qtype, row in metrics["by_type"].items():
-        lines.append(f"{qtype:<17}{row['n']:>4}{row['correct']:>9}{row['wrong']:>7}{row['abstained']:>9}"
-                     f"{row['unscored']:>10}{_pct(row['accuracy']):>10}{row.get('n_in_task_text', 0):>9}")
-    if metrics.get("stale"):
-        lines.append(f"stale: {metrics['stale']} wrong answers gave a value an earlier call returned (latest_value)")
-    if metrics.get("by_distance"):
-        lines.append("by distance (tokens back to the latest evidence): " + "  ".join(
-            f"{label} {_pct(row['accuracy'])} (n={row['n']}, visible {_pct(row['evidence_visible'])})"
-            for label, row in metrics["by_distance"].items()))
-    return "\n".join(lines)
 
 
 def _innermost(err: BaseException) -> BaseException:
@@ -176,14 +136,6 @@ def _record_failure(cfg: DictConfig, err: BaseException, message: str) -> None:
         log.error("cannot record the failure in %s: %s", own, write_err)
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def _ci(interval: list[float] | tuple[float, float] | None) -> str:
-    return "" if not interval else f"[95% CI {100 * interval[0]:.1f}-{100 * interval[1]:.1f}]"
-
-
 def _register_secrets(cfg: DictConfig) -> None:
     """Every key this job may read from the environment is scrubbed from logs, errors and records."""
     for group in ("model", "judge", "summarizer"):
@@ -251,147 +203,6 @@ def main(cfg: DictConfig) -> float | None:
               f"{metrics.get('job_dir')}/answers.jsonl, judge reasons in scores.jsonl)", file=sys.stderr)
         sys.exit(1)
     return metrics.get("accuracy")
-
-
-# --------------------------------------------------------------------------- before Hydra
-
-def _key(item: str) -> str | None:
-    """The config key an override sets (``+a.b=1`` -> ``a.b``); None for a flag or a bare word."""
-    return item.partition("=")[0].lstrip("+~") if "=" in item and not item.startswith("-") else None
-
-
-def _value(item: str) -> str:
-    value = item.partition("=")[2]
-    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
-
-
-def preflight_args(args: list[str]) -> list[str]:
-    """Check the command line before Hydra writes anything; return it with ``resume=`` quoted for Hydra.
-
-    Raises UserError (one line) for a key on the command line, a ``resume`` path that is not a
-    job or is running, and a new job's ``hydra.run.dir`` / ``output_dir`` that is not empty.
-    """
-    if any(a in ("--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc")
-           for a in args):
-        return args
-    refusal = redact.literal_secret(args)
-    if refusal:
-        raise UserError(refusal)
-    sweep = any(a in ("-m", "--multirun") for a in args)
-    out: list[str] = []
-    resume = None
-    for item in args:
-        if _key(item) == "resume":
-            resume = _value(item)
-            if resume in ("", "null"):
-                out.append(item)
-                continue
-            try:
-                check_resume_path(resume)
-            except JobDirError as err:
-                raise UserError(str(err)) from None
-            item = f"{item.partition('=')[0]}={quote_override(resume)}"
-        out.append(item)
-    for item in args:
-        if sweep and _key(item) == "hydra.sweep.dir" and Path(_value(item)).is_dir():
-            if any(Path(_value(item)).rglob("run.json")):
-                raise UserError(f"hydra.sweep.dir={_value(item)} already holds jobs: a sweep needs a directory "
-                                "of its own (resume its jobs one by one with resume=JOB_DIR)")
-    if not resume and not sweep:
-        for item in args:
-            if _key(item) in ("hydra.run.dir", "output_dir") and _value(item) not in ("", "null"):
-                try:
-                    check_new(_value(item))
-                except JobDirError as err:
-                    raise UserError(str(err)) from None
-    return out
-
-
-def lock_sweep_dir(args: list[str]) -> Any:
-    """A sweep into a given ``hydra.sweep.dir`` locks it: a second sweep started there at the same time
-    is refused (their jobs and reports would mix). Returns the held lock (None: nothing to lock)."""
-    from bench.jobdir import JobLock
-
-    if not any(a in ("-m", "--multirun") for a in args):
-        return None
-    given = [_value(a) for a in args if _key(a) == "hydra.sweep.dir"]
-    if not given or given[-1] in ("", "null"):
-        return None  # a default sweep directory is made unique (bench.callbacks.FreshDirCallback)
-    path = Path(given[-1])
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        return JobLock(path).__enter__()
-    except (OSError, JobDirError) as err:
-        busy = "in use" in str(err)
-        raise UserError(f"hydra.sweep.dir={path} is in use by another sweep running now: give this sweep a "
-                        "directory of its own" if busy else f"hydra.sweep.dir={path}: {err}") from None
-
-
-def _known_top_level() -> set[str]:
-    """Top-level names an override may add with ``+``: the primary config's keys, its groups, ``hydra``."""
-    from bench.config import CONF_DIR
-
-    keys = {k for k in OmegaConf.load(CONF_DIR / "config.yaml") if k != "defaults"}
-    return keys | {p.name for p in CONF_DIR.iterdir() if p.is_dir()} | {"hydra"}
-
-
-def check_added_keys(args: list[str]) -> None:
-    """``+KEY=V`` adds a key: one whose top-level name the config does not know is a typo
-    (``+datset.path=x``, Hydra's own hint for ``datset.path=x``), not a new setting to ignore."""
-    known = None
-    for item in args:
-        if not item.startswith("+") or "=" not in item:
-            continue
-        key = item.partition("=")[0].lstrip("+")
-        top = re.split(r"[./]", key, maxsplit=1)[0]
-        known = known if known is not None else _known_top_level()
-        if top not in known:
-            close = difflib.get_close_matches(top, sorted(known), n=1)
-            hint = f" (did you mean {close[0]}{key[len(top):]}?)" if close else ""
-            raise UserError(f"unknown config key '{key}': '{top}' is not a key or group of the config{hint}")
-
-
-def _config_keys(args: list[str]) -> list[str]:
-    """Every key (and key prefix) of the config the group choices in ``args`` select; [] if it cannot be built."""
-    from bench.config import compose
-
-    groups = [a for a in args if "=" in a and not a.startswith(("+", "~", "-"))
-              and "." not in a.partition("=")[0] and a.partition("=")[0] in _known_top_level()]
-    for overrides in (groups, []):
-        try:
-            data = OmegaConf.to_container(compose(overrides), resolve=False)
-        except Exception:  # noqa: BLE001 - a hint only: no hint rather than a second error
-            continue
-        keys: set[str] = set()
-        for leaf in flat_keys(data):
-            parts = leaf.split(".")
-            keys.update(".".join(parts[: i + 1]) for i in range(len(parts)))
-        return sorted(keys)
-    return []
-
-
-def hydra_error_line(err: BaseException, args: list[str]) -> str:
-    """Hydra's multi-line message for a bad group option, key or override as one line with the fix."""
-    from hydra.errors import MissingConfigException
-
-    text = str(err).strip()
-    if isinstance(err, MissingConfigException) and (found := re.search(r"Could not find '([^']+)'", text)):
-        group, _, option = found.group(1).rpartition("/")
-        options = [o for o in (err.options or []) if "/" not in o]
-        close = difflib.get_close_matches(option, options, n=1)
-        if group and options:
-            return (f"unknown option {group}={option} (options: {', '.join(options)}"
-                    + (f"; did you mean {group}={close[0]}?)" if close else ")"))
-    if found := re.search(r"Could not override '([^']+)'", text):
-        key = found.group(1)
-        close = difflib.get_close_matches(key, _config_keys(args), n=1, cutoff=0.6)
-        return f"unknown config key '{key}'" + (f" (did you mean {close[0]}?)" if close else "")
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    cause = err.__cause__
-    message = lines[0] if lines else type(err).__name__
-    if cause is not None and str(cause).strip():
-        message = f"{message} ({str(cause).strip().splitlines()[0]})"
-    return redact.scrub(message)
 
 
 def _run_hydra() -> None:

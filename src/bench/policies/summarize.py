@@ -10,8 +10,7 @@ own numbered sections with excerpts copied from the history by fixed, general ru
 work) and labels its output as extractive. An LLM summarizer (``summarizer=openai``)
 has the same interface.
 
-The prompts live in ``src/bench/prompts/<name>.txt``; ``load_prompt("sre")`` reads one,
-and the config resolver ``${bench.prompt:sre.txt}`` puts its text into ``cfg.prompt.text``.
+The prompts, and the sections a summary follows, are read by :mod:`bench.policies.prompt_text`.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -37,6 +35,7 @@ from bench.formats import (
     strip_stored_note,
 )
 from bench.history import args_text, pair_results
+from bench.policies.prompt_text import PROMPT_NAMES, load_prompt, prompt_sections
 from bench.profiles import OPENHANDS, Profile
 from bench.text import content_text
 from bench.tokens import TokenCounter
@@ -49,9 +48,6 @@ __all__ = [
     "load_prompt",
     "prompt_sections",
 ]
-
-PROMPT_NAMES = ("sre", "generic", "hybrid", "hybrid_v2")
-
 
 class Summarizer(Protocol):
     """Turns a history into one summary text following ``prompt``.
@@ -67,32 +63,6 @@ class Summarizer(Protocol):
 
     def summarize(self, messages: list[BaseMessage], prompt: str,
                   profile: Profile = OPENHANDS) -> tuple[str, dict[str, Any]]: ...
-
-
-def load_prompt(name_or_path: str) -> str:
-    """A prompt's text: a name from ``PROMPT_NAMES`` (or ``name.txt``) or a file path."""
-    if "/" in name_or_path:  # a path: prompts of one's own, outside the package
-        path = Path(name_or_path)
-        if not path.is_file():
-            raise ConfigError(f"summary prompt file not found: {name_or_path}")
-        return path.read_text(encoding="utf-8")
-    file_name = name_or_path if name_or_path.endswith(".txt") else f"{name_or_path}.txt"
-    resource = resources.files("bench") / "prompts" / file_name
-    if not resource.is_file():
-        raise ConfigError(f"unknown summary prompt {name_or_path!r}: choose one of {', '.join(PROMPT_NAMES)} "
-                         "or give a file path")
-    return resource.read_text(encoding="utf-8")
-
-
-# "1. Primary Request and Intent: ..." — the numbered section headings of a prompt.
-_SECTION = re.compile(r"^\s*\d{1,2}[.)]\s+([A-Z][^:\n]{1,80}?)\s*:", re.M)
-_DEFAULT_SECTIONS = ["User requests", "Files touched", "Commands run", "Errors", "Current work"]
-
-
-def prompt_sections(prompt: str) -> list[str]:
-    """Section titles a prompt asks for, in order (a default set when it names none)."""
-    titles = _SECTION.findall(prompt or "")
-    return titles or list(_DEFAULT_SECTIONS)
 
 
 EXTRACTIVE_LABEL = (
@@ -181,7 +151,18 @@ class ExtractiveSummarizer:
                 text = smaller._render(messages, prompt, profile)
                 if counter.count_text(text) <= budget:
                     break
+            text += self._lost_handles(text, messages, profile)
         return text, {"model": self.name, "calls": 1, "input_tokens": 0, "output_tokens": 0}
+
+    def _lost_handles(self, text: str, messages: list[BaseMessage], profile: Profile) -> str:
+        """Stored outputs the shrunk summary no longer names, one short line each: a handle is what
+        lets the reader open the output again, so shrinking drops the excerpts, never the handles."""
+        lost = [c for c in self._calls(messages, profile) if c.handle and c.handle not in text]
+        if not lost:
+            return ""
+        short = replace(self, max_items=len(lost), excerpt_chars=400)  # labels whole: the reader matches them
+        return "\n\nStored outputs (open with read_tool_output):\n" + "\n".join(
+            f"- {item}" for item in short._stored(lost))
 
     def _smaller(self):
         """Ever smaller versions of this summarizer: items per section halved down to one, then
