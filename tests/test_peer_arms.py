@@ -319,3 +319,21 @@ def test_peers_multirun_reports_every_arm_beside_none(tmp_path):
     full = configs[configs["arm"] == "full"].iloc[0]
     assert full["accuracy_above_none.mean"] == pytest.approx(full["accuracy.mean"] - none["accuracy.mean"])
     assert "above none" in (sweep / "report" / "report.md").read_text()
+
+
+def test_the_readmes_own_policy_example_runs_as_written(tmp_path, real_cases):
+    """README "Your own policy": its module, saved as written, is a valid custom arm on real cases."""
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Your own policy", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "mypolicies.py").write_text(code)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        arm = CustomPolicy(policy="mypolicies:task_and_last_ten", context=PolicyContext(counter=COUNTER))
+        for case in real_cases:
+            view = arm(case)
+            assert not view_problems(view.messages), case.case_id
+            assert view.messages[0] == case.messages[0] and len(view.messages) <= 11  # the task + ten at most
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("mypolicies", None)
