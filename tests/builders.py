@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 ROOT = "/workspace/acme__widgets__1.0"
@@ -91,25 +90,16 @@ def random_history(rng, max_steps: int = 30, output_lengths=(10, 400, 501, 900, 
 
 
 def sample_questions() -> int:
-    """Questions of the shipped sample as the default job asks them (every type that applies, at the
-    default ``questions.depths`` of conf/config.yaml)."""
-    from omegaconf import OmegaConf
-
-    from bench.data import load_cases
+    """Questions of the shipped sample as the default job asks them (``load_job_cases`` on the
+    default config: every type that applies, at the default ``questions.depths``)."""
+    from bench.config import compose
+    from bench.data import load_job_cases
 
     global _SAMPLE_QUESTIONS
     if _SAMPLE_QUESTIONS is None:
-        cfg = OmegaConf.create({"source": "sample", "limit": None, "filters": {}})
-        _SAMPLE_QUESTIONS = sum(len(c.questions) for c in load_cases(cfg, depths=default_depths()).cases)
+        _SAMPLE_QUESTIONS = sum(len(c.questions) for c in load_job_cases(compose()).cases)
     return _SAMPLE_QUESTIONS
 
 
 _SAMPLE_QUESTIONS: int | None = None
 
-
-def default_depths() -> list[str]:
-    """``questions.depths`` of the shipped config, as a job passes them to ``load_cases``."""
-    from omegaconf import OmegaConf
-
-    root = OmegaConf.load(Path(__file__).parents[1] / "conf" / "config.yaml")
-    return list(root.questions.depths)

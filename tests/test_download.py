@@ -9,7 +9,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from bench.config import compose
-from bench.data import load_cases
+from bench.data import load_cases, load_job_cases
 from bench.download import main as download_main
 from bench.download import row_sha256
 from bench.tokens import TokenCounter
@@ -34,13 +34,11 @@ def test_download_then_local_gives_the_same_selection(hub_dir, tmp_path, capsys)
     manifest = json.loads((tmp_path / "rows.manifest.json").read_text())
     assert manifest["source"]["source"] == "hf" and manifest["source"]["revision"]
     assert manifest["filters"]["one_per_repo"] is True and manifest["limit"] == 4
-    composed = compose(source)
-    from_hub = load_cases(composed.dataset, TokenCounter(), depths=composed.questions.depths)  # as the job
+    from_hub = load_job_cases(compose(source), TokenCounter())  # as the job selects
     assert [r["source_row"] for r in manifest["rows"]] == [c.source_row for c in from_hub.cases]
     assert [r["instance_id"] for r in manifest["rows"]] == [c.instance_id for c in from_hub.cases]
     assert len(set(from_hub.source["source_rows"])) == 4 and from_hub.skipped.get("one_per_repo")
-    local = load_cases(compose(["dataset=local", f"dataset.path={out}"]).dataset, TokenCounter(),
-                       depths=composed.questions.depths)
+    local = load_job_cases(compose(["dataset=local", f"dataset.path={out}"]), TokenCounter())
     assert [c.case_id for c in local.cases] == [c.case_id for c in from_hub.cases]
     assert local.case_set_hash == from_hub.case_set_hash == manifest["case_set_hash"]
     rows = load_cases(OmegaConf.create({"source": "local", "path": str(out), "filters": {}}), keep_rows=True).rows

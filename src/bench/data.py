@@ -31,7 +31,7 @@ from bench.questions import add_questions, drop_templates
 from bench.schema import Case, Rejected, case_set_hash
 from bench.tokens import TokenCounter
 
-__all__ = ["DatasetError", "Selection", "load_cases", "iter_rows", "sample_path", "dataset_profile",
+__all__ = ["DatasetError", "Selection", "load_cases", "load_job_cases", "iter_rows", "sample_path", "dataset_profile",
            "REQUIRED_COLUMNS", "SHIPPED", "SOURCES"]
 
 log = logging.getLogger(__name__)
@@ -324,3 +324,11 @@ def load_cases(cfg: Any, counter: TokenCounter | None = None, types: Any = None,
         "source_rows": [c.source_row for c in cases],
     }
     return Selection(cases, rejected, source, rows_read, skipped, rows=kept_rows)
+
+
+def load_job_cases(cfg: Any, counter: TokenCounter | None = None, keep_rows: bool = False) -> Selection:
+    """The cases of a composed job config: ``cfg.dataset``'s rows with ``cfg.questions``' types and
+    depths. The one place a config becomes a selection, so the job, ``bench.download`` and
+    ``bench.dataset`` build the same question ids and case-set hash."""
+    asked = cfg.get("questions") or {}
+    return load_cases(cfg.dataset, counter, asked.get("types"), keep_rows=keep_rows, depths=asked.get("depths"))

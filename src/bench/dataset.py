@@ -30,15 +30,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     from bench.config import compose
-    from bench.data import DatasetError, load_cases
+    from bench.data import DatasetError, load_job_cases
     from bench.tokens import TokenCounter
     from bench.tracing import dataset_name, langfuse_client, langfuse_settings, upload_dataset
 
     cfg = compose(args.overrides)
     try:
-        asked = cfg.get("questions") or {}  # the job's questions, so the items are the job's
-        selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding), asked.get("types"),
-                               depths=asked.get("depths"))
+        selection = load_job_cases(cfg, TokenCounter(cfg.tokenizer.encoding))  # the job's items
     except DatasetError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -33,12 +33,10 @@ def download(cfg: Any, out: Path) -> dict[str, Any]:
     """Select the rows of ``cfg.dataset`` and write them and the manifest; return the manifest."""
     from omegaconf import OmegaConf
 
-    from bench.data import DatasetError, load_cases
+    from bench.data import DatasetError, load_job_cases
     from bench.tokens import TokenCounter
 
-    selection = load_cases(cfg.dataset, TokenCounter(cfg.tokenizer.encoding),
-                           (cfg.get("questions") or {}).get("types"), keep_rows=True,
-                           depths=(cfg.get("questions") or {}).get("depths"))
+    selection = load_job_cases(cfg, TokenCounter(cfg.tokenizer.encoding), keep_rows=True)
     rows = [{**row, "source_row": case.source_row} for row, case in zip(selection.rows, selection.cases, strict=True)]
     out.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -35,6 +35,7 @@ from bench import redact
 from bench.argv import UserError, check_added_keys, hydra_error_line, lock_sweep_dir, preflight_args
 from bench.config import ConfigError, absolute_paths, plain, validate
 from bench.data import DatasetError
+from bench.errors import innermost
 from bench.jobdir import JobDirError
 from bench.policies import load_prompt
 from bench.store import JobFileError
@@ -66,21 +67,12 @@ for _name, _resolver in (("bench.job_name", _job_name), ("bench.run_dir", _run_d
         OmegaConf.register_new_resolver(_name, _resolver)
 
 
-def _innermost(err: BaseException) -> BaseException:
-    """The real error: Hydra wraps a bad value's error in 'Error in call to target ...'."""
-    from hydra.errors import InstantiationException
-
-    while isinstance(err, InstantiationException) and err.__cause__ is not None:
-        err = err.__cause__
-    return err
-
-
 def _fail(err: BaseException, unexpected: bool = False, cfg: DictConfig | None = None) -> None:
     """One clear line for the user (the job log keeps the details), exit code 2, no traceback.
 
     In a ``-m`` sweep the job is recorded as failed and the sweep goes on (exit 1 at its end).
     """
-    root = _innermost(err)
+    root = innermost(err)
     text = redact.scrub(str(root).strip())
     message = text.split("\n")[0] if text else type(root).__name__
     if root is not err and (target := re.search(r"target '([\w.]+)'", str(err))):
@@ -119,7 +111,7 @@ def _record_failure(cfg: DictConfig, err: BaseException, message: str) -> None:
 
     own = Path(HydraConfig.get().runtime.output_dir)
     path = own / "run.json"
-    if path.exists() and isinstance(_innermost(err), (JobDirError, ResumeError)):
+    if path.exists() and isinstance(innermost(err), (JobDirError, ResumeError)):
         return
     try:
         record = read_json(path) if path.exists() else None

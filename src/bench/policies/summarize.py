@@ -145,22 +145,23 @@ class ExtractiveSummarizer:
                   profile: Profile = OPENHANDS) -> tuple[str, dict[str, Any]]:
         counter = _counter()
         budget = self.budget(counter.count_messages(messages))
-        text = self._render(messages, prompt, profile)
+        calls = self._calls(messages, profile)  # read once: every shrunk rendering reads the same calls
+        text = self._render(messages, prompt, calls)
         if budget is not None and counter.count_text(text) > budget:
             for smaller in self._smaller():
-                text = smaller._render(messages, prompt, profile)
+                text = smaller._render(messages, prompt, calls)
                 if counter.count_text(text) <= budget:
                     break
-            text += self._lost_handles(text, messages, profile)
+            text += self._lost_handles(text, calls)
         return text, {"model": self.name, "calls": 1, "input_tokens": 0, "output_tokens": 0}
 
-    def _lost_handles(self, text: str, messages: list[BaseMessage], profile: Profile) -> str:
+    def _lost_handles(self, text: str, calls: list[_Call]) -> str:
         """Stored outputs the shrunk summary no longer names, one short line each: a handle is what
         lets the reader open the output again, so shrinking drops the excerpts, never the handles."""
-        lost = [c for c in self._calls(messages, profile) if c.handle and c.handle not in text]
+        lost = [c for c in calls if c.handle and c.handle not in text]
         if not lost:
             return ""
-        short = replace(self, max_items=len(lost), excerpt_chars=400)  # labels whole: the reader matches them
+        short = replace(self, max_items=len(lost), excerpt_chars=400)  # labels up to 200 chars: the reader matches them
         return "\n\nStored outputs (open with read_tool_output):\n" + "\n".join(
             f"- {item}" for item in short._stored(lost))
 
@@ -176,8 +177,7 @@ class ExtractiveSummarizer:
             chars, request = max(25, chars // 2), max(25, request // 2)
             yield replace(self, max_items=1, excerpt_chars=chars, request_chars=request)
 
-    def _render(self, messages: list[BaseMessage], prompt: str, profile: Profile) -> str:
-        calls = self._calls(messages, profile)
+    def _render(self, messages: list[BaseMessage], prompt: str, calls: list[_Call]) -> str:
         parts = [EXTRACTIVE_LABEL]
         for number, title in enumerate(prompt_sections(prompt), start=1):
             items = self._section(title, messages, calls)

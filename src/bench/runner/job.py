@@ -50,7 +50,7 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from bench.data import load_cases
+from bench.data import load_job_cases
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
 from bench.llm import call_sink, summarize_calls
 from bench.llm.limiter import concurrency_metrics, find_limiters
@@ -123,8 +123,7 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     # 2. cases
     if resuming:
         store.quarantine()  # damaged lines -> <file>.bad; their questions are asked again
-    asked = cfg.get("questions") or {}
-    selection = load_cases(cfg.dataset, counter, asked.get("types"), depths=asked.get("depths"))
+    selection = load_job_cases(cfg, counter)
     records = [c.to_dict() for c in selection.cases]  # each history serialized once per job
     case_set_hash = hash_case_set(records)
     if resuming and previous.get("case_set_hash") not in (None, case_set_hash):
