@@ -27,6 +27,7 @@ TINY = {
     "bench_questions.py": [],
     "bench_summary_budget.py": ["--sources", "sample", "--prompts", "sre"],
     "bench_windows.py": [],
+    "bench_peers.py": ["--datasets", "sample", "--limit", "2"],
 }
 
 

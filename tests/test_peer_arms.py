@@ -20,6 +20,7 @@ from bench.config import ConfigError
 from bench.policies import PolicyContext, build_policy, declaration_of, declare, view_problems
 from bench.policies.condenser import SummarizingCondenser
 from bench.policies.custom import CustomPolicy, InvalidCustomView
+from bench.policies.lc_summary import LangChainSummarization
 from bench.policies.mask import MASK_PLACEHOLDER, ObservationMask
 from bench.policies.none import NoHistory
 from bench.policies.trim import TrimMessages
@@ -208,6 +209,111 @@ def test_an_invalid_custom_view_stops_the_job_with_one_line_and_scores_nothing(t
     assert json.loads((out / "run.json").read_text())["status"] != "complete"
 
 
+# ---- lc_summary: LangChain's SummarizationMiddleware, through its before_model hook
+class _Recording:
+    """A summarizer that records what it was given (the protocol: messages, prompt, profile)."""
+
+    name = "recording"
+    calls_model = False
+
+    def __init__(self) -> None:
+        self.inputs: list[tuple[list, str]] = []
+
+    def summarize(self, messages, prompt, profile=None):
+        self.inputs.append((list(messages), prompt))
+        return f"summary number {len(self.inputs)}", {"model": "recording"}
+
+
+def _lc(summarizer=None, **settings) -> LangChainSummarization:
+    return LangChainSummarization(**settings, context=PolicyContext(counter=COUNTER, summarizer=summarizer))
+
+
+def test_lc_summary_fires_as_the_history_grows_and_summarises_the_previous_summary(real_cases):
+    from langchain.agents.middleware.summarization import DEFAULT_SUMMARY_PROMPT
+
+    recording = _Recording()
+    case = max(real_cases, key=lambda c: COUNTER.count_messages(c.messages))
+    ids = [m.id for m in case.messages]
+    view = _lc(recording, trigger=["tokens", 3000], keep=["messages", 6], trim_tokens_to_summarize=None)(case)
+    runs = view.info["summarizations"]
+    assert len(runs) >= 2 and view.summarizer_calls == len(recording.inputs) >= 2
+    assert all(r["tokens_after"] < r["tokens_before"] for r in runs)
+    assert [r["at_message"] for r in runs] == sorted(r["at_message"] for r in runs)
+    # a later summary reads the previous one (the first message of the history it summarises)
+    second_input = recording.inputs[1][0]
+    assert "summary number 1" in second_input[0].content
+    # LangChain's own prompt, without its messages block (the summarizer receives the messages)
+    assert recording.inputs[0][1] == DEFAULT_SUMMARY_PROMPT.split("<messages>")[0].rstrip()
+    # the view: LangChain's summary message, then the case's own latest messages, untouched
+    assert view.messages[0].content == f"Here is a summary of the conversation to date:\n\nsummary number {len(runs)}"
+    tail = view.messages[1:]
+    assert tail == case.messages[len(case.messages) - len(tail):]
+    assert all(a is b for a, b in zip(tail, case.messages[len(case.messages) - len(tail):], strict=True))
+    assert [m.id for m in case.messages] == ids  # the middleware's ids never reach the case's messages
+    assert not view_problems(view.messages)
+
+
+def test_lc_summary_equals_the_middleware_driven_directly(real_cases):
+    """The arm adds nothing to LangChain's decisions: the same hook calls give the same view."""
+    from langchain.agents.middleware import SummarizationMiddleware
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langgraph.runtime import Runtime
+
+    for case in real_cases[:8]:
+        ours = _lc(_Recording(), trigger=["tokens", 2500], keep=["tokens", 1200])(case)
+        count = iter(range(1, 1000))
+        middleware = SummarizationMiddleware(GenericFakeChatModel(messages=iter(())), trigger=("tokens", 2500),
+                                             keep=("tokens", 1200), token_counter=COUNTER.count_messages,
+                                             summarizer=lambda messages, count=count: f"summary number {next(count)}")
+        state = []
+        for index, message in enumerate([*case.messages, None]):
+            if (message is None or isinstance(message, AIMessage)) and state:
+                update = middleware.before_model({"messages": state}, Runtime())
+                if update:
+                    state = update["messages"][1:]
+            if message is not None:
+                state.append(message.model_copy(update={"id": f"m{index}"}))
+        assert [m.content for m in ours.messages] == [m.content for m in state]
+
+
+def test_lc_summary_below_its_trigger_shows_the_history_as_is(real_cases):
+    for case in real_cases[:5]:
+        view = _lc(trigger=["tokens", 10**7])(case)
+        assert view.messages == case.messages and view.summarizer_calls == 0 and view.summary is None
+
+
+def test_lc_summary_offline_default_is_extractive_and_valid(real_cases):
+    arm = build_policy(_compose("arm=lc_summary"), COUNTER)
+    fired = 0
+    for case in real_cases:
+        view = arm(case)
+        assert not view_problems(view.messages)
+        fired += bool(view.info["summarizations"])
+        if view.summary is not None:
+            assert "EXTRACTIVE SUMMARY" in view.summary
+    assert fired
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("arm.trigger=tokens", "arm.trigger"),
+    ("arm.trigger=[tokens]", "arm.trigger"),
+    ("arm.keep=[bogus,3]", "lc_summary"),
+    ("arm.trigger=[fraction,0.5]", "lc_summary"),  # needs arm.context_window (a model profile)
+    ("arm.trim_tokens_to_summarize=0", "arm.trim_tokens_to_summarize"),
+])
+def test_lc_summary_settings_are_checked_in_one_line(override, message):
+    with pytest.raises(ConfigError, match=message) as error:
+        build_policy(_compose("arm=lc_summary", override), COUNTER)
+    assert "\n" not in str(error.value)
+
+
+def test_lc_summary_fraction_trigger_reads_the_context_window(real_cases):
+    case = max(real_cases, key=lambda c: COUNTER.count_messages(c.messages))
+    view = build_policy(_compose("arm=lc_summary", "arm.trigger=[fraction,0.5]", "arm.context_window=6000"),
+                        COUNTER)(case)
+    assert view.info["summarizations"] and view.info["summarizations"][0]["tokens_before"] > 3000
+
+
 # ---- declarations
 def test_every_arm_declares_its_role_and_dependencies():
     declared = {}
@@ -219,6 +325,7 @@ def test_every_arm_declares_its_role_and_dependencies():
     assert {d.role for name, d in declared.items() if name not in ("full", "none")} == {"candidate"}
     assert declared["compact"].summary_prompt and declared["compact"].mechanisms
     assert declared["condenser"].summarizer and not declared["condenser"].summary_prompt
+    assert declared["lc_summary"].summarizer and not declared["lc_summary"].summary_prompt  # LangChain's prompt
     assert not any(declared[n].summary_prompt for n in ("full", "none", "nlatest", "trim", "mask", "custom"))
     matched = declare(build_policy(_compose("arm=nlatest", "arm.n=null", "arm.match=compact"), COUNTER))
     assert matched.summary_prompt and matched.mechanisms  # the matched arm's prompt shapes its budget
@@ -298,7 +405,7 @@ def test_experiment_peers_composes_every_arm():
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=["+experiment=peers"], return_hydra_config=True)
     arms = [a.strip() for a in str(cfg.hydra.sweeper.params["+experiment/arm"]).split(",")]
-    assert arms == ["full", "none", "nlatest", "trim", "mask", "compact", "condenser"]
+    assert arms == ["full", "none", "nlatest", "trim", "mask", "compact", "lc_summary", "condenser"]
     for arm in arms:
         job = _compose("+experiment=peers", f"+experiment/arm={arm}")
         assert job.arm.name == arm
@@ -314,7 +421,7 @@ def test_peers_multirun_reports_every_arm_beside_none(tmp_path):
     import pandas as pd
 
     configs = pd.read_csv(sweep / "report" / "configs.csv")
-    assert set(configs["arm"]) == {"full", "none", "nlatest", "trim", "mask", "compact", "condenser"}
+    assert set(configs["arm"]) == {"full", "none", "nlatest", "trim", "mask", "compact", "lc_summary", "condenser"}
     none = configs[configs["arm"] == "none"].iloc[0]
     full = configs[configs["arm"] == "full"].iloc[0]
     assert full["accuracy_above_none.mean"] == pytest.approx(full["accuracy.mean"] - none["accuracy.mean"])

@@ -1,0 +1,168 @@
+"""The ``lc_summary`` arm: LangChain's ``SummarizationMiddleware``, as a LangChain agent
+(``create_agent(..., middleware=[SummarizationMiddleware(...)])``) would shrink its history.
+
+The library itself decides: its ``trigger`` (when to summarise), ``keep`` (what stays
+verbatim, cut where a tool exchange stays whole) and ``trim_tokens_to_summarize`` (how much of
+the older history the summarizer reads). The middleware is driven through its public hook,
+``before_model(state, runtime)``, once before every recorded model call of the trajectory
+and once more before the question, so it fires as often as it would have while the agent
+ran; a later summary reads the previous one (it is the first message of the history it
+summarises), exactly as LangChain's agent lives it.
+
+The configured summarizer (``summarizer`` group: offline extractive, or a model) writes the
+summaries, passed as the middleware's ``summarizer`` function, so caching, rate limits and
+usage accounting are the project's. It receives the messages to summarise and the
+instruction part of ``summary_prompt`` (LangChain's default unless set): the text before its
+``<messages>`` block, which LangChain documents as part of the prompt's public contract.
+
+Token counts use the project's counter, so ``("tokens", 4000)`` means the same as every other
+arm's budget. The defaults are LangChain's documented example: ``trigger=("tokens", 4000)``,
+``keep=("messages", 20)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from langchain.agents.middleware import SummarizationMiddleware
+from langchain.agents.middleware.summarization import DEFAULT_SUMMARY_PROMPT
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
+from langgraph.runtime import Runtime
+
+from bench.config import ConfigError, check_types
+from bench.policies.base import PolicyContext, make_view
+from bench.policies.summarize import ExtractiveSummarizer
+from bench.schema import Case, View
+from bench.text import content_text
+
+__all__ = ["LangChainSummarization", "DEFAULT_SUMMARY_PROMPT", "summary_instruction"]
+
+_MESSAGES_MARKER = "<messages>"
+
+
+def summary_instruction(prompt: str) -> str:
+    """The instruction of a SummarizationMiddleware prompt: its text before the messages block.
+
+    LangChain's prompt ends with ``<messages>...{messages}</messages>``; the project's
+    summarizers receive the messages themselves, so only the instruction is passed on.
+    """
+    for marker in (_MESSAGES_MARKER, "{messages}"):
+        if marker in prompt:
+            return prompt.split(marker, 1)[0].rstrip()
+    return prompt.rstrip()
+
+
+def _context_size(value: Any, key: str) -> tuple[str, float]:
+    """``[kind, value]`` from the config as the ``(kind, value)`` tuple LangChain takes."""
+    items = None if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") else list(value)
+    if items is None or len(items) != 2 or not isinstance(items[0], str):
+        raise ConfigError(f"arm.{key}: expected [kind, value] with kind tokens, messages or fraction, got {value!r}")
+    return (items[0], items[1])
+
+
+@dataclass
+class LangChainSummarization:
+    name: str = "lc_summary"
+    trigger: Any = ("tokens", 4000)  # [kind, value] (tokens|messages|fraction) or a list of them: any fires
+    keep: Any = ("messages", 20)  # [kind, value]: what stays verbatim after a summary
+    trim_tokens_to_summarize: int | None = 4000  # LangChain's cap on the tokens the summarizer reads
+    summary_prompt: str | None = None  # None: LangChain's DEFAULT_SUMMARY_PROMPT
+    context_window: int | None = None  # the model's max input tokens (fraction trigger/keep need it)
+    context: PolicyContext = field(default_factory=PolicyContext, repr=False)  # summarizer, counter
+    uses: ClassVar[frozenset[str]] = frozenset({"summarizer"})
+    order: ClassVar[int] = 35
+
+    def __post_init__(self) -> None:
+        check_types(self, "arm")
+        if self.trigger is None or isinstance(self.trigger, str) or not hasattr(self.trigger, "__iter__"):
+            raise ConfigError(f"arm.trigger: expected [kind, value] or a list of them, got {self.trigger!r}")
+        nested = bool(list(self.trigger)) and not isinstance(list(self.trigger)[0], str)
+        self.trigger = [_context_size(t, "trigger") for t in self.trigger] if nested else _context_size(
+            self.trigger, "trigger")
+        self.keep = _context_size(self.keep, "keep")
+        if self.trim_tokens_to_summarize is not None and self.trim_tokens_to_summarize <= 0:
+            raise ConfigError(f"arm.trim_tokens_to_summarize must be > 0 or null, got {self.trim_tokens_to_summarize}")
+        if self.context_window is not None and self.context_window <= 0:
+            raise ConfigError(f"arm.context_window must be > 0 or null, got {self.context_window}")
+        self.prompt_text = self.summary_prompt or DEFAULT_SUMMARY_PROMPT
+        self.summarizer = self.context.summarizer or ExtractiveSummarizer()
+        self._middleware(lambda messages: "")  # LangChain checks trigger and keep here: fail at build time
+
+    @property
+    def calls_model(self) -> bool:
+        return bool(getattr(self.summarizer, "calls_model", True))
+
+    def preflight(self, seen: set | None = None) -> None:
+        check = getattr(self.summarizer, "preflight", None)
+        if callable(check):
+            check(seen)
+
+    def _middleware(self, summarize) -> SummarizationMiddleware:
+        # ``model`` is only read for its profile (fraction limits) and never called: the
+        # summarizer function replaces the summary call and the project's counter counts.
+        profile = {"max_input_tokens": self.context_window} if self.context_window else None
+        managed = GenericFakeChatModel(messages=iter(()), profile=profile)
+        try:
+            return SummarizationMiddleware(
+                managed, trigger=self.trigger, keep=self.keep, token_counter=self.context.counter.count_messages,
+                summary_prompt=self.prompt_text, trim_tokens_to_summarize=self.trim_tokens_to_summarize,
+                summarizer=summarize)
+        except ValueError as error:
+            raise ConfigError(f"arm (lc_summary): {' '.join(str(error).split())}") from None
+
+    def __call__(self, case: Case) -> View:
+        usage: list[dict[str, Any]] = []
+        originals: dict[str, BaseMessage] = {}
+        instruction = summary_instruction(self.prompt_text)
+
+        def restore(messages: list[BaseMessage]) -> list[BaseMessage]:
+            """The case's own message objects back, and no ids on the summaries."""
+            return [originals.get(m.id or "") or m.model_copy(update={"id": None}) for m in messages]
+
+        def summarize(messages: list[BaseMessage]) -> str:
+            text, used = self.summarizer.summarize(restore(messages), instruction, case.profile)
+            usage.append(used)
+            return text
+
+        middleware = self._middleware(summarize)
+        runtime: Runtime = Runtime()
+        view: list[BaseMessage] = []
+        summarizations: list[dict[str, Any]] = []
+        summary: BaseMessage | None = None
+
+        def before_model(at_message: int) -> None:
+            nonlocal view, summary
+            if not view:
+                return
+            before = self.context.counter.count_messages(view)
+            calls = len(usage)
+            update = middleware.before_model({"messages": view}, runtime)
+            if not update:
+                return
+            new = list(update["messages"])
+            if not (new and isinstance(new[0], RemoveMessage)):
+                raise ValueError(f"lc_summary: unexpected middleware update for {case.case_id}")
+            summarized = len(view) - (len(new) - 2)  # new: remove-all, the summary, what is kept
+            view = new[1:]
+            summary = view[0]
+            summarizations.append({"at_message": at_message, "tokens_before": before,
+                                   "tokens_after": self.context.counter.count_messages(view),
+                                   "summarized": summarized, # None: LangChain wrote its own stand-in ("too long to summarize") without a call
+                                   "summarizer_call": calls if len(usage) > calls else None})
+
+        for index, message in enumerate(case.messages):
+            if isinstance(message, AIMessage):
+                before_model(index)
+            # The middleware needs ids (it would write uuids into the case's own messages):
+            # a copy carries one, and the view is mapped back to the case's messages.
+            copy = message.model_copy(update={"id": f"case-{index}"})
+            view.append(copy)
+            originals[copy.id] = message
+        before_model(len(case.messages))  # the question is one more model call
+        messages = restore(view)
+        info = {"trigger": self.trigger, "keep": self.keep, "summarizations": summarizations,
+                "summarizer_usage": usage}
+        return make_view(case, self.name, messages, self.context.counter, info=info,
+                         summarizer_calls=len(usage), summary=content_text(summary) if summary is not None else None)
