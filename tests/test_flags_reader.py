@@ -2,9 +2,9 @@
 offline reader (``model=offline``) answers correctly, on every arm and every source.
 
 Sources: the shipped coding sample, the shipped operations sample (real tau2-bench runs) and
-the real OpenHands rows of ``tests/data/real/dev.parquet``. Arms: full, nlatest (10, 20, 40)
-and compact with every mechanism preset (sre prompt; the generic prompt, free-text summary,
-on the shipped preset). Figures for every prompt: ``benchmarks/bench_flags.py``.
+the real OpenHands rows of ``tests/data/real/dev.parquet``. Arms: full, nlatest (10, 20, 40),
+compact with every mechanism preset (sre prompt; the generic prompt, free-text summary, on the
+shipped preset) and the peer arms (none, mask, trim, condenser, lc_summary). Figures for every prompt: ``benchmarks/bench_flags.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,12 @@ from bench.data import load_cases
 from bench.evidence import evidence_flags
 from bench.judge import ExactJudge
 from bench.policies import CompactPolicy, FullHistory, NLatest, PolicyContext, load_prompt
+from bench.policies.condenser import SummarizingCondenser
+from bench.policies.lc_summary import LangChainSummarization
+from bench.policies.mask import ObservationMask
+from bench.policies.none import NoHistory
 from bench.policies.summarize import ExtractiveSummarizer
+from bench.policies.trim import TrimMessages
 from bench.reader import EvidenceReader
 from bench.tokens import TokenCounter
 
@@ -51,6 +56,13 @@ def _arms() -> dict[str, object]:
         summarizer=ExtractiveSummarizer(max_fraction=None)))
     arms["compact/generic/shipped"] = CompactPolicy(context=PolicyContext(
         counter=COUNTER, prompt=load_prompt("generic"), prompt_name="generic", mechanism={"name": "shipped"}))
+    # the peer arms, with settings that make them cut the shipped samples' short histories too
+    arms["none"] = NoHistory(context=PolicyContext(counter=COUNTER))
+    arms["mask3"] = ObservationMask(window=3, context=PolicyContext(counter=COUNTER))
+    arms["trim1500"] = TrimMessages(max_tokens=1500, context=PolicyContext(counter=COUNTER))
+    arms["condenser20"] = SummarizingCondenser(max_size=20, context=PolicyContext(counter=COUNTER))
+    arms["lc_summary2000"] = LangChainSummarization(trigger=["tokens", 2000], keep=["messages", 8],
+                                                    context=PolicyContext(counter=COUNTER))
     return arms
 
 

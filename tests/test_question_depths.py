@@ -158,11 +158,41 @@ def test_template_needs_three_cases_or_a_fifth_and_never_one(counter):
         add_questions(case, counter, ["tool_value"])
         case.questions[0].reference = "shared-value"
         case.questions[0].target["tool"] = "t"
-    assert drop_templates(cases[:20], min_cases=3, share=0.2) == 0  # 2 of 20 cases: 10%, fewer than 3
-    assert drop_templates(cases[:10], min_cases=3, share=0.2) == 2  # 2 of 10 cases: 20%
+    def shared_dropped(subset) -> int:  # drops of the shared reference (other templates may recur in a subset)
+        drop_templates(subset, min_cases=3, share=0.2)
+        return sum(d.reason.startswith("template answer") and "of `t`" in d.reason for c in subset
+                   for d in c.dropped_questions)
+
+    assert shared_dropped(cases[:20]) == 0  # 2 of 20 cases: 10%, fewer than 3
+    assert shared_dropped(cases[:10]) == 2  # 2 of 10 cases: 20%
     lone = cases[2]
     add_questions(lone, counter, ["tool_value"])
     assert drop_templates([lone], min_cases=3, share=0.2) == 0  # one case is never a template
+
+
+def _value_question(qtype: str, case_id: str, reference: str) -> Question:
+    target = {"tool": "get_line_status", "arguments": {"line": case_id}, "field": "status"}
+    if qtype == "user_fact":
+        target = {"tool": "get_customer_by_phone", "argument": "phone_number"}
+    return Question(qid=f"{case_id}:{qtype}", type=qtype, question="?", reference=reference, evidence_keys=[],
+                    evidence_messages=[], target=target)
+
+
+@pytest.mark.parametrize(("qtype", "dropped"), [("latest_value", 3), ("user_fact", 0)])
+def test_a_tool_reply_shared_by_three_cases_is_a_template_a_user_value_is_not(counter, qtype, dropped):
+    """latest_value's reference is what a tool returned (a shared reply is guessable); user_fact's
+    comes from the user (one persona's phone number in several cases is not guessable in one)."""
+    cases = load_cases(compose_with("dataset=ops").dataset, counter, depths=None).cases[:3]
+    for case in cases:
+        case.questions = [_value_question(qtype, case.case_id, "active")]
+        case.dropped_questions = []
+    assert drop_templates(cases, min_cases=3, share=0.2) == dropped
+    assert all(bool(c.dropped_questions) == bool(dropped) for c in cases)
+
+
+def test_a_latest_value_quoted_in_the_question_is_readable_there():
+    question = _value_question("latest_value", "L1001", "L1001")
+    assert guess_reason(question) == "readable in the question (the quoted arguments or tool name)"
 
 
 # --- config ------------------------------------------------------------------------------------

@@ -35,8 +35,11 @@ log = logging.getLogger(__name__)
 
 TEMPLATE_MIN_CASES = 3  # a reference shared by this many cases of the set is a template
 TEMPLATE_SHARE = 0.2  # ... or by this share of them (at least two cases)
-# types whose reference is what a tool returned about a target (tool, arguments)
-GUESSED_TYPES = ("tool_output", "tool_value")
+# types whose reference is what a tool returned: the same reply across cases is the tool's
+# template (a model can guess it), and a value quoted in the question is no test. Not
+# user_fact: its value comes from the user, and one persona's id recurring across cases
+# is not guessable from inside one case (its builder drops values readable in the task).
+GUESSED_TYPES = ("tool_output", "tool_value", "latest_value")
 
 # a listing's header with nothing under it: "total 0", "<dir>:", "./", a row of column names
 _HEADER = re.compile(r"^(?:total \d+|[\w./~-]*/?:|\.{1,2}/?|(?:[A-Z][A-Za-z_]*\s+){1,}[A-Z][A-Za-z_]*|[-=+| ]+)$")
