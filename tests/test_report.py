@@ -154,9 +154,18 @@ def test_questions_csv_and_outcome_grid(sweep):
         assert len(mine) == n
         verdicts = {s["qid"]: s["verdict"] for s in read_jsonl(path / "scores.jsonl")}
         assert dict(zip(mine["qid"], mine["verdict"], strict=True)) == {q: verdicts.get(q, "missing") for q in mine["qid"]}
+        asked = {q["qid"]: q for c in read_jsonl(path / "cases.jsonl") for q in c["questions"]}
+        answers = {a["qid"]: a["answer"] for a in read_jsonl(path / "answers.jsonl")}
+        for row in mine.itertuples():  # what was asked, the reference and the answer, beside the verdict
+            assert row.question == asked[row.qid]["question"]
+            ref = asked[row.qid]["reference"]
+            assert row.reference == (ref if isinstance(ref, str) else json.dumps(ref, ensure_ascii=False, sort_keys=True))
+            if row.qid in answers and isinstance(answers[row.qid], str):
+                assert row.answer == answers[row.qid]
     assert (questions["verdict"] == "missing").sum() == 1  # the cut-short job's lost score
     page = (result["output"] / "report.html").read_text()
     assert 'class="outcomes"' in page and "edited by the test" in page  # reasons in cell titles
+    assert "reference: " in page and "| answer: " in page  # the question and reference per row, answers per cell
 
 
 def test_html_is_self_contained_with_plots(sweep):

@@ -34,7 +34,8 @@ VERDICT_STYLE = {  # verdict -> (symbol, background colour)
     "missing": ("", "#ffffff"),
 }
 def outcome_grid_html(questions: pd.DataFrame, jobs: list[Job], max_jobs: int = 80) -> str:
-    """Questions (rows) x jobs (columns), coloured by verdict; hover shows the judge's reason."""
+    """Questions (rows) x jobs (columns), coloured by verdict; hover shows the question and its
+    reference (row), the answer and the judge's reason (cell)."""
     if questions.empty:
         return "<p>No question.</p>"
     shown = jobs[:max_jobs]
@@ -47,13 +48,18 @@ def outcome_grid_html(questions: pd.DataFrame, jobs: list[Job], max_jobs: int = 
         out.append(f'<th class="rot" title="{title}"><div>{html.escape(plot_label(pd.Series({"config": job.label})))}'
                    f" s{html.escape(str(job.seed))}{mark}</div></th>")
     out.append("</tr></thead><tbody>")
+    asked = questions.drop_duplicates("qid").set_index("qid")
     for qid in qids:
-        out.append(f"<tr><td class='qid'>{html.escape(qid)}</td>")
+        about = asked.loc[qid]
+        row_tip = f"{about.get('question') or ''}\nreference: {about.get('reference') or ''}"
+        out.append(f"<tr><td class='qid' title=\"{html.escape(row_tip)}\">{html.escape(qid)}</td>")
         for job in shown:
             row = cells.get((str(job.path), qid))
             verdict = row.verdict if row is not None else "missing"
             symbol, colour = VERDICT_STYLE.get(verdict, ("", "#fff"))
             tip = verdict
+            if row is not None and isinstance(row.answer, str):
+                tip += f" | answer: {row.answer[:300]}"
             if row is not None and isinstance(row.reason, str):
                 tip += f": {row.reason}"
             if row is not None and row.visible is not None and not is_missing(row.visible):

@@ -21,7 +21,7 @@ Written to the output directory (default ``DIR/report`` for one DIR, else
   and the incomplete jobs named; an incomplete job is never averaged in. Configs of
   different case sets (e.g. coding and operations) are separate studies;
 - ``types.csv``: accuracy and evidence survival per config and question type;
-- ``questions.csv``: one row per job and question: verdict, judge reason, evidence flags;
+- ``questions.csv``: one row per job and question: question, reference, answer, verdict, judge reason, evidence flags;
 - ``pairs.csv``: every two configs of one case set compared on the same questions (paired by
   seed): accuracy B - A with its 95% interval, the discordant questions;
 - ``report.md``: the config table in markdown; ``report.html``: one self-contained page

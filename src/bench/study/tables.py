@@ -7,6 +7,7 @@ interval), per config and question type, per job and question; CSV writing.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -299,12 +300,21 @@ def types_frame(configs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _text(value: Any) -> str | None:
+    """A reference or answer as one cell: text as is, structured values as JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
 def questions_frame(jobs: list[Job]) -> pd.DataFrame:
-    """One row per job and question: verdict (``missing`` if unscored), reason, evidence."""
+    """One row per job and question: the question, its reference, the answer, the verdict
+    (``missing`` if unscored) and the judge's reason, evidence flags."""
     rows = []
     for job in jobs:
         verdicts = {s["qid"]: s for s in job.scores}
         outcomes = {a["qid"]: a.get("outcome", "answered") for a in job.answers}
+        answers = {a["qid"]: a.get("answer") for a in job.answers}
         flags = {qid: f for v in job.views for qid, f in (v.get("evidence") or {}).items()}
         for case in job.cases:
             for question in case["questions"]:
@@ -313,7 +323,9 @@ def questions_frame(jobs: list[Job]) -> pd.DataFrame:
                 rows.append({
                     "job": job.name, "path": str(job.path), "config": job.label, "config_id": job.config_id,
                     "arm": job.arm, "seed": job.seed, "case_id": case["case_id"], "qid": qid,
-                    "type": question["type"], "verdict": score.get("verdict", "missing"),
+                    "type": question["type"], "question": question.get("question"),
+                    "reference": _text(question.get("reference")), "answer": _text(answers.get(qid)),
+                    "verdict": score.get("verdict", "missing"),
                     "reason": score.get("reason"), "judge": score.get("judge"),
                     "outcome": outcomes.get(qid),
                     "visible": (flags.get(qid) or {}).get("visible"),
