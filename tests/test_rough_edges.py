@@ -102,6 +102,7 @@ def test_report_numbers_tables_and_captions_read_cleanly(study):
     tables = page.count("<table>")  # every table scrolls when wide (the outcome grid has its own)
     assert tables >= 2 and page.count('<div class="scroll"><table>') == tables and ".scroll{overflow-x:auto" in page
     assert "dotted: the full arm" not in page and "no full-arm job in this report" in page
+    assert "seed ids" in result["markdown"] and "| seeds |" not in result["markdown"]  # ids, not a count
 
 
 def test_zero_height_bars_differ_from_missing_data():

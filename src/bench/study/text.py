@@ -59,7 +59,7 @@ def summary_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     if configs.empty:
         return ["config"], []
     types = sorted({c.split(".")[1] for c in configs.columns if c.startswith("acc.") and c.endswith(".mean")})
-    header = ["config", "arm", "seeds", "in task text"]
+    header = ["config", "arm", "seed ids", "in task text"]
     for _, name in TABLE_COLUMNS:
         header += [name, f"{name} 95% CI"] if name in ("accuracy", "rel. full") else [name]
     header += ["detectable Δ"]  # smallest accuracy difference this case set detects (80% power, 5% level)
@@ -147,7 +147,7 @@ def pairs_table(pairs: pd.DataFrame, limit: int | None = None,
                 measure: str = "accuracy") -> tuple[list[str], list[list[str]]]:
     """The paired comparisons: B minus A with its 95% interval, and the discordant questions
     (``measure``: what the headline measures, e.g. evidence available with the offline reader)."""
-    header = ["A", "B", "seeds", f"{measure} B − A", "95% CI", "detectable Δ", "correct only in A", "correct only in B",
+    header = ["A", "B", "seed ids", f"{measure} B − A", "95% CI", "detectable Δ", "correct only in A", "correct only in B",
               "questions"]
     rows = []
     for _, row in pairs.head(limit).iterrows() if limit else pairs.iterrows():
