@@ -42,6 +42,7 @@ from langgraph.runtime import Runtime
 from bench.config import ConfigError
 from bench.llm import ChatClient, ContextOverflow, current_callbacks, current_tags, openai_client, sum_usage
 from bench.profiles import OPENHANDS, Profile
+from bench.questions.answers import ask_text
 from bench.schema import Answer, Case, Question, View
 from bench.text import content_text
 
@@ -242,7 +243,8 @@ class LangGraphAnswerer:
     # ------------------------------------------------------------------ answering
     def answer(self, case: Case, view: View, question: Question) -> Answer:
         system = case.system_prompt + (f"\n\n{view.guidance}" if view.guidance else "")
-        messages: list[BaseMessage] = [SystemMessage(system), *view.messages, HumanMessage(question.question)]
+        asked = ask_text(question.question, question.answer_format)  # the question, then its answer's shape
+        messages: list[BaseMessage] = [SystemMessage(system), *view.messages, HumanMessage(asked)]
         tags = {**current_tags(), "case_id": case.case_id, "qid": question.qid, "arm": view.arm}
         thread = {"configurable": {"thread_id": f"{case.case_id}|{view.arm}|{question.qid}|{uuid.uuid4().hex[:8]}"},
                   "recursion_limit": 2 * self.max_steps + 4}

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from bench.questions import REGISTRY, question_type
+from bench.questions.answers import read_typed
 from bench.questions.matching import ABSTAIN_PATTERNS, is_abstention, offers_alternatives, parse_json
 from bench.schema import STALE_REASON, Answer, Question, Score
 
@@ -43,8 +44,13 @@ class ExactJudge:
         if answer.outcome != "answered":
             return Score(**base, verdict="unscored", reason=f"no answer: {answer.outcome}")
         qtype = question_type(question.type)
-        text = answer.answer or ""
-        claim = qtype.claim(parse_json(text), text, repo_root) if text.strip() else None
+        raw = answer.answer or ""
+        # a typed answer is graded on its fields (the question's format, or the type's for older records)
+        reading = read_typed(question.answer_format or qtype.answer_format, parse_json(raw), raw)
+        if reading.unknown:
+            return Score(**base, verdict="abstained", reason='no specific claim: the answer is {"unknown": true}')
+        text = reading.text
+        claim = qtype.claim(reading.parsed, text, repo_root) if text.strip() else None
         if claim is None:  # no specific claim: whatever else it says, the answer does not answer
             why = "the answer says it does not know" if is_abstention(text) else "no claim the question asks for"
             return Score(**base, verdict="abstained", reason=f"no specific claim: {why}")

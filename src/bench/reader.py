@@ -24,6 +24,7 @@ from langchain_core.messages import BaseMessage
 
 from bench.metrics import OFFLINE_READER
 from bench.questions import question_type
+from bench.questions.answers import typed_answer
 from bench.reading import read_view
 from bench.schema import Answer, Case, Question, View
 
@@ -56,8 +57,11 @@ def reader_values(case: Case, view: View, question: Question) -> tuple[Any, Any,
     return first.value, qtype.read(question, reading, case.repo_root).value, opened
 
 
-def answer_text(value: Any) -> str:
-    """The reader's answer text for a value (None: the abstention)."""
+def answer_text(value: Any, answer_format: dict[str, str] | None = None) -> str:
+    """The reader's answer text for a value (None: the abstention): typed in the question's
+    format when it has one (``{"unknown": true}`` to abstain), else JSON of the value."""
+    if answer_format:
+        return typed_answer(answer_format, value)
     return ABSTENTION if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
@@ -75,7 +79,7 @@ class EvidenceReader:
             case_id=case.case_id,
             qid=question.qid,
             type=question.type,
-            answer=answer_text(value),
+            answer=answer_text(value, question.answer_format),
             usage={"model": self.name, "calls": 0, "input_tokens": 0, "output_tokens": 0},
             retrievals=handles if use_handles else [],
         )

@@ -48,6 +48,7 @@ class Question:
     evidence_back: dict[str, int] | None = None  # {messages, tokens} from the end to the earliest evidence
     nearest_back: dict[str, int] | None = None  # {messages, tokens} from the end to the latest showing of it
     depth: str | None = None  # distance bucket of the earliest evidence (bench.questions.depth), "<2k" ...
+    answer_format: dict[str, str] | None = None  # the typed answer's keys (bench.questions.answers); None: free text
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

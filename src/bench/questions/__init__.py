@@ -190,6 +190,7 @@ def add_questions(case: Case, counter: Any = None, types: Iterable[str] | None =
             if counter is not None:
                 _distances(case, built, counter)
                 built.depth = question_depth(built)
+            built.answer_format = dict(qtype.answer_format)
             keys = [squash(k) for k in qtype.answer_keys(built.reference)]
             built.in_task_text = bool(keys) and all(k and k in task for k in keys)
             if depths is not None and built.depth is not None:

@@ -12,6 +12,7 @@ implements :class:`QuestionType`, registered in ``bench/questions/__init__.py``:
 - ``claim(parsed, text, repo_root)`` / ``grade(reference, claim, repo_root)``: the exact
   judge's reading of an answer (None: no specific claim) and its check of that claim;
 - ``rubric``: the type's lines of the LLM judge's rubric (the one grading rule, README);
+- ``answer_format``: the keys of its typed answer (``{"count": ...}``; :mod:`bench.questions.answers`);
 - ``answer_keys(reference)``: strings that show the answer (``in_task_text`` looks for them
   in the task text).
 """
@@ -43,6 +44,7 @@ class ReaderAnswer:
 class QuestionType(Protocol):
     name: str
     rubric: str
+    answer_format: dict[str, str]  # the typed answer's keys and what each holds (bench.questions.answers)
 
     def text(self, target: dict[str, Any]) -> str: ...
 

@@ -33,6 +33,7 @@ class CallCount:
     name = NAME
     template = "How many times did you call `{tool}`?"
     uncounted = " Do not count the last call(s) of it you made, which got no result."
+    answer_format = {"count": "number of calls"}  # the typed answer's keys (bench.questions.answers)
     rubric = "Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\")."
 
     def text(self, target: dict[str, Any]) -> str:

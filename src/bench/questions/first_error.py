@@ -29,6 +29,7 @@ _EITHER = re.compile(r"\beither\b|\bor\b", re.I)
 class FirstError:
     name = NAME
     template = "What exception (type and message) did the {nth} run of `{command}` print?"
+    answer_format = {"type": "the exception type", "message": "its message"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Errors: the same exception type (qualified or not: java.lang.NullPointerException = "
               "NullPointerException) and the message in substance: a paraphrase is fine if it keeps the key "
               "identifiers (names, numbers, quoted strings, paths). When the reference message is empty, the "

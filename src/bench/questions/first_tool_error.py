@@ -40,6 +40,7 @@ def error_message(output: str) -> str:
 class FirstToolError:
     name = NAME
     template = "What error did the first failed tool call return?"
+    answer_format = {"tool": "the tool's name", "message": "the error message"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Tool error: the error message in substance (a paraphrase keeping the key identifiers, numbers "
               "and quoted strings is fine). If the answer names the tool, it must be the reference tool.")
 

@@ -69,6 +69,7 @@ def flat_fields(output: str | None) -> dict[str, Any] | None:
 class LatestValue:
     name = NAME
     template = "What was `{field}` the last time you called `{tool}` with `{arguments}`?"
+    answer_format = {"value": "the value in the latest result"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Latest value: the value the field had in the LAST result of that call, as in the reference "
               "(numbers numerically, strings case-insensitively, booleans as true/false or yes/no). The value "
               "an earlier call returned (the reference's params.stale) is wrong.")

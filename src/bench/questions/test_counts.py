@@ -70,6 +70,7 @@ class TestCounts:
     name = NAME
     template = ("The {nth} time you ran `{command}`, how many tests passed and how many failed? "
                 "Report errors separately if the test runner did.")
+    answer_format = {"passed": "number of tests passed", "failed": "number failed", "errors?": "number of errors, if the run reported errors"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Test counts: passed and failed equal the reference. When the reference has `errors` and the "
               "answer does not name errors, its failed count may include them (failed + errors); when the "
               "answer names errors they must equal. A count the answer leaves out is zero only when it says "

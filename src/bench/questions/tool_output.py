@@ -120,6 +120,7 @@ def _same_value(want: str, got: str) -> bool:
 class ToolOutput:
     name = NAME
     template = "The {nth} time you called `{tool}` with `{arguments}`, what did it return?"
+    answer_format = {"output": "the output, as the tool returned it"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Tool output: every value in the reference output (numbers with their units, identifiers, "
               "names, status words) is stated, and stated correctly; format, quoting and order may differ. "
               "A missing or different value makes it wrong.")

@@ -40,6 +40,7 @@ def _record(output: str | None) -> dict[str, Any] | None:
 class ToolValue:
     name = NAME
     template = "In what `{tool}` with `{arguments}` returned the {nth} time, what was `{field}`?"
+    answer_format = {"value": "the value"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Value: the stated value equals the reference: numbers numerically (275 = 275.00, a unit may "
               "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no.")
 

@@ -55,6 +55,7 @@ def _ambiguous(events: list[ToolEvent], tool: str, argument: str, value: Any) ->
 class UserFact:
     name = NAME
     template = "What `{argument}` did the user give you for `{tool}`?"
+    answer_format = {"value": "the value the user gave"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("User fact: the stated value equals the reference: ids and names character for character "
               "(case and quotes ignored), numbers numerically. A different value, or several values offered "
               "without choosing, is wrong.")

@@ -48,6 +48,7 @@ def _change(profile: Profile, event: ToolEvent) -> dict[str, Any]:
 
 class WriteActions:
     name = NAME
+    answer_format = {"actions": "list of {\"tool\": name, \"arguments\": {...}}, in the order made"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Changes: the state-changing calls the answer lists are the reference's, in the same order "
               "(a missing, extra or reordered change is wrong), each with the reference's key argument values "
               "(ids character for character, numbers numerically). Read-only calls the answer also mentions "

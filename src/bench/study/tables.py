@@ -7,7 +7,6 @@ interval), per config and question type, per job and question; CSV writing.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from bench.store import read_jsonl
+from bench.study.cells import text_cell as _text
 from bench.study.jobs import Job
 from bench.study.text import short_labels
 from bench.study.uncertainty import config_intervals
@@ -300,16 +300,8 @@ def types_frame(configs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _text(value: Any) -> str | None:
-    """A reference or answer as one cell: text as is, structured values as JSON."""
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
 def questions_frame(jobs: list[Job]) -> pd.DataFrame:
-    """One row per job and question: the question, its reference, the answer, the verdict
-    (``missing`` if unscored) and the judge's reason, evidence flags."""
+    """One row per job and question: question, reference, answer, verdict, reason, evidence."""
     rows = []
     for job in jobs:
         verdicts = {s["qid"]: s for s in job.scores}
@@ -323,7 +315,7 @@ def questions_frame(jobs: list[Job]) -> pd.DataFrame:
                 rows.append({
                     "job": job.name, "path": str(job.path), "config": job.label, "config_id": job.config_id,
                     "arm": job.arm, "seed": job.seed, "case_id": case["case_id"], "qid": qid,
-                    "type": question["type"], "question": question.get("question"),
+                    "type": question["type"], "question": _text(question.get("question")),
                     "reference": _text(question.get("reference")), "answer": _text(answers.get(qid)),
                     "verdict": score.get("verdict", "missing"),
                     "reason": score.get("reason"), "judge": score.get("judge"),
