@@ -28,7 +28,8 @@ from bench.store import read_jsonl
 from builders import sample_questions
 from conftest import CONF_DIR
 
-N = sample_questions()  # questions of the shipped sample
+# N: questions of the shipped sample, counted lazily (jobs import this module inside a Hydra app,
+# where composing a config again is not allowed)
 
 TESTS = Path(__file__).resolve().parent
 
@@ -114,14 +115,14 @@ def test_in_process_kill_then_resume_matches_an_uninterrupted_run(tmp_path, unin
         run(job_cfg(f"output_dir={out}", model=model))
     assert json.loads((out / "run.json").read_text())["status"] == "incomplete"
     partial = keys(out / "answers.jsonl")
-    assert 0 < len(partial) < N
+    assert 0 < len(partial) < sample_questions()
 
     monkeypatch.setattr(CrashingReader, "crash_after", None)
     metrics = run(job_cfg(f"resume={out}", model=model))
-    assert metrics["n_scored"] == metrics["n_questions"] == N
+    assert metrics["n_scored"] == metrics["n_questions"] == sample_questions()
     assert json.loads((out / "run.json").read_text())["status"] == "complete"
     for name in ("answers.jsonl", "scores.jsonl"):
-        assert len(set(keys(out / name))) == len(keys(out / name)) == N, name
+        assert len(set(keys(out / name))) == len(keys(out / name)) == sample_questions(), name
     assert lines(out / "scores.jsonl") == lines(uninterrupted / "scores.jsonl")
     assert no_usage(out / "answers.jsonl") == no_usage(uninterrupted / "answers.jsonl")
     assert len(read_jsonl(out / "views.jsonl")) == 8
@@ -144,7 +145,7 @@ def test_sigkilled_cli_job_resumes_to_the_same_scores(tmp_path, uninterrupted):
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
     killed_at = len(read_jsonl(out / "answers.jsonl"))
-    assert 6 <= killed_at < N, killed_at
+    assert 6 <= killed_at < sample_questions(), killed_at
     assert json.loads((out / "run.json").read_text())["status"] == "incomplete"
 
     env["BENCH_TEST_DELAY"] = "0"
@@ -152,7 +153,7 @@ def test_sigkilled_cli_job_resumes_to_the_same_scores(tmp_path, uninterrupted):
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads((out / "run.json").read_text())["status"] == "complete"
-    assert len(set(keys(out / "answers.jsonl"))) == len(keys(out / "answers.jsonl")) == N
+    assert len(set(keys(out / "answers.jsonl"))) == len(keys(out / "answers.jsonl")) == sample_questions()
     assert lines(out / "scores.jsonl") == lines(uninterrupted / "scores.jsonl")
     provenance = json.loads((out / "run.json").read_text())
     assert len(provenance["resumed"]) == 1
@@ -175,7 +176,7 @@ def test_failed_answers_are_recorded_then_retried_on_resume(tmp_path, uninterrup
     run(job_cfg(f"resume={out}", model=model))
     assert json.loads((out / "run.json").read_text())["status"] == "complete"
     assert lines(out / "scores.jsonl") == lines(uninterrupted / "scores.jsonl")
-    assert len(keys(out / "answers.jsonl")) == N == len(set(keys(out / "answers.jsonl")))
+    assert len(keys(out / "answers.jsonl")) == sample_questions() == len(set(keys(out / "answers.jsonl")))
     assert all(n <= 2 for n in FlakyReader.calls.values())
 
 
@@ -191,8 +192,8 @@ def test_context_overflow_is_an_outcome_and_is_not_retried(tmp_path, uninterrupt
     assert metrics["outcomes"]["context_overflow"] == n_big > 0
     assert json.loads((out / "run.json").read_text())["status"] == "complete"
     run(job_cfg(f"resume={out}", model=model))
-    assert sum(FlakyReader.calls.values()) == N  # nothing asked twice
-    assert len(keys(out / "answers.jsonl")) == N
+    assert sum(FlakyReader.calls.values()) == sample_questions()  # nothing asked twice
+    assert len(keys(out / "answers.jsonl")) == sample_questions()
 
 
 def test_resume_with_another_config_is_refused(tmp_path, uninterrupted):
@@ -212,5 +213,5 @@ def test_a_repeated_finished_job_does_no_work(tmp_path, uninterrupted, monkeypat
     run(job_cfg(f"output_dir={out}", model=model))
     before = {name: (out / name).read_text() for name in ("answers.jsonl", "scores.jsonl", "views.jsonl")}
     run(job_cfg(f"resume={out}", model=model))
-    assert sum(FlakyReader.calls.values()) == N
+    assert sum(FlakyReader.calls.values()) == sample_questions()
     assert before == {name: (out / name).read_text() for name in before}
