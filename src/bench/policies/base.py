@@ -16,7 +16,7 @@ from bench.schema import Case, View
 from bench.tokens import TokenCounter
 
 __all__ = ["Policy", "PolicyContext", "CONTEXT_PARTS", "Declaration", "declare", "declaration_of", "ROLES",
-           "view_problems", "make_view", "steps", "clean_start"]
+           "SummarizingArm", "view_problems", "make_view", "steps", "clean_start"]
 
 # The parts of a PolicyContext a policy class may declare it uses (``Policy.uses``).
 CONTEXT_PARTS = frozenset({"prompt", "mechanism", "summarizer", "budget_policy"})
@@ -115,6 +115,24 @@ def declaration_of(run: dict[str, Any] | None, arm_config: dict[str, Any] | None
         base = Declaration(base.name, base.role, base.order, base.summary_prompt or matched.summary_prompt,
                            base.mechanisms or matched.mechanisms, base.summarizer or matched.summarizer)
     return base.to_dict()
+
+
+class SummarizingArm:
+    """What an arm that builds views with ``self.summarizer`` tells the runner: whether that
+    calls a model (unknown: it does), and the summarizer's own preflight check."""
+
+    summarizer: Any
+
+    @property
+    def calls_model(self) -> bool:
+        """Whether building a view calls a model (the summarizer's ``calls_model``; unknown: True)."""
+        return bool(getattr(self.summarizer, "calls_model", True))
+
+    def preflight(self, seen: set | None = None) -> None:
+        """Fail fast when the summarizer's endpoint is unusable (the runner calls this)."""
+        check = getattr(self.summarizer, "preflight", None)
+        if callable(check):
+            check(seen)
 
 
 class Policy(Protocol):

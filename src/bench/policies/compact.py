@@ -56,7 +56,7 @@ from bench.formats import (
     stored_note,
 )
 from bench.history import args_text
-from bench.policies.base import PolicyContext, make_view, steps
+from bench.policies.base import PolicyContext, SummarizingArm, make_view, steps
 from bench.policies.compact_settings import (
     DEFAULT_GUIDANCE,
     DEFAULT_OFFLOAD_NOTE,
@@ -138,7 +138,7 @@ def _text(message: BaseMessage) -> str:
 
 
 @dataclass
-class CompactPolicy:
+class CompactPolicy(SummarizingArm):
     """``arm=compact``: micro_compact + auto_compact replayed, plus the chosen mechanisms."""
 
     name: str = "compact"
@@ -183,17 +183,6 @@ class CompactPolicy:
         }
         # Handles depend on the whole arm config, so two configs never share one.
         self.fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
-
-    @property
-    def calls_model(self) -> bool:
-        """Whether building a view calls a model (the summarizer's ``calls_model``; unknown: True)."""
-        return bool(getattr(self.summarizer, "calls_model", True))
-
-    def preflight(self, seen: set | None = None) -> None:
-        """Fail fast when the summarizer's endpoint is unusable (the runner calls this)."""
-        check = getattr(self.summarizer, "preflight", None)
-        if callable(check):
-            check(seen)
 
     def __call__(self, case: Case) -> View:
         return _Replay(self, case).run()

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from bench.config import ConfigError, check_types
-from bench.policies.base import PolicyContext, clean_start, make_view, steps
+from bench.policies.base import PolicyContext, SummarizingArm, clean_start, make_view, steps
 from bench.policies.summarize import ExtractiveSummarizer
 from bench.schema import Case, View
 
@@ -40,7 +40,7 @@ value, error message and result that may matter later, verbatim.
 
 
 @dataclass
-class SummarizingCondenser:
+class SummarizingCondenser(SummarizingArm):
     name: str = "condenser"
     max_size: int = 100  # condense when the view holds more events than this
     keep_first: int = 1  # events at the start that always stay (the task)
@@ -55,15 +55,6 @@ class SummarizingCondenser:
         if not 0 <= self.keep_first < self.max_size // 2:
             raise ConfigError(f"arm.keep_first must be in [0, max_size // 2), got {self.keep_first}")
         self.summarizer = self.context.summarizer or ExtractiveSummarizer()
-
-    @property
-    def calls_model(self) -> bool:
-        return bool(getattr(self.summarizer, "calls_model", True))
-
-    def preflight(self, seen: set | None = None) -> None:
-        check = getattr(self.summarizer, "preflight", None)
-        if callable(check):
-            check(seen)
 
     def __call__(self, case: Case) -> View:
         view: list[BaseMessage] = []

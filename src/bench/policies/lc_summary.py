@@ -32,7 +32,7 @@ from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
 from langgraph.runtime import Runtime
 
 from bench.config import ConfigError, check_types
-from bench.policies.base import PolicyContext, make_view
+from bench.policies.base import PolicyContext, SummarizingArm, make_view
 from bench.policies.summarize import ExtractiveSummarizer
 from bench.schema import Case, View
 from bench.text import content_text
@@ -63,7 +63,7 @@ def _context_size(value: Any, key: str) -> tuple[str, float]:
 
 
 @dataclass
-class LangChainSummarization:
+class LangChainSummarization(SummarizingArm):
     name: str = "lc_summary"
     trigger: Any = ("tokens", 4000)  # [kind, value] (tokens|messages|fraction) or a list of them: any fires
     keep: Any = ("messages", 20)  # [kind, value]: what stays verbatim after a summary
@@ -89,15 +89,6 @@ class LangChainSummarization:
         self.prompt_text = self.summary_prompt or DEFAULT_SUMMARY_PROMPT
         self.summarizer = self.context.summarizer or ExtractiveSummarizer()
         self._middleware(lambda messages: "")  # LangChain checks trigger and keep here: fail at build time
-
-    @property
-    def calls_model(self) -> bool:
-        return bool(getattr(self.summarizer, "calls_model", True))
-
-    def preflight(self, seen: set | None = None) -> None:
-        check = getattr(self.summarizer, "preflight", None)
-        if callable(check):
-            check(seen)
 
     def _middleware(self, summarize) -> SummarizationMiddleware:
         # ``model`` is only read for its profile (fraction limits) and never called: the
