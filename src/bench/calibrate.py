@@ -2,6 +2,7 @@
 
     uv run python -m bench.calibrate tests/data/judge_calibration.jsonl                  # the exact judge
     uv run python -m bench.calibrate FILE judge=llm judge.name=gpt-4.1 --fail-under 0.9  # the LLM judge
+    uv run python -m bench.calibrate FILE judge=panel judge.members.llm.name=gpt-4.1   # exact + LLM, majority
 
 FILE is JSONL, one labelled answer a line::
 
@@ -19,18 +20,17 @@ are judged concurrently up to the judge's ``max_concurrency``. A judge that rais
 Printed: every disagreement (id, type, human and judge verdicts, the judge's reason, an
 excerpt of the answer), then per type n, agreement and Cohen's kappa (categories correct,
 wrong, abstained, and unscored when the judge gives it), and last the line
-``agreement A/N (P%) kappa K``. Exit 2 with one line naming the file and line on bad
-input; ``--fail-under FRACTION`` exits 1 when the overall agreement is below it (for CI).
+``agreement A/N (P%) kappa K``; under ``judge=panel`` (the panel's majority verdict is the
+judge's) each member's agreement with the humans and the members' agreement come before it.
+Exit 2 with one line naming the file and line on bad input; ``--fail-under FRACTION`` exits 1 when the overall agreement is below it (for CI).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -40,6 +40,7 @@ from typing import Any
 from bench.cases import MAX_NESTING, too_deep
 from bench.questions import QUESTION_TYPES
 from bench.schema import Answer, Question
+from bench.stats import cohen_kappa
 
 __all__ = ["HUMAN_VERDICTS", "KNOWN_TYPES", "CalibrationError", "Row", "cohen_kappa", "load_rows", "judge_rows",
            "report_lines", "main"]
@@ -64,26 +65,6 @@ class Row:
     answer: str
     verdict: str  # the human verdict
     repo_root: str | None = None
-
-
-def cohen_kappa(first: Sequence[str], second: Sequence[str]) -> float | None:
-    """Cohen's kappa of two raters' labels on the same items; None when undefined.
-
-    kappa = (p_o - p_e) / (1 - p_e), with p_o the observed agreement and p_e the agreement
-    expected by chance from each rater's label frequencies. Undefined (None) without items
-    or when p_e is 1 (both raters give one and the same label to every item).
-    """
-    if len(first) != len(second):
-        raise ValueError(f"rater label lists differ in length: {len(first)} != {len(second)}")
-    n = len(first)
-    if n == 0:
-        return None
-    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
-    count_a, count_b = Counter(first), Counter(second)
-    expected = sum(count_a[label] * count_b[label] for label in count_a) / (n * n)
-    if math.isclose(expected, 1.0):
-        return None
-    return (observed - expected) / (1 - expected)
 
 
 def _row(data: Any, where: str, seen: set[str]) -> Row:
@@ -147,11 +128,11 @@ def _judge_one(judge: Any, row: Row) -> dict[str, Any]:
     answer = Answer(case_id=row.id, qid=row.id, type=row.type, answer=row.answer, outcome="answered")
     try:
         score = judge.score(question, answer, row.repo_root)
-        verdict, reason = score.verdict, score.reason
+        verdict, reason, panel = score.verdict, score.reason, score.panel
     except Exception as err:  # noqa: BLE001 - one row the judge cannot take must not stop the others
-        verdict, reason = "unscored", f"judge failed: {type(err).__name__}: {err}"
+        verdict, reason, panel = "unscored", f"judge failed: {type(err).__name__}: {err}", None
     return {"id": row.id, "type": row.type, "human": row.verdict, "judge": verdict, "reason": reason,
-            "answer": row.answer}
+            "answer": row.answer, "panel": panel}
 
 
 def judge_rows(rows: Sequence[Row], judge: Any, workers: int = 1) -> list[dict[str, Any]]:
@@ -191,11 +172,35 @@ def report_lines(results: Sequence[dict[str, Any]]) -> list[str]:
         kappa = cohen_kappa([r["human"] for r in mine], [r["judge"] for r in mine])
         lines.append(f"{qtype:<{width}}  {len(mine):>4}  {agree:>5}  {100 * agree / len(mine):>5.1f}%  "
                      f"{_kappa_text(kappa):>6}")
+    lines.extend(_panel_lines(results))
     total = len(results)
     agree = sum(r["human"] == r["judge"] for r in results)
     kappa = cohen_kappa([r["human"] for r in results], [r["judge"] for r in results])
     percent = 100 * agree / total if total else 0.0
     lines.append(f"agreement {agree}/{total} ({percent:.1f}%) kappa {_kappa_text(kappa)}")
+    return lines
+
+
+def _panel_lines(results: Sequence[dict[str, Any]]) -> list[str]:
+    """judge=panel: each member against the human verdicts, and the members among themselves."""
+    from bench.panel import panel_metrics
+
+    rows = [r for r in results if r.get("panel")]
+    if not rows:
+        return []
+    members = list(dict.fromkeys(name for r in rows for name in r["panel"]))
+    lines = ["", "panel members against the human verdicts:"]
+    for name in members:
+        mine = [(r["human"], r["panel"].get(name, "unscored")) for r in rows]
+        agree = sum(h == j for h, j in mine)
+        kappa = cohen_kappa([h for h, _ in mine], [j for _, j in mine])
+        lines.append(f"  {name}: {agree}/{len(mine)} ({100 * agree / len(mine):.1f}%) kappa {_kappa_text(kappa)}")
+    among = panel_metrics([{"qid": r["id"], "type": r["type"], "verdict": r["judge"], "panel": r["panel"]}
+                           for r in rows])
+    if among is not None and among["n"]:
+        pairs = ", ".join(f"{' vs '.join(p['members'])} kappa {_kappa_text(p['kappa'])}" for p in among["pairs"])
+        lines.append(f"  members agree on {100 * among['agreement']:.1f}% of {among['n']} ({pairs}); "
+                     f"{among['n_disagreements']} disagreements")
     return lines
 
 
@@ -233,9 +238,9 @@ def main(argv: list[str] | None = None) -> int:
         first = (str(err).strip().splitlines() or [""])[0]  # Hydra lists the search path on further lines
         print(f"error: cannot build judge {name!r}: {type(err).__name__}: {first}", file=sys.stderr)
         return 2
-    from bench.llm.limiter import group_workers
+    from bench.rescore import judge_workers
 
-    workers = group_workers(cfg.judge, "judge.max_concurrency")
+    workers = judge_workers(cfg.judge)
     results = judge_rows(rows, judge, workers)
     print(f"judge {getattr(judge, 'name', name)} on {args.file}: {len(results)} labelled answers")
     print("\n".join(report_lines(results)))

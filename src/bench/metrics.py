@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from bench.hedges import is_hedged
+from bench.panel import panel_metrics
 from bench.schema import STALE_REASON, VERDICTS
 from bench.stats import detectable_difference, proportion_interval, ratio_interval
 
@@ -246,6 +247,9 @@ def compute_metrics(
     metrics["outcomes"] = dict(outcomes)
     metrics["retrievals"] = sum(len(a.get("retrievals") or []) for a in answers)
     metrics["usage"] = {k: round(v, 3) for k, v in usage.items()}
+    panel = panel_metrics(scores)  # judge=panel: the members' agreement and their disagreements
+    if panel is not None:
+        metrics["panel"] = panel
     return metrics
 
 

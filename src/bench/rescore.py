@@ -32,7 +32,7 @@ import pandas as pd
 from bench.store import safe_line
 from bench.study.jobs import find_job_dirs, load_jobs
 from bench.study.output import write_output
-from bench.study.tables import write_csv
+from bench.study.csvfile import write_csv
 from bench.study.text import markdown_table
 
 __all__ = ["build_judge", "rescore_jobs", "write_rows", "main"]
@@ -54,6 +54,15 @@ def build_judge(name: str = "exact", overrides: list[str] | None = None) -> tupl
     if callable(preflight):
         preflight()
     return judge, cfg
+
+
+def judge_workers(node: Any) -> int:
+    """Worker threads for a judge config: its ``max_concurrency``, or its members' largest (a panel)."""
+    from bench.llm.limiter import group_workers
+
+    members = node.get("members") or {}
+    return max([group_workers(node, "judge.max_concurrency"),
+                *(group_workers(m, f"judge.members.{k}.max_concurrency") for k, m in members.items())])
 
 
 def rescore_jobs(paths: list[Path | str], judge: Any, workers: int = 1) -> list[dict[str, Any]]:
@@ -164,9 +173,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"error: cannot build judge {args.judge!r}: {redact.scrub(one_line(err))}", file=sys.stderr)
         return 2
-    from bench.llm.limiter import group_workers
 
-    workers = args.workers or group_workers(cfg.judge, "judge.max_concurrency")
+    workers = args.workers or judge_workers(cfg.judge)
     problem = write_output(Path(args.output), "")  # writable? (fails now, not after the judging)
     if problem:
         print(f"error: {problem}", file=sys.stderr)

@@ -212,6 +212,13 @@ class Score:
     judge: str = ""
     raw: str | None = None  # judge's raw reply (kept when unscored)
     prompt: str | None = None  # judge prompt (kept when unscored)
+    panel: dict[str, str] | None = None  # judge=panel: each member's verdict (the record omits it otherwise)
+
+    def to_dict(self) -> dict[str, Any]:
+        record = asdict(self)
+        if record["panel"] is None:  # a single judge's record stays as it was
+            del record["panel"]
+        return record
 
 
 def case_set_hash(cases: list[Case] | list[dict[str, Any]]) -> str:

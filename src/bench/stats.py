@@ -20,13 +20,15 @@ benchmark runs them on many simulated case sets at once); the others are their o
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Hashable, Sequence
 from statistics import NormalDist
 
 import numpy as np
 
 __all__ = ["CONFIDENCE", "POWER", "proportion_interval", "ratio_interval", "paired_difference",
-           "detectable_difference", "proportion_batch", "ratio_batch", "paired_batch", "codes"]
+           "detectable_difference", "cohen_kappa", "proportion_batch", "ratio_batch", "paired_batch", "codes"]
 
 CONFIDENCE = 0.95
 POWER = 0.80  # the power of detectable_difference
@@ -255,3 +257,23 @@ def detectable_difference(hits_a: Sequence[bool], hits_b: Sequence[bool] | None 
     # 0% or 100%: a worst-case binomial spread (p = 1/2) over the instances
     per_arm = max(float(v[0]), binomial) if binomial > 0 else 0.25 / max(len(set(inst[0].tolist())), 1)
     return round(float((_crit(df, confidence)[0] + z_power) * np.sqrt(2 * per_arm)), 4)
+
+
+def cohen_kappa(first: Sequence[str], second: Sequence[str]) -> float | None:
+    """Cohen's kappa of two raters' labels on the same items; None when undefined.
+
+    kappa = (p_o - p_e) / (1 - p_e), with p_o the observed agreement and p_e the agreement
+    expected by chance from each rater's label frequencies. Undefined (None) without items
+    or when p_e is 1 (both raters give one and the same label to every item).
+    """
+    if len(first) != len(second):
+        raise ValueError(f"rater label lists differ in length: {len(first)} != {len(second)}")
+    n = len(first)
+    if n == 0:
+        return None
+    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    count_a, count_b = Counter(first), Counter(second)
+    expected = sum(count_a[label] * count_b[label] for label in count_a) / (n * n)
+    if math.isclose(expected, 1.0):
+        return None
+    return (observed - expected) / (1 - expected)

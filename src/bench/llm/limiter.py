@@ -333,8 +333,8 @@ class AdaptiveLimiter:
 
 def find_limiters(*components: Any) -> list[tuple[Any, list[str]]]:
     """The limiters of a job's model clients, each once, with the kinds of calls that use it
-    (answer, judge, summarizer), found through ``client``, ``summarizer`` and
-    ``budget_policy`` (a matched arm's policy) of the components (answerer, judge, arm)."""
+    (answer, judge, summarizer), found through ``client``, ``summarizer``, ``budget_policy`` (a
+    matched arm's policy) and ``clients()`` (a judge panel) of the components (answerer, judge, arm)."""
     found: dict[int, tuple[Any, list[str]]] = {}
 
     def visit(obj: Any, depth: int) -> None:
@@ -348,6 +348,10 @@ def find_limiters(*components: Any) -> list[tuple[Any, list[str]]]:
                 kinds.append(kind)
         for name in ("client", "summarizer", "budget_policy"):
             visit(getattr(obj, name, None), depth + 1)
+        listed = getattr(obj, "clients", None)  # a component holding several (a judge panel) lists them
+        if callable(listed):
+            for client in listed():
+                visit(client, depth + 1)
 
     for component in components:
         visit(component, 0)

@@ -25,7 +25,7 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from tqdm import tqdm
@@ -318,7 +318,7 @@ class Pipeline:
                 answered(event.case, event.question, event.answer, event.traced, submit)
                 return False
             if isinstance(event, Scored):
-                record = asdict(event.score)
+                record = event.score.to_dict()
                 if not phase.answers:  # the reference keeps no answers: its scores say how each went
                     record["outcome"] = event.answer.outcome
                     if event.answer.outcome == "error":

@@ -15,7 +15,9 @@ import pandas as pd
 
 from bench.store import read_jsonl
 from bench.study.cells import text_cell as _text
+from bench.study.csvfile import csv_safe, write_csv
 from bench.study.jobs import Job
+from bench.study.panel import panel_columns
 from bench.study.text import short_labels
 from bench.study.uncertainty import config_intervals
 
@@ -160,6 +162,7 @@ def job_row(job: Job) -> dict[str, Any]:
     for qtype, flags in (m.get("evidence_by_type") or {}).items():
         row[f"visible.{qtype}"] = flags["visible"]
         row[f"recoverable.{qtype}"] = flags["recoverable"]
+    row.update(panel_columns(m))  # judge=panel: the members' agreement
     if m.get("compactions_per_case") is not None:  # natural-trigger compaction (arm.auto_compact.force=false)
         row["context_window"] = ((arm_cfg.get("auto_compact") or {}).get("context_window"))
         row["compactions_per_case"] = m["compactions_per_case"]
@@ -324,27 +327,3 @@ def questions_frame(jobs: list[Job]) -> pd.DataFrame:
                     "recoverable": (flags.get(qid) or {}).get("recoverable"),
                 })
     return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------- CSV
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs such a cell as a formula
-
-
-def _cell(value: Any) -> Any:
-    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
-
-
-def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy whose text cells (and headers) starting with ``= + - @`` (tab, CR) get a leading ``'``."""
-    out = frame.copy()
-    for column in out.columns:
-        if not (pd.api.types.is_numeric_dtype(out[column]) or pd.api.types.is_bool_dtype(out[column])):
-            out[column] = out[column].map(_cell)
-    out.columns = [_cell(c) for c in out.columns]
-    return out
-
-
-def write_csv(frame: pd.DataFrame, path: Path | str) -> None:
-    """CSV with formula-like cells escaped; text a UTF-8 file cannot hold (lone surrogates) as ``\\udxxx``."""
-    csv_safe(frame).to_csv(path, index=False, errors="backslashreplace")

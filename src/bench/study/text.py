@@ -13,6 +13,7 @@ import pandas as pd
 
 from bench.metrics import DISTANCE_BUCKETS
 from bench.study.jobs import Job
+from bench.study.panel import panel_section
 
 __all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "compactions_table", "depth_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
 
@@ -210,6 +211,7 @@ def report_markdown(jobs: list[Job], configs: pd.DataFrame, pairs: pd.DataFrame 
             header, rows = pairs_table(pairs[pairs["case_set"] == case_set], measure=measure)
             if rows:
                 lines += ["", f"Paired comparisons of {measure} (same questions, paired by seed):", "", markdown_table(header, rows)]
+    lines += panel_section(jobs)
     incomplete = [j for j in jobs if not j.complete]
     if incomplete:
         lines += ["", f"**{len(incomplete)} incomplete job(s), not averaged:**"]
