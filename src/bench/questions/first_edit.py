@@ -50,6 +50,10 @@ def _in_order(lines: list[str], text: str) -> bool:
     return True
 
 
+_CLAUSES = re.compile(r"[.;!?\n]+\s|,?\s+(?:but|though|although|so|yet)\s+", re.I)
+_ELSEWHERE = re.compile(r"\b(?:later|other|another|subsequent|afterwards?|next|second)\b", re.I)
+
+
 class FirstEdit:
     name = NAME
     answer_format = {"path": "the edited file's path", "code": "the lines the edit added or changed"}  # the typed answer's keys (bench.questions.answers)
@@ -102,8 +106,14 @@ class FirstEdit:
             path = parsed.get("path") or parsed.get("file") or ""
             return {"paths": [str(path)] if path else [], "code": parsed["code"], "delimited": True}
         code, delimited = code_candidates(text)
-        if not delimited and (not path_tokens(text) or is_abstention(text)):
-            return None  # neither code nor a file, or a file named only to say the code is not known
+        if not delimited and not path_tokens(text):
+            return None  # neither code nor a file
+        if not delimited and is_abstention(text):
+            # a file stated as the answer with the code not known is a partial claim (wrong); a file named
+            # only as where to look, or as another edit, is no claim
+            stated = [p for clause in _CLAUSES.split(text) if not is_abstention(clause) and not _ELSEWHERE.search(clause)
+                      for p in path_tokens(clause)]
+            return {"paths": stated, "code": "", "delimited": False} if stated else None
         outside = text
         if delimited:  # paths are named outside the code (a path inside the code is code)
             outside = re.sub(r"```.*?```", " ", text, flags=re.S)

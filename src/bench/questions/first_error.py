@@ -21,8 +21,17 @@ from bench.schema import DroppedQuestion, Question
 __all__ = ["FIRST_ERROR"]
 
 NAME = "first_error"
-_NONE = re.compile(r"\bno (?:exception|error|traceback)s? (?:was |were )?(?:printed|raised|thrown|shown)|"
-                   r"\b(?:didn't|did not|never) (?:raise|print|throw) (?:an?y? )?(?:exception|error)", re.I)
+# "no exception was printed" is a claim (that the run printed none), in its common forms: the run
+# "ran without raising anything", "finished cleanly", "I didn't see an exception; it just printed ..."
+_NONE = re.compile(
+    r"\bno (?:exception|error|traceback)s? (?:was |were )?(?:printed|raised|thrown|shown)"
+    r"|\b(?:didn't|did not|never) (?:raise|print|throw) (?:an?y? )?(?:exception|error|anything)"
+    r"|\bwithout (?:raising|printing|throwing) (?:an?y?(?:thing)?|exceptions?|errors?)\b"
+    r"|\b(?:ran|finished|completed|exited|succeeded) (?:fine|cleanly|successfully|without (?:an?y? )?"
+    r"(?:errors?|exceptions?|problems?|issues?))"
+    r"|\bthere (?:was|were) no (?:exception|error|traceback)s?\b"
+    r"|\b(?:didn't|did not) see an?y? (?:exception|error|traceback)s?\b[^.\n]*?[;,.:]\s*it (?:just|only|simply) "
+    r"(?:printed|ran|showed|output)", re.I)
 _EITHER = re.compile(r"\beither\b|\bor\b", re.I)
 
 

@@ -16,7 +16,8 @@ import re
 from typing import Any
 
 __all__ = ["ABSTAIN_PATTERNS", "is_abstention", "has_values", "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "path_tokens", "norm_path", "match_paths", "code_candidates",
-           "numbers", "same_number", "exception_types", "same_type", "in_substance", "negated_spans"]
+           "numbers", "same_number", "exception_types", "same_type", "in_substance", "has_identifier",
+           "negated_spans"]
 
 
 ABSTAIN_PATTERNS = re.compile(
@@ -277,6 +278,27 @@ def _key_tokens(message: str) -> list[str]:
     return keys
 
 
+def has_identifier(key: str, text: str) -> bool:
+    """``key`` occurs in ``text`` as a whole identifier: `erfa` is not in `pyerfa`, nor `mock_dynamodb`
+    in `mock_dynamodb2` (case folded; the key's own punctuation may touch anything)."""
+    before = r"(?<![\w])" if re.match(r"\w", key) else ""
+    after = r"(?![\w])" if re.search(r"\w$", key) else ""
+    return re.search(before + re.escape(key) + after, text, re.I) is not None
+
+
+# Where an error happened, appended to its message: "... from 'conans' (/testbed/conans/__init__.py)",
+# '... (file.py, line 3)', ' at /path/x.py:12'. An answer may leave the location out.
+_LOCATION = re.compile(r"\s*(?:\((?:[^()]*(?:/|\\|\.py\b|line \d+)[^()]*)\)|\bat [\w./\\-]+:\d+)\s*$")
+
+
+def _optional_location(reference: str, text: str) -> str:
+    """The reference without a trailing location the text does not give."""
+    match = _LOCATION.search(reference)
+    if match and match.start() > 0 and squash(match.group(0)).strip("() ").lower() not in text.lower():
+        return reference[: match.start()]
+    return reference
+
+
 def in_substance(reference: str, text: str) -> bool:
     """The reference message is in the text in substance: verbatim (whitespace folded), or every
     key identifier of it (quoted strings, names with digits, dots, underscores or inner capitals,
@@ -286,8 +308,11 @@ def in_substance(reference: str, text: str) -> bool:
         return True
     if reference.lower() in text.lower():
         return True
+    reference = _optional_location(reference, text)
+    if reference.lower() in text.lower():
+        return True
     keys = _key_tokens(reference)
-    if keys and not all(key.lower() in text.lower() for key in keys):
+    if keys and not all(has_identifier(key, text) for key in keys):
         return False
     # with identifiers, the words around them still count a little (a quarter: a paraphrase keeps
     # few of them); without identifiers, two thirds of the words

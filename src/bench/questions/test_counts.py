@@ -22,13 +22,16 @@ __all__ = ["TEST_COUNTS", "run_question_text"]
 
 NAME = "test_counts"
 
-_WORD = r"(\d+|no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty)"
+_TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
+_WORD = (r"(\d+|no|none|neither|both|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+         rf"[a-z]+teen|{_TENS})")
 _COUNT = {  # "passed: 3" forms first: in "Passed: 21 / Failed: 0" the 21 is not a failure count
-    "passed": [r"\b(?:passed|passing|successful|succeeded)[ \t]*[:=][ \t]*(\d+)",
+    "passed": [r"\b(?:passed|passing|successful|succeeded)[ \t]*(?:[:=][ \t]*|(?=\d))(\d+)\b(?![ \t]*(?:tests?[ \t]+)?(?:fail|error))",
                rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:passed|pass(?:es|ing)?|succeeded|successful|ok)\b"],
-    "failed": [r"\b(?:failed|failures?|failing)[ \t]*[:=][ \t]*(\d+)",
+    "failed": [r"\b(?:failed|failures?|failing)[ \t]*(?:[:=][ \t]*|(?=\d))(\d+)\b(?![ \t]*(?:tests?[ \t]+)?(?:pass|error))",
                rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:failed|fail(?:s|ing|ures?)?)\b"],
-    "errors": [r"\berrors?[ \t]*[:=][ \t]*(\d+)", rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+)?errors?(?:ed)?\b"],
+    "errors": [r"\berrors?[ \t]*(?:[:=][ \t]*|(?=\d))(\d+)\b(?![ \t]*(?:tests?[ \t]+)?(?:pass|fail))",
+               rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+)?errors?(?:ed)?\b"],
 }
 _NONE_FAILED = re.compile(r"\b(?:none|nothing|no (?:tests? )?(?:failures?|failed|fails))\b[^.\n]{0,20}?(?:failed|failures?)?"
                           r"|\bno failures\b|\bnone (?:of them )?failed\b|\b(?:0|zero) fail", re.I)
@@ -42,13 +45,40 @@ def run_question_text(template: str, params: dict[str, Any]) -> str:
 
 def _number(word: str) -> int | None:
     found = numbers(word)
-    if word.lower() in ("no", "none"):
+    if word.lower() in ("no", "none", "neither"):
         return 0
+    if word.lower() == "both":
+        return 2
     return int(found[0]) if found else None
+
+
+_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+
+
+def table_counts(text: str) -> dict[str, int]:
+    """Counts of a markdown table: a header row naming passed / failed / errors over a row of numbers
+    (also a table written on one line, rows run together)."""
+    cells = [c.strip().strip("*_` ").lower() for c in text.replace("||", "|\n|").split("|")]
+    cells = [c for c in cells if c and not set(c) <= set("-: ")]
+    keys = {"passed": ("passed", "pass", "passing"), "failed": ("failed", "fail", "failures", "failing"),
+            "errors": ("errors", "error", "errored")}
+    header = [next((k for k, names in keys.items() if c in names), None) for c in cells]
+    for start in range(len(cells)):
+        width = 0
+        while start + width < len(cells) and header[start + width] is not None:
+            width += 1
+        if width < 2:
+            continue
+        values = cells[start + width: start + 2 * width]
+        if len(values) == width and all(v.isdigit() for v in values):
+            return {header[start + i]: int(values[i]) for i in range(width)}
+    return {}
 
 
 def text_counts(text: str) -> dict[str, int]:
     """Test counts a free-text answer states (``passed``, ``failed``, ``errors``)."""
+    if "|" in text and (table := table_counts(text)):
+        return table
     counts: dict[str, int] = {}
     for key, patterns in _COUNT.items():
         for pattern in patterns:
@@ -72,8 +102,8 @@ class TestCounts:
                 "Report errors separately if the test runner did.")
     answer_format = {"passed": "number of tests passed", "failed": "number failed", "errors?": "number of errors, if the run reported errors"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Test counts: passed and failed equal the reference. When the reference has `errors` and the "
-              "answer does not name errors, its failed count may include them (failed + errors); when the "
-              "answer names errors they must equal. A count the answer leaves out is zero only when it says "
+              "answer does not name errors, its failed count must include them (failed + errors: an answer "
+              "that counts the errored tests nowhere is wrong); when the answer names errors they must equal. A count the answer leaves out is zero only when it says "
               "so or implies it (\"all 21 tests passed\" = 21 passed, 0 failed).")
 
     def text(self, target: dict[str, Any]) -> str:
@@ -118,9 +148,8 @@ class TestCounts:
         if "errors" in claim:
             failed_ok = same_number(claim.get("failed", 0), reference["failed"]) and \
                 same_number(claim["errors"], want_errors)
-        else:
-            failed_ok = any(same_number(claim.get("failed", 0), n)
-                            for n in {reference["failed"], reference["failed"] + want_errors})
+        else:  # the errored tests are counted somewhere: as failures when the answer names no errors
+            failed_ok = same_number(claim.get("failed", 0), reference["failed"] + want_errors)
         if passed_ok and failed_ok:
             return True, "same counts"
         wanted = ", ".join(f"{k} {reference[k]}" for k in ("passed", "failed", "errors") if k in reference)

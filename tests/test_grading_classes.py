@@ -1,0 +1,100 @@
+"""Classes of answers the exact judge misgraded on unseen calibration answers (issue 18 item 2), one rule a test.
+
+Each case is a class of behaviour (README "Grading"), written with values of its own, not a calibration row:
+near-identifiers, a message without its location, counts in words, tables and "passed N" order, errored
+tests counted nowhere, a run claimed to have raised nothing, a file stated without its code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.questions.matching import has_identifier, in_substance
+from bench.questions.test_counts import table_counts, text_counts
+from test_judge import grade
+
+
+@pytest.mark.parametrize("key,text,found", [
+    ("erfa", "No module named 'pyerfa'", False),            # a longer identifier is another one
+    ("mock_s3", "from moto import mock_s3_deprecated", False),
+    ("mock_s3", "use mock_s3.", True),
+    ("pkg.mod", "in pkg.mod, line 3", True),
+    ("Width", "width was 3", True),                          # case folded
+])
+def test_identifiers_match_whole(key, text, found):
+    assert has_identifier(key, text) is found
+
+
+@pytest.mark.parametrize("reference,text,same", [
+    ("cannot import name 'Thing' from 'pkg' (/src/pkg/__init__.py)", "cannot import name 'Thing' from 'pkg'", True),
+    ("invalid syntax (setup.py, line 12)", "SyntaxError: invalid syntax", True),
+    ("cannot import name 'Thing' from 'pkg' (/src/pkg/__init__.py)", "cannot import name 'Other' from 'pkg'", False),
+    ("No module named 'yaml'", "No module named 'pyyaml'", False),
+])
+def test_a_message_in_substance(reference, text, same):
+    assert in_substance(reference, text) is same
+
+
+@pytest.mark.parametrize("text,counts", [
+    ("passed 7, failed 2", {"passed": 7, "failed": 2}),                    # the label first
+    ("passed 0, failed 0, errors 3", {"passed": 0, "failed": 0, "errors": 3}),
+    ("Thirty-four passed and none failed.", {"passed": 34, "failed": 0}),  # compound number words
+    ("Neither test passed: both errored at import.", {"passed": 0, "errors": 2}),
+    ("Passed: 9 / Failed: 1", {"passed": 9, "failed": 1}),
+    ("5 passed, 1 failed in 0.3s", {"passed": 5, "failed": 1}),
+])
+def test_counts_in_text(text, counts):
+    assert text_counts(text) == counts
+
+
+@pytest.mark.parametrize("text,counts", [
+    ("| passed | failed |\n|---|---|\n| 4 | 1 |", {"passed": 4, "failed": 1}),
+    ("| Passed | Failed | Errors | |---|---|---| | 0 | 0 | 2 |", {"passed": 0, "failed": 0, "errors": 2}),  # one line
+    ("| test | result |\n|---|---|\n| a | ok |", {}),
+])
+def test_counts_in_a_markdown_table(text, counts):
+    assert table_counts(text) == counts
+
+
+ERRORED = {"passed": 1, "failed": 0, "errors": 2}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("1 passed, 0 failed", "wrong"),             # the two errored tests are counted nowhere
+    ("1 passed, 2 failed", "correct"),           # errors counted as failures, errors not named
+    ("1 passed, 0 failed, 2 errors", "correct"),
+    ("1 passed, 2 failed, 2 errors", "wrong"),   # named errors must equal, failed too
+    ("| passed | failed | errors |\n|--|--|--|\n| 1 | 0 | 2 |", "correct"),
+])
+def test_errored_tests_must_be_counted(text, verdict):
+    assert grade("test_counts", ERRORED, text) == verdict
+
+
+EXC = {"type": "KeyError", "message": "'width'"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("The script ran without raising anything.", "wrong"),   # a claim that nothing was raised
+    ("It finished cleanly.", "wrong"),
+    ("There was no exception in that run.", "wrong"),
+    ("I didn't see an exception; it just printed the totals.", "wrong"),
+    ("I can't see that run's output any more.", "abstained"),
+    ("KeyError: 'width'", "correct"),
+])
+def test_a_run_claimed_to_raise_nothing_is_a_claim(text, verdict):
+    assert grade("first_error", EXC, text) == verdict
+
+
+EDIT = {"path": "src/widgets/core.py", "code": "width = cfg.get('width', 80)",
+        "context": "width = cfg.get('width', 80)", "changed": ["width = cfg.get('width', 80)"]}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the file stated as the answer, the code not known: a partial claim
+    ("I think it was in src/widgets/core.py, something about the width, but I can't recall the line.", "wrong"),
+    ("I'd have to reopen src/widgets/core.py to know what I inserted.", "abstained"),   # where to look
+    ("I can't quote it; I only remember later changes to src/widgets/core.py.", "abstained"),  # another edit
+    ("I don't remember the first edit.", "abstained"),
+])
+def test_a_file_without_its_code(text, verdict):
+    assert grade("first_edit", EDIT, text) == verdict
