@@ -21,8 +21,9 @@ from bench.runner import run
 from bench.schema import STALE_REASON, Answer, Question, Score
 from bench.store import read_jsonl
 from bench.study.report import write_report
-from fake_openai import FakeOpenAI
 from test_calibrate import scripted_verdict, write_jsonl
+
+from fake_openai import FakeOpenAI
 
 CONF = str(Path(__file__).resolve().parents[1] / "conf")
 QUESTION = Question(qid="c@0:call_count", type="call_count", question="How many calls?", reference=3,

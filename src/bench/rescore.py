@@ -30,9 +30,9 @@ from typing import Any
 import pandas as pd
 
 from bench.store import safe_line
+from bench.study.csvfile import write_csv
 from bench.study.jobs import find_job_dirs, load_jobs
 from bench.study.output import write_output
-from bench.study.csvfile import write_csv
 from bench.study.text import markdown_table
 
 __all__ = ["build_judge", "rescore_jobs", "write_rows", "main"]
