@@ -98,3 +98,25 @@ EDIT = {"path": "src/widgets/core.py", "code": "width = cfg.get('width', 80)",
 ])
 def test_a_file_without_its_code(text, verdict):
     assert grade("first_edit", EDIT, text) == verdict
+
+
+def grade_asked(qtype: str, question: str, reference, text: str) -> str:
+    from bench.judge import ExactJudge
+    from bench.schema import Answer, Question
+
+    q = Question(qid=f"c@0:{qtype}", type=qtype, question=question, reference=reference, evidence_keys=[],
+                 evidence_messages=[])
+    return ExactJudge().score(q, Answer(case_id="c@0", qid=q.qid, type=qtype, answer=text), None).verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("I can't recall what get_line_details returned for L2001.", "abstained"),   # only the question's values
+    ("That field isn't in my notes.", "abstained"),
+    ("N/A", "abstained"),
+    ("I don't have the L2001 record in front of me anymore, so I can't say.", "abstained"),
+    ("I can't recall exactly, but I think it was 42.5.", "wrong"),             # a value of its own: a claim
+    ("I can't recall exactly, but I think it was 17.0.", "correct"),
+])
+def test_a_declining_answer_that_only_repeats_the_question_abstains(text, verdict):
+    question = "What `data_limit_gb` did get_line_details return for line L2001?"
+    assert grade_asked("tool_value", question, 17.0, text) == verdict

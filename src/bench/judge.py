@@ -20,7 +20,7 @@ from typing import Any
 
 from bench.questions import REGISTRY, question_type
 from bench.questions.answers import read_typed
-from bench.questions.matching import ABSTAIN_PATTERNS, is_abstention, offers_alternatives, parse_json
+from bench.questions.matching import ABSTAIN_PATTERNS, has_values, is_abstention, offers_alternatives, parse_json
 from bench.schema import STALE_REASON, Answer, Question, Score
 
 __all__ = ["ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
@@ -50,6 +50,9 @@ class ExactJudge:
         if reading.unknown:
             return Score(**base, verdict="abstained", reason='no specific claim: the answer is {"unknown": true}')
         text = reading.text
+        if getattr(qtype, "values_only", False) and is_abstention(text) and not has_values(text, question.question):
+            # "I can't recall the response from refuel_data": the only specifics are the question's own
+            return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
         claim = qtype.claim(reading.parsed, text, repo_root) if text.strip() else None
         if claim is None:  # no specific claim: whatever else it says, the answer does not answer
             why = "the answer says it does not know" if is_abstention(text) else "no claim the question asks for"

@@ -39,6 +39,7 @@ def error_message(output: str) -> str:
 
 class FirstToolError:
     name = NAME
+    values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "What error did the first failed tool call return?"
     answer_format = {"tool": "the tool's name", "message": "the error message"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Tool error: the error message in substance (a paraphrase keeping the key identifiers, numbers "

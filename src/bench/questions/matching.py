@@ -26,7 +26,8 @@ ABSTAIN_PATTERNS = re.compile(
     r"remember|see|tell|determine|find|say|access|keep (?:count|track))"
     r"|i (?:can't|cannot) count|not (?:available|visible|in my context|able to (?:recall|determine|tell))"
     r"|cannot (?:be )?determine|unable to (?:determine|recall|tell)|no (?:longer )?(?:access|record)"
-    r"|(?:is|was|are|were)(?:n't| not| no longer) (?:in my (?:context|memory)|visible|available|shown)"
+    r"|(?:is|was|are|were)(?:n't| not| no longer) (?:in my (?:context|memory|notes|history)|visible|available|shown)"
+    r"|(?:don't|do not|no longer) have (?:\w+ ){0,4}in front of me"
     r"|no longer (?:have|see|visible|available|in my)|(?:won't|will not) guess|no idea"
     r"|(?:was|were|has been|have been) (?:cleared|removed|dropped|compacted) from my"
     r"|(?:i'm|i am) not sure (?:what|which|how|whether)|i have no (?:way|information|memory)"
@@ -46,9 +47,24 @@ def is_abstention(text: str) -> bool:
 _VALUE = re.compile(r"\d|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\s][^']*'(?![A-Za-z])|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*|\w/\w")
 
 
-def has_values(text: str) -> bool:
-    """Whether a text holds something specific: a number, a quoted string, an identifier, a path."""
-    return bool(_VALUE.search(text or ""))
+_NOT_A_VALUE = re.compile(r"\bn/a\b", re.I)  # "N/A" is no path
+
+
+def has_values(text: str, besides: str = "") -> bool:
+    """Whether a text holds something specific: a number, a quoted string, an identifier, a path;
+    with ``besides`` (the question), one that the question itself does not already state."""
+    if not besides:
+        return bool(_VALUE.search(_NOT_A_VALUE.sub(" ", text or "")))
+    for match in _OWN_VALUE.finditer(_NOT_A_VALUE.sub(" ", text or "")):
+        token = match.group(0).strip("`'\"").strip().rstrip(".,:;-")
+        if token and not has_identifier(token, besides):
+            return True
+    return False
+
+
+# the values of _VALUE as whole tokens (a number, not its digits), to compare with the question's
+_OWN_VALUE = re.compile(r"[\w.-]*\d[\w.-]*|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\s][^']*'(?![A-Za-z])|\b\w+_\w+\b"
+                        r"|\b[a-z]+[A-Z]\w*|\w+/\w+")
 
 
 _ALTERNATIVES = re.compile(r"\beither\b[^.\n]*\bor\b|\bor\b[^.\n]*\b(?:not sure which|can't tell which)", re.I)

@@ -119,6 +119,7 @@ def _same_value(want: str, got: str) -> bool:
 
 class ToolOutput:
     name = NAME
+    values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "The {nth} time you called `{tool}` with `{arguments}`, what did it return?"
     answer_format = {"output": "the output, as the tool returned it"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Tool output: every value in the reference output (numbers with their units, identifiers, "

@@ -39,6 +39,7 @@ def _record(output: str | None) -> dict[str, Any] | None:
 
 class ToolValue:
     name = NAME
+    values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "In what `{tool}` with `{arguments}` returned the {nth} time, what was `{field}`?"
     answer_format = {"value": "the value"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Value: the stated value equals the reference: numbers numerically (275 = 275.00, a unit may "

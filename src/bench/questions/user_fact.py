@@ -54,6 +54,7 @@ def _ambiguous(events: list[ToolEvent], tool: str, argument: str, value: Any) ->
 
 class UserFact:
     name = NAME
+    values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "What `{argument}` did the user give you for `{tool}`?"
     answer_format = {"value": "the value the user gave"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("User fact: the stated value equals the reference: ids and names character for character "
