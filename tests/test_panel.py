@@ -176,3 +176,12 @@ def test_the_panels_llm_client_is_found_for_the_limiters_and_preflight(tmp_path)
         limiters = find_limiters(judge)
     assert [kinds for _, kinds in limiters] == [["judge"]]
     assert [c.model for c in judge.clients()] == ["fake-judge"]
+
+
+def test_the_llm_judge_reads_a_typed_abstention_without_a_call():
+    from bench.judge import LLMJudge
+    from test_agent import scripted_client
+
+    client = scripted_client(ValueError("no call expected"), kind="judge")
+    score = LLMJudge(client=client).score(QUESTION, answer('{"unknown": true}'))
+    assert score.verdict == "abstained" and client.llm.requests == []

@@ -193,6 +193,9 @@ class LLMJudge:
             return Score(**base, verdict="unscored", reason=f"no answer: {answer.outcome}")
         if not answer.answer.strip():
             return Score(**base, verdict="abstained", reason="empty answer")
+        if read_typed(question.answer_format or question_type(question.type).answer_format,
+                      parse_json(answer.answer), answer.answer).unknown:  # the typed way to abstain: no call
+            return Score(**base, verdict="abstained", reason='no specific claim: the answer is {"unknown": true}')
         prompt = self.prompt(question, answer)
         try:  # a call that keeps failing raises: the score stays missing and resume retries it
             reply, _ = self.client.chat([SystemMessage(JUDGE_SYSTEM), HumanMessage(prompt)],
