@@ -79,6 +79,9 @@ def test_llm_judge_through_the_cache(jobs, tmp_path, monkeypatch):
         assert rescore_main(args) == 0
         rows = read_jsonl(tmp_path / "llm.jsonl")
         answered = [r for r in rows if r["outcome"] == "answered" and (r["answer"] or "").strip()]
+        unknown = [r for r in answered if r["answer"].replace(" ", "") == '{"unknown":true}']
+        assert all(r["verdict"] == "abstained" for r in unknown)  # the typed abstention costs no call
+        answered = [r for r in answered if r not in unknown]
         assert answered and all(r["judge"] == "llm:fake-judge" for r in answered)
         assert all(r["verdict"] == "correct" and "fake judge" in r["reason"] for r in answered)
         calls = server.stats()["requests"]
