@@ -41,7 +41,7 @@ def source_cases(name: str, counter: TokenCounter) -> list:
     cfg = {"sample": {"source": "sample", "profile": "openhands"},
            "ops": {"source": "ops", "profile": "tau2"},
            "dev": {"source": "local", "path": str(DEV), "profile": "openhands"}}[name]
-    return load_cases(OmegaConf.create({**cfg, "format": "auto", "filters": {}}), counter).cases
+    return load_cases(OmegaConf.create({**cfg, "filters": {}}), counter).cases
 
 
 def arms(counter: TokenCounter, prompts: list[str]):

@@ -59,7 +59,7 @@ def main() -> int:
     print("| source | prompt | summarizer | summaries | median ratio | quartiles | >= 1x | evidence available |")
     print("|---|---|---|---|---|---|---|---|")
     for source in args.sources.split(","):
-        cfg = OmegaConf.create({**SOURCES[source], "format": "auto", "filters": {}})
+        cfg = OmegaConf.create({**SOURCES[source], "filters": {}})
         cases = load_cases(cfg, counter).cases
         for prompt in args.prompts.split(","):
             for label, fraction in (("unbounded", None), ("budget 0.2", 0.2)):

@@ -120,9 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     import logging
 
     logging.disable(logging.WARNING)  # rejected-row warnings are not the point here
+    from bench.arms import build_policy
     from bench.data import load_cases
     from bench.evidence import evidence_flags
-    from bench.policies import build_policy
     from bench.store import JobStore
     from bench.tokens import TokenCounter
 

@@ -93,7 +93,7 @@ def sample_questions() -> int:
     """Questions of the shipped sample as the default job asks them (``load_job_cases`` on the
     default config: every type that applies, at the default ``questions.depths``)."""
     from bench.config import compose
-    from bench.data import load_job_cases
+    from bench.jobcases import load_job_cases
 
     global _SAMPLE_QUESTIONS
     if _SAMPLE_QUESTIONS is None:

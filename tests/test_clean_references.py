@@ -40,7 +40,7 @@ REAL = tuple(MARKERS)
 
 
 def _load(cfg: dict[str, Any]) -> list[Case]:
-    return load_cases(OmegaConf.create({**cfg, "format": "auto", "filters": {}}), COUNTER).cases
+    return load_cases(OmegaConf.create({**cfg, "filters": {}}), COUNTER).cases
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,9 @@ from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from bench.arms import build_policy
 from bench.config import ConfigError, compose
-from bench.policies import CompactPolicy, PolicyContext, build_policy, view_problems
+from bench.policies import CompactPolicy, PolicyContext, view_problems
 from bench.runner import run
 from bench.schema import Case, Question
 from bench.text import content_text

@@ -6,7 +6,9 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
 
-from bench.policies import build_policy
+from bench.arms import build_policy
+from bench.config import dataset_source
+from bench.sources import Source
 from bench.tokens import TokenCounter
 
 from conftest import CONF_DIR
@@ -14,7 +16,7 @@ from conftest import CONF_DIR
 GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("hydra", "experiment"))
 OPTIONS = [(group, option.stem) for group in GROUPS for option in sorted((CONF_DIR / group).glob("*.yaml"))]
 # Options whose required values a user must give on the command line.
-REQUIRED = {("dataset", "local"): ["dataset.path=/tmp/rows.parquet"], ("arm", "nlatest"): ["arm.n=10"],
+REQUIRED = {("dataset", "local"): ["dataset.path=/tmp/rows.parquet"], ("dataset", "chat"): ["dataset.path=/tmp/log.jsonl"], ("arm", "nlatest"): ["arm.n=10"],
             ("arm", "custom"): ["arm.policy=custom_policies:last_ten"]}
 
 
@@ -35,6 +37,9 @@ def test_option_composes_and_instantiates(group, option, monkeypatch):
     if group == "arm":
         policy = build_policy(cfg, TokenCounter())
         assert callable(policy)
+    elif group == "dataset":  # a source class, built as the runner builds it
+        source = dataset_source(cfg.dataset)
+        assert isinstance(source, Source) and type(source).__name__ == cfg.dataset._target_.rsplit(".", 1)[1]
     elif "_target_" in cfg[group]:
         assert instantiate(cfg[group], _convert_="object") is not None
 

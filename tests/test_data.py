@@ -17,7 +17,7 @@ ROOT_EDIT = edit("9", "create", f"{ROOT}/a.py", file_text="print('a')\n")
 
 def dataset_cfg(path, **overrides):
     cfg = OmegaConf.create({
-        "source": "local", "path": str(path), "format": "auto", "limit": None,
+        "source": "local", "path": str(path), "limit": None,
         "filters": {"resolved": None, "exit_status": None, "one_per_repo": False, "min_messages": 0,
                     "max_messages": None, "min_tokens": 0, "max_tokens": None, "min_questions": 0}})
     for key, value in overrides.items():

@@ -250,8 +250,8 @@ def test_no_file_log_or_trace_of_a_job_contains_the_key(tmp_path, monkeypatch):
 
 def test_read_tool_output_opens_only_this_views_handles_on_real_offload_views(dev_parquet):
     from bench.agent import READ_TOOL, LangGraphAnswerer
+    from bench.arms import build_policy
     from bench.data import load_cases
-    from bench.policies import build_policy
     from bench.tokens import TokenCounter
 
     counter = TokenCounter()
@@ -310,7 +310,8 @@ def test_questions_and_judgings_are_the_units_of_work(tmp_path):
 def test_prompt_hash_is_recorded_when_the_prompt_shapes_the_views():
     from types import SimpleNamespace
 
-    from bench.policies import build_policy, declare
+    from bench.arms import build_policy
+    from bench.policies import declare
     from bench.runner.provenance import provenance
     from bench.tokens import TokenCounter
 

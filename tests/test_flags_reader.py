@@ -71,7 +71,7 @@ ARMS = _arms()
 
 @pytest.fixture(scope="module", params=list(SOURCES))
 def source(request: pytest.FixtureRequest) -> tuple[str, list]:
-    cfg = OmegaConf.create({**SOURCES[request.param], "format": "auto", "filters": {}})
+    cfg = OmegaConf.create({**SOURCES[request.param], "filters": {}})
     cases = load_cases(cfg, COUNTER).cases
     assert cases and all(case.questions for case in cases), request.param
     return request.param, cases

@@ -499,7 +499,7 @@ def test_an_output_dir_that_is_a_file_is_one_line(tmp_path):
 
 
 def _load(path: Path, **filters):
-    cfg = OmegaConf.create({"source": "local", "path": str(path), "format": "auto", "limit": None,
+    cfg = OmegaConf.create({"source": "local", "path": str(path), "limit": None,
                             "filters": {"resolved": None, **filters}})
     return load_cases(cfg)
 

@@ -16,8 +16,9 @@ from hydra.core.global_hydra import GlobalHydra
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, trim_messages
 from omegaconf import OmegaConf
 
+from bench.arms import build_policy
 from bench.config import ConfigError
-from bench.policies import PolicyContext, build_policy, declaration_of, declare, view_problems
+from bench.policies import PolicyContext, declaration_of, declare, view_problems
 from bench.policies.condenser import SummarizingCondenser
 from bench.policies.custom import CustomPolicy, InvalidCustomView
 from bench.policies.lc_summary import LangChainSummarization
@@ -35,7 +36,7 @@ COUNTER = TokenCounter()
 def _load(cfg: dict) -> list[Case]:
     from bench.data import load_cases
 
-    return load_cases(OmegaConf.create({"format": "auto", "filters": {}, **cfg}), COUNTER).cases
+    return load_cases(OmegaConf.create({"filters": {}, **cfg}), COUNTER).cases
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
+from bench.arms import build_policy
 from bench.evidence import evidence_flags
 from bench.formats import PLACEHOLDER, is_placeholder, placeholder_handle
-from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext, build_policy, steps, view_problems
+from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext, steps, view_problems
 from bench.policies.compact import command_key, micro_compact_targets, result_failed
 from bench.policies.summarize import EXTRACTIVE_LABEL
 from bench.profiles import OPENHANDS

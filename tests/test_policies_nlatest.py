@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from bench.policies import NLatest, PolicyContext, build_policy, view_problems
+from bench.arms import build_policy
+from bench.policies import NLatest, PolicyContext, view_problems
 from bench.schema import Case, Question, View
 from bench.tokens import TokenCounter
 

@@ -38,7 +38,7 @@ def cases() -> list[Case]:
     from bench.data import load_cases
 
     assert DEV_PARQUET.exists(), f"missing test data {DEV_PARQUET}"
-    cfg = OmegaConf.create({"source": "local", "path": str(DEV_PARQUET), "format": "auto", "filters": {}})
+    cfg = OmegaConf.create({"source": "local", "path": str(DEV_PARQUET), "filters": {}})
     selection = load_cases(cfg, COUNTER)
     assert selection.cases, "dev.parquet yielded no case"
     return selection.cases

@@ -205,4 +205,4 @@ def test_bad_chat_logs_fail_with_one_line_naming_file_and_line(tmp_path, content
         load_cases(OmegaConf.create({"source": "chat", "path": str(path), "profile": "generic", "filters": {}}))
     assert str(path) in str(err.value) and "\n" not in str(err.value)
     with pytest.raises(DatasetError, match="dataset=chat needs dataset.path=FILE"):
-        load_cases(OmegaConf.create({"source": "chat", "path": "???", "filters": {}}))
+        load_cases({"source": "chat", "path": "???", "filters": {}})

@@ -14,8 +14,8 @@ from hydra import compose, initialize_config_dir
 
 from bench.cases import row_to_case
 from bench.chatlog import iter_chat_rows
-from bench.config import ConfigError, validate
-from bench.data import DatasetError, dataset_profile, load_cases
+from bench.config import ConfigError, dataset_source, validate
+from bench.data import DatasetError, load_cases
 from bench.formats import placeholder
 from bench.judge import ExactJudge
 from bench.main import format_summary
@@ -325,10 +325,9 @@ def test_finish_tools_are_not_asked_about():
 def test_editor_tools_declare_the_file_editor(dev_parquet, tmp_path):
     """The real OpenHands rows with the editor renamed: declared, it is read as the editor again."""
     from bench.chatlog import write_chat_jsonl
-    from bench.data import iter_rows
 
     rows = []
-    for row in iter_rows(config("dataset=local", f"dataset.path={dev_parquet}").dataset):
+    for row in dataset_source(config("dataset=local", f"dataset.path={dev_parquet}").dataset).rows():
         text = json.dumps(row["trajectory"] if not isinstance(row["trajectory"], str) else json.loads(row["trajectory"]),
                           default=lambda v: v.tolist())
         rows.append({**row, "trajectory": json.loads(text.replace('"str_replace_editor"', '"edit_file"')),
@@ -342,7 +341,7 @@ def test_editor_tools_declare_the_file_editor(dev_parquet, tmp_path):
     refs = lambda cases: [[q.reference for q in c.questions] for c in cases]  # noqa: E731
     assert refs(declared) == refs(native) and sum(map(len, refs(native))) >= 10
     assert refs(plain) != refs(native)  # undeclared, the renamed editor's edits are not seen
-    profile = dataset_profile(config("dataset=chat", "dataset.path=x.jsonl", "dataset.editor_tools=[edit]").dataset)
+    profile = dataset_source(config("dataset=chat", "dataset.path=x.jsonl", "dataset.editor_tools=[edit]").dataset).profile_of()
     assert profile.is_editor("edit") and profile.edit_argument("create") == "file_text"  # generic gets conventions
 
 

@@ -23,8 +23,10 @@ def test_a_dataset_setting_the_chosen_dataset_does_not_use_is_an_error(tmp_path)
     one_line_error(bench(tmp_path, "dataset.path=/nonexistent"), "dataset.path=/nonexistent is not used",
                    "dataset=local")
     assert not (tmp_path / "outputs").exists() or not any((tmp_path / "outputs").rglob("run.json"))
+    one_line_error(bench(tmp_path, "dataset=hf", "dataset.path=rows.parquet"),
+                   "dataset.path=rows.parquet is not used by dataset=hf", "dataset=local")
     with pytest.raises(ConfigError, match="dataset.path=rows.parquet is not used by dataset.source=hf"):
-        validate(job_cfg("dataset=hf", "dataset.path=rows.parquet"))
+        validate(job_cfg("dataset=hf", "+dataset.path=rows.parquet"))
     with pytest.raises(ConfigError, match="dataset.revision=main is not used by dataset.source=local"):
         validate(job_cfg("dataset=local", "dataset.path=x.jsonl", "+dataset.revision=main"))
     validate(job_cfg("dataset=local", "dataset.path=x.jsonl", "dataset.format=json"))  # what local uses is fine
@@ -68,7 +70,7 @@ def test_help_shows_bench_groups_options_and_examples(tmp_path):
     done = bench(tmp_path, "--help")
     assert done.returncode == 0
     for text in ("arm: compact, condenser, custom, full, lc_summary, mask, nlatest, none, trim", "mechanism: collapse, offload, shipped, stepcut, tail, verify",
-                 "dataset:\n  source: sample", "python -m bench.main -m arm=nlatest arm.n=10,20,40",
+                 "dataset:\n  _target_: bench.sources.Shipped\n  source: sample", "python -m bench.main -m arm=nlatest arm.n=10,20,40",
                  "bench.cache stats"):
         assert text in done.stdout, text
     assert "Powered by Hydra" not in done.stdout and not (tmp_path / "outputs").exists()

@@ -74,7 +74,7 @@ def test_job_files_hold_every_message_exactly_on_the_real_sample(tmp_path, dev_p
     """cases.jsonl and views.jsonl are spliced from memoized per-message JSON: same as encoding whole records."""
     from langchain_core.messages import messages_to_dict
 
-    from bench.data import load_job_cases
+    from bench.jobcases import load_job_cases
     from bench.tokens import TokenCounter
 
     cfg = job_cfg(tmp_path, "dataset=local", f"dataset.path={dev_parquet}", "arm=nlatest", "arm.n=10")

@@ -8,9 +8,10 @@ import pytest
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
+from bench.arms import build_policy
 from bench.config import ConfigError
 from bench.data import load_cases
-from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext, build_policy
+from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext
 from bench.reading import read_view
 from bench.tokens import TokenCounter
 from test_cli import bench
@@ -47,7 +48,7 @@ def test_bad_budget_on_the_command_line_exits_2(tmp_path) -> None:
 
 @pytest.fixture(scope="module")
 def dev_cases():
-    cfg = OmegaConf.create({"source": "local", "path": str(DEV_PARQUET), "format": "auto", "filters": {}})
+    cfg = OmegaConf.create({"source": "local", "path": str(DEV_PARQUET), "filters": {}})
     return load_cases(cfg, COUNTER).cases
 
 

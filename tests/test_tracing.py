@@ -20,10 +20,13 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from bench.runner import run
+from bench.runner.job import trace_options
+from bench.sources import LocalFile
 from bench.store import read_jsonl
 from bench.tracing import (
     LangfuseTracer,
     NullTracer,
+    TraceOptions,
     build_tracer,
     dataset_item_id,
     dataset_name,
@@ -176,9 +179,9 @@ def _free_port() -> int:
 def test_null_tracer_without_keys_or_flag(monkeypatch, tmp_path, dev_parquet):
     for key in ("LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL", "LANGFUSE_HOST"):
         monkeypatch.delenv(key, raising=False)
-    assert isinstance(build_tracer(_cfg(tmp_path, dev_parquet)), NullTracer)  # flag on, no keys
+    assert isinstance(build_tracer(trace_options(_cfg(tmp_path, dev_parquet))), NullTracer)  # flag on, no keys
     _env(monkeypatch, "http://127.0.0.1:9")
-    assert isinstance(build_tracer(_cfg(tmp_path, dev_parquet, "tracing.langfuse=false")), NullTracer)
+    assert isinstance(build_tracer(trace_options(_cfg(tmp_path, dev_parquet, "tracing.langfuse=false"))), NullTracer)
     assert langfuse_settings({"LANGFUSE_PUBLIC_KEY": "p", "LANGFUSE_SECRET_KEY": "s",
                               "LANGFUSE_HOST": "http://h/"}).base_url == "http://h"
     assert SECRET not in repr(langfuse_settings())
@@ -194,7 +197,7 @@ def test_job_traces_dataset_run_with_cases_answers_and_scores(monkeypatch, tmp_p
     assert metrics["missing_traces"] == []
 
     # dataset: created once, one item per case with a stable id and its questions
-    name = dataset_name({"source": "local", "path": str(dev_parquet)}, cases)
+    name = dataset_name(LocalFile(path=str(dev_parquet)).label(), cases)
     assert [d["name"] for d in receiver.datasets] == [name]
     assert sorted(i["metadata"]["case_id"] for i in receiver.items) == sorted(case_ids)
     for item in receiver.items:
@@ -267,7 +270,7 @@ def test_tracer_hooks_never_raise(monkeypatch, receiver):
     _env(monkeypatch, receiver.url)
     from bench.tracing import langfuse_settings as settings
 
-    tracer = LangfuseTracer(settings(), {"timeout": 2}, {"source": "sample"}, "full", None)
+    tracer = LangfuseTracer(settings(), TraceOptions(timeout=2, dataset_label="sample", arm="full"), None)
     tracer.start_job("hooks", [])
     tracer.case_started(object(), object())  # malformed inputs are logged, not raised
     tracer.answer_recorded(object(), object(), object())

@@ -24,7 +24,7 @@ _PUBLIC = {
     "ExactJudge": "bench.judge", "LLMJudge": "bench.judge",
     "CompactPolicy": "bench.policies", "ExtractiveSummarizer": "bench.policies", "FullHistory": "bench.policies",
     "LLMSummarizer": "bench.policies", "NLatest": "bench.policies", "Policy": "bench.policies",
-    "PolicyContext": "bench.policies", "Summarizer": "bench.policies", "build_policy": "bench.policies",
+    "PolicyContext": "bench.policies", "Summarizer": "bench.policies", "build_policy": "bench.arms",
     "Profile": "bench.profiles", "get_profile": "bench.profiles",
     "QUESTION_TYPES": "bench.questions", "add_questions": "bench.questions",
     "EvidenceReader": "bench.reader",

@@ -130,7 +130,9 @@ def _config_keys(args: list[str]) -> list[str]:
             data = OmegaConf.to_container(compose(overrides), resolve=False)
         except Exception:  # noqa: BLE001 - a hint only: no hint rather than a second error
             continue
-        keys: set[str] = set()
+        from bench.config import source_keys
+
+        keys: set[str] = {f"dataset.{k}" for k in source_keys()}  # what some dataset takes
         for leaf in flat_keys(data):
             parts = leaf.split(".")
             keys.update(".".join(parts[: i + 1]) for i in range(len(parts)))
@@ -152,6 +154,13 @@ def hydra_error_line(err: BaseException, args: list[str]) -> str:
                     + (f"; did you mean {group}={close[0]}?)" if close else ")"))
     if found := re.search(r"Could not override '([^']+)'", text):
         key = found.group(1)
+        if key.startswith("dataset.") and key.count(".") == 1:
+            from bench.config import unused_source_key
+
+            value = next((a.partition("=")[2] for a in args if a.partition("=")[0] == key), "")
+            chosen = next((a.partition("=")[2] for a in args if a.partition("=")[0] == "dataset"), "sample")
+            if refusal := unused_source_key(key.split(".", 1)[1], value, chosen):
+                return refusal
         close = difflib.get_close_matches(key, _config_keys(args), n=1, cutoff=0.6)
         return f"unknown config key '{key}'" + (f" (did you mean {close[0]}?)" if close else "")
     lines = [line.strip() for line in text.splitlines() if line.strip()]

@@ -11,8 +11,8 @@ configs) and the typed fields of the instantiated dataclasses (policies, models)
 from __future__ import annotations
 
 import dataclasses
-import typing
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,16 @@ from omegaconf import OmegaConf
 from omegaconf.errors import ValidationError
 
 from bench.errors import ConfigError
+from bench.prompt_files import load_prompt
+from bench.sources import Source, as_source, source_classes
+from bench.typecheck import check_types
 
 __all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
-           "quote_override", "plain", "flat_keys"]
+           "quote_override", "plain", "flat_keys", "dataset_source"]
+
+# ``${bench.prompt:sre.txt}`` in conf/prompt/*.yaml: a prompt's text, resolved wherever the config is.
+if not OmegaConf.has_resolver("bench.prompt"):
+    OmegaConf.register_new_resolver("bench.prompt", load_prompt)
 
 # The project's config directory: what bench.main composes from (the one definition).
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
@@ -66,45 +73,10 @@ def quote_override(value: str) -> str:
 
 
 @dataclass
-class FiltersSchema:
-    resolved: bool | None = None
-    exit_status: list[str] | None = None
-    one_per_repo: bool = False
-    min_messages: int = 0
-    max_messages: int | None = None
-    min_tokens: int = 0
-    max_tokens: int | None = None
-    min_questions: int = 0
-
-
-@dataclass
-class DatasetSchema:
-    source: str = "sample"
-    path: str | None = None
-    profile: str = "openhands"
-    error_pattern: str | None = None
-    shell_tools: list[str] | None = None
-    editor_tools: list[str] | None = None
-    finish_tools: list[str] | None = None
-    write_tools: str | None = None
-    roles: dict[str, str] | None = None
-    format: str = "auto"
-    limit: int | None = None
-    hf_name: str | None = None
-    revision: str | None = None
-    split: str = "train"
-    filters: FiltersSchema = field(default_factory=FiltersSchema)
-
-
-@dataclass
 class TopSchema:
     seed: int = 0
     resume: str | None = None
     output_dir: str | None = None
-
-
-_SOURCES = ("sample", "ops", "local", "chat", "hf")
-_FORMATS = ("auto", "parquet", "json")
 
 
 def _merge(schema: type, section: Any, name: str) -> Any:
@@ -119,24 +91,7 @@ def validate(cfg: Any) -> None:
     """Check the composed job config's types and enumerations; raise ConfigError."""
     top = {k: cfg.get(k) for k in ("seed", "resume", "output_dir")}
     _merge(TopSchema, top, "")
-    dataset = OmegaConf.masked_copy(cfg.dataset, [k for k in cfg.dataset if k in DatasetSchema.__annotations__])
-    merged = _merge(DatasetSchema, dataset, "dataset")
-    if merged.source not in _SOURCES:
-        raise ConfigError(f"dataset.source: {merged.source!r} is not one of {_SOURCES}")
-    if merged.format not in _FORMATS:
-        raise ConfigError(f"dataset.format: {merged.format!r} is not one of {_FORMATS}")
-    from bench.profiles import PROFILES
-
-    if merged.profile not in PROFILES:
-        raise ConfigError(f"dataset.profile: {merged.profile!r} is not one of {tuple(PROFILES)}")
-    if merged.error_pattern is not None:
-        import re
-
-        try:
-            re.compile(merged.error_pattern)
-        except re.error as err:
-            raise ConfigError(f"dataset.error_pattern: not a regular expression ({err})") from None
-    _check_tool_declarations(merged)
+    dataset_source(cfg.dataset)
     types = (cfg.get("questions") or {}).get("types")
     if types is not None:
         from bench.questions import QuestionTypeError, select_types
@@ -153,52 +108,45 @@ def validate(cfg: Any) -> None:
             check_depths(list(depths) if not isinstance(depths, str) else [depths])
         except ValueError as err:
             raise ConfigError(f"questions.depths: {err}") from None
-    if merged.limit is not None and merged.limit < 1:
-        raise ConfigError(f"dataset.limit: must be at least 1 (or null for all rows), got {merged.limit}")
-    _check_unused_dataset_keys(merged)
     _check_secrets(cfg)
 
 
-_ROLE_TARGETS = ("system", "user", "assistant", "tool", "skip")
+# Where a key the chosen source does not take is read instead: the fix the error line names.
+_KEY_HINTS = {"path": " (use dataset=local dataset.path=FILE to read a file, dataset=chat for a chat log)",
+              "format": " (use dataset=local dataset.path=FILE to read a file, dataset=chat for a chat log)",
+              "hf_name": " (use dataset=hf for the Hugging Face source)",
+              "revision": " (use dataset=hf for the Hugging Face source)",
+              "split": " (use dataset=hf for the Hugging Face source)"}
 
 
-def _check_tool_declarations(dataset: Any) -> None:
-    """``dataset.shell_tools`` ... ``dataset.roles``: names, one editor, a pattern, known role targets."""
-    import re
-
-    for key in ("shell_tools", "editor_tools", "finish_tools"):
-        names = dataset.get(key)
-        if names is not None and any(not str(n).strip() for n in names):
-            raise ConfigError(f"dataset.{key}: tool names must not be empty")
-    if dataset.get("editor_tools") is not None and len(dataset.editor_tools) > 1:
-        raise ConfigError(f"dataset.editor_tools: one editor tool per source, got {list(dataset.editor_tools)}")
-    if dataset.get("write_tools") is not None:
-        try:
-            re.compile(dataset.write_tools)
-        except re.error as err:
-            raise ConfigError(f"dataset.write_tools: not a regular expression ({err})") from None
-    for role, target in (dataset.get("roles") or {}).items():
-        if role in _ROLE_TARGETS[:4]:
-            raise ConfigError(f"dataset.roles: {role!r} is a chat role already; map only other roles")
-        if target not in _ROLE_TARGETS:
-            raise ConfigError(f"dataset.roles.{role}: {target!r} is not one of {_ROLE_TARGETS}")
+def source_keys() -> set[str]:
+    """Every key some source class takes (``dataset.<key>``), derived from the classes."""
+    return {f.name for cls in source_classes() for f in dataclasses.fields(cls)}
 
 
-# dataset keys each source reads; a value set for another source would be silently ignored
-_SOURCE_KEYS = {"sample": set(), "ops": set(), "local": {"path", "format"}, "chat": {"path"},
-                "hf": {"hf_name", "revision", "split"}}
-_UNUSED_DEFAULTS = {"path": None, "format": "auto", "hf_name": None, "revision": None, "split": "train"}
+def unused_source_key(key: str, value: str, chosen: str) -> str | None:
+    """The error line for ``dataset.<key>=<value>`` when another source takes that key but ``dataset=<chosen>``
+    does not (Hydra refuses it at compose time; this names the source that reads it)."""
+    if key not in source_keys():
+        return None
+    return f"dataset.{key}={value} is not used by dataset={chosen}{_KEY_HINTS.get(key, '')}"
 
 
-def _check_unused_dataset_keys(dataset: Any) -> None:
-    """An override the chosen dataset does not use is an error (``dataset.path=F`` on the sample)."""
-    used = _SOURCE_KEYS[dataset.source]
-    for key, default in _UNUSED_DEFAULTS.items():
-        value = dataset.get(key)
-        if key not in used and value != default:
-            hint = (" (use dataset=local dataset.path=FILE to read a file, dataset=chat for a chat log)"
-                    if key in ("path", "format") else " (use dataset=hf for the Hugging Face source)")
-            raise ConfigError(f"dataset.{key}={value} is not used by dataset.source={dataset.source}{hint}")
+def dataset_source(node: Any) -> Source:
+    """The source a ``dataset`` config names through ``_target_`` (a :class:`bench.sources.Source`
+    subclass), built from its keys; a key the class does not take, a wrong type or value is one
+    ConfigError line."""
+    settings = plain(node)
+    if not isinstance(settings, dict):
+        raise ConfigError(f"dataset: a mapping of settings, got {settings!r}")
+    if not settings.get("_target_"):
+        raise ConfigError("dataset._target_: missing (the source class, e.g. bench.sources.LocalFile)")
+    try:
+        return as_source(settings)
+    except ConfigError as err:
+        unknown = re.match(r"dataset\.(\w+)=.* is not used by", str(err))
+        hint = _KEY_HINTS.get(unknown.group(1), "") if unknown else ""
+        raise ConfigError(f"{err}{hint}") from None
 
 
 def _check_secrets(cfg: Any) -> None:
@@ -238,35 +186,3 @@ def flat_keys(data: Any, prefix: str = "", split_lists: bool = False) -> dict[st
     if split_lists and isinstance(data, list) and data:
         return {f"{prefix}{i}": v for i, v in enumerate(data)}
     return {prefix[:-1]: data}
-
-
-_SIMPLE = {int: "int", float: "float", bool: "bool", str: "str"}
-
-
-def check_types(obj: Any, prefix: str) -> None:
-    """Raise ConfigError when a dataclass field holds a value of the wrong simple type."""
-    if not dataclasses.is_dataclass(obj):
-        return
-    hints = typing.get_type_hints(type(obj))
-    for item in dataclasses.fields(obj):
-        expected = hints.get(item.name)
-        value = getattr(obj, item.name)
-        allowed = _allowed(expected)
-        if allowed is None or (value is None and type(None) in allowed):
-            continue
-        ok = any(isinstance(value, t) and not (t is int and isinstance(value, bool)) for t in allowed)
-        if float in allowed and isinstance(value, int) and not isinstance(value, bool):
-            ok = True
-        if not ok:
-            names = " or ".join(_SIMPLE.get(t, "null") for t in allowed)
-            raise ConfigError(f"{prefix}.{item.name}: expected {names}, got {value!r}")
-
-
-def _allowed(annotation: Any) -> tuple[type, ...] | None:
-    if annotation in _SIMPLE:
-        return (annotation,)
-    if typing.get_origin(annotation) in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        args = typing.get_args(annotation)
-        if all(a in _SIMPLE or a is type(None) for a in args):
-            return args
-    return None

@@ -29,8 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_intermixed_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    from bench.config import compose
-    from bench.data import DatasetError, load_job_cases
+    from bench.config import compose, dataset_source
+    from bench.data import DatasetError
+    from bench.jobcases import load_job_cases
     from bench.tokens import TokenCounter
     from bench.tracing import dataset_name, langfuse_client, langfuse_settings, upload_dataset
 
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     except DatasetError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    name = dataset_name(cfg.dataset, selection.cases, cfg.get("tracing", {}).get("dataset"))
+    name = dataset_name(dataset_source(cfg.dataset).label(), selection.cases, cfg.get("tracing", {}).get("dataset"))
     n_questions = sum(len(c.questions) for c in selection.cases)
     print(f"dataset {name}: {len(selection.cases)} case(s), {n_questions} question(s)")
     if not args.upload:

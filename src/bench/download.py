@@ -33,7 +33,8 @@ def download(cfg: Any, out: Path) -> dict[str, Any]:
     """Select the rows of ``cfg.dataset`` and write them and the manifest; return the manifest."""
     from omegaconf import OmegaConf
 
-    from bench.data import DatasetError, load_job_cases
+    from bench.data import DatasetError
+    from bench.jobcases import load_job_cases
     from bench.tokens import TokenCounter
 
     selection = load_job_cases(cfg, TokenCounter(cfg.tokenizer.encoding), keep_rows=True)

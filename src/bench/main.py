@@ -35,7 +35,7 @@ from bench import redact
 from bench.argv import UserError, check_added_keys, hydra_error_line, lock_sweep_dir, preflight_args
 from bench.config import ConfigError, absolute_paths, plain, validate
 from bench.data import DatasetError
-from bench.errors import innermost
+from bench.failures import innermost
 from bench.jobdir import JobDirError
 from bench.policies import load_prompt
 from bench.store import JobFileError
@@ -137,7 +137,7 @@ def _register_secrets(cfg: DictConfig) -> None:
             redact.register_env(name)
     redact.register_env("LANGFUSE_SECRET_KEY", "LANGFUSE_PUBLIC_KEY")
     redact.register_basic_auth(os.environ.get("LANGFUSE_PUBLIC_KEY"), os.environ.get("LANGFUSE_SECRET_KEY"))
-    redact.register_urls(cfg)  # query strings and userinfo of every URL (e.g. base_url=...?key=...)
+    redact.register_urls(OmegaConf.to_container(cfg, resolve=False))  # query strings and userinfo of every URL (e.g. base_url=...?key=...)
     _scrub_hydra_files()
 
 

@@ -39,10 +39,9 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def manifest_of(cfg: Any) -> tuple[Path, dict[int, str], bool] | None:
+def manifest_of(path: str | None) -> tuple[Path, dict[int, str], bool] | None:
     """A local file's bench.download manifest (``<stem>.manifest.json`` beside it): source_row -> row sha256."""
-    path = cfg.get("path") if cfg.source == "local" else None
-    if not path or path == "???":
+    if not path:
         return None
     name = Path(path).name
     manifest = Path(path).with_name(name.rsplit(".", 1)[0] + ".manifest.json")

@@ -92,7 +92,8 @@ def _register_url_parts(*values: str) -> None:
 
 
 def register_urls(value: object) -> None:
-    """:func:`register_url` for every URL inside ``value`` (strings, lists, dicts, OmegaConf nodes)."""
+    """:func:`register_url` for every URL inside ``value`` (strings, lists, dicts: plain data; a config
+    node is turned into plain data by the caller, ``bench.config.plain``)."""
     if isinstance(value, str):
         for match in _URL.finditer(value):
             register_url(match.group().rstrip("'\",);"))
@@ -102,12 +103,6 @@ def register_urls(value: object) -> None:
     elif isinstance(value, (list, tuple)):
         for item in value:
             register_urls(item)
-    elif hasattr(value, "items"):  # an OmegaConf DictConfig
-        from omegaconf import OmegaConf
-
-        register_urls(OmegaConf.to_container(value, resolve=False))
-    elif hasattr(value, "__iter__") and hasattr(value, "__len__"):  # a ListConfig
-        register_urls(list(value))
 
 
 def scrub_file(path: str | os.PathLike[str]) -> None:

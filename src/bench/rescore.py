@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         judge, cfg = build_judge(args.judge, overrides)
     except Exception as err:  # noqa: BLE001 - a config or key problem, in one line
-        from bench.errors import one_line
+        from bench.failures import one_line
 
         print(f"error: cannot build judge {args.judge!r}: {redact.scrub(one_line(err))}", file=sys.stderr)
         return 2

@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from bench.config import ConfigError, check_types
+from bench.errors import ConfigError
 from bench.formats import (
     Attempt,
     find_handles,
@@ -71,6 +71,7 @@ from bench.questions import evidence_visible
 from bench.schema import Case, View
 from bench.text import content_text, message_text, view_text
 from bench.tokens import TokenCounter
+from bench.typecheck import check_types
 
 __all__ = [
     "CompactPolicy",

@@ -17,10 +17,11 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from bench.config import ConfigError, check_types
+from bench.errors import ConfigError
 from bench.policies.base import PolicyContext, SummarizingArm, clean_start, make_view, steps
 from bench.policies.summarize import ExtractiveSummarizer
 from bench.schema import Case, View
+from bench.typecheck import check_types
 
 __all__ = ["SummarizingCondenser", "CONDENSER_PROMPT"]
 

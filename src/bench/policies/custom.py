@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from bench.config import ConfigError
+from bench.errors import ConfigError
 from bench.policies.base import PolicyContext, make_view, view_problems
 from bench.schema import Case, View
 

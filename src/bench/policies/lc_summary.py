@@ -31,11 +31,12 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
 from langgraph.runtime import Runtime
 
-from bench.config import ConfigError, check_types
+from bench.errors import ConfigError
 from bench.policies.base import PolicyContext, SummarizingArm, make_view
 from bench.policies.summarize import ExtractiveSummarizer
 from bench.schema import Case, View
 from bench.text import content_text
+from bench.typecheck import check_types
 
 __all__ = ["LangChainSummarization", "DEFAULT_SUMMARY_PROMPT", "summary_instruction"]
 

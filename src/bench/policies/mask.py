@@ -14,9 +14,10 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from bench.config import ConfigError, check_types
+from bench.errors import ConfigError
 from bench.policies.base import PolicyContext, make_view, steps
 from bench.schema import Case, View
+from bench.typecheck import check_types
 
 __all__ = ["ObservationMask", "MASK_PLACEHOLDER"]
 

@@ -23,10 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from bench.config import ConfigError, check_types
+from bench.errors import ConfigError
 from bench.policies.base import Policy, PolicyContext, clean_start, make_view, steps
 from bench.schema import Case, View
 from bench.tokens import TokenCounter
+from bench.typecheck import check_types
 
 __all__ = ["NLatest", "latest_suffix"]
 

@@ -10,7 +10,7 @@ own numbered sections with excerpts copied from the history by fixed, general ru
 work) and labels its output as extractive. An LLM summarizer (``summarizer=openai``)
 has the same interface.
 
-The prompts, and the sections a summary follows, are read by :mod:`bench.policies.prompt_text`.
+The prompts, and the sections a summary follows, are read by :mod:`bench.prompt_files`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from bench.config import ConfigError
+from bench.errors import ConfigError
 from bench.formats import (
     cut,
     find_handles,
@@ -35,8 +35,8 @@ from bench.formats import (
     strip_stored_note,
 )
 from bench.history import args_text, pair_results
-from bench.policies.prompt_text import PROMPT_NAMES, load_prompt, prompt_sections
 from bench.profiles import OPENHANDS, Profile
+from bench.prompt_files import PROMPT_NAMES, load_prompt, prompt_sections
 from bench.text import content_text
 from bench.tokens import TokenCounter
 

@@ -50,12 +50,14 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from bench.data import load_job_cases
+from bench.arms import build_policy
+from bench.config import dataset_source
+from bench.jobcases import load_job_cases
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
 from bench.llm import call_sink, summarize_calls
 from bench.llm.limiter import concurrency_metrics, find_limiters
 from bench.metrics import compute_metrics
-from bench.policies import FullHistory, PolicyContext, build_policy, declare
+from bench.policies import FullHistory, PolicyContext, declare
 from bench.runner.pipeline import Phase, Pipeline
 from bench.runner.provenance import now, provenance
 from bench.runner.resume import ResumeError, check_resume
@@ -63,7 +65,7 @@ from bench.runner.setup import build, preflight, surfaced, worker_threads
 from bench.schema import case_set_hash as hash_case_set
 from bench.store import JobStore, read_jsonl
 from bench.tokens import TokenCounter
-from bench.tracing import build_tracer
+from bench.tracing import TraceOptions, build_tracer
 
 __all__ = ["run", "job_dir"]
 
@@ -144,7 +146,7 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
                                                  policy=declaration,
                                                  resumed=resumed))
 
-    tracer = build_tracer(cfg, out)
+    tracer = build_tracer(trace_options(cfg), out)
     tracer.start_job(out.name, selection.cases)
     workers = worker_threads(cfg.model)
     arm = cfg.arm.get("name")
@@ -207,3 +209,12 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
                     metrics["n_scored"], metrics["n_questions"], errors, out)
     metrics["job_dir"] = str(out)
     return metrics
+
+
+def trace_options(cfg: DictConfig) -> TraceOptions:
+    """``tracing.*`` of the job config as the tracer's typed options."""
+    tracing = cfg.get("tracing") or {}
+    return TraceOptions(langfuse=bool(tracing.get("langfuse")), dataset=tracing.get("dataset"),
+                        upload_dataset=bool(tracing.get("upload_dataset", True)),
+                        timeout=float(tracing.get("timeout", 5) or 5),
+                        dataset_label=dataset_source(cfg.dataset).label(), arm=cfg.arm.get("name"))

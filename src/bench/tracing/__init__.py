@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.tracing.datasets import dataset_item_id, dataset_name, upload_dataset
-from bench.tracing.settings import LangfuseSettings, langfuse_client, langfuse_settings
+from bench.tracing.settings import LangfuseSettings, TraceOptions, langfuse_client, langfuse_settings
 
 __all__ = [
-    "NullTracer", "LangfuseTracer", "build_tracer", "langfuse_settings", "LangfuseSettings",
+    "NullTracer", "LangfuseTracer", "build_tracer", "TraceOptions", "langfuse_settings", "LangfuseSettings",
     "langfuse_client", "dataset_name", "dataset_item_id", "upload_dataset",
 ]
 
@@ -55,12 +55,11 @@ class NullTracer:
     def flush(self) -> None: ...
 
 
-def build_tracer(cfg: Any, job_dir: Path | str | None = None) -> Any:
-    """Langfuse when ``tracing.langfuse`` and the keys are set, else the local tracer.
+def build_tracer(options: TraceOptions, job_dir: Path | str | None = None) -> Any:
+    """Langfuse when ``options.langfuse`` and the keys are set, else the local tracer.
 
     ``job_dir``: where the job writes (its ``traces.jsonl``, and the run's name)."""
-    tracing = (cfg.get("tracing") if hasattr(cfg, "get") else None) or {}
-    if not tracing.get("langfuse"):
+    if not options.langfuse:
         return NullTracer()
     settings = langfuse_settings()
     if settings is None:
@@ -70,7 +69,7 @@ def build_tracer(cfg: Any, job_dir: Path | str | None = None) -> Any:
     from bench.tracing.tracer import LangfuseTracer
 
     try:
-        return LangfuseTracer(settings, tracing, cfg.get("dataset"), (cfg.get("arm") or {}).get("name"), job_dir)
+        return LangfuseTracer(settings, options, job_dir)
     except Exception as err:  # noqa: BLE001 - Langfuse must never stop a job
         log.warning("cannot start Langfuse tracing (%s: %s): traces stay local", type(err).__name__, err)
         return NullTracer()

@@ -1,13 +1,12 @@
 """The benchmark's cases as a Langfuse dataset: one item per case, stable names and ids.
 
-    name = dataset_name(cfg.dataset, cases)        # bench-<source>-<case-set hash>
+    name = dataset_name(source.label(), cases)     # bench-<source>-<case-set hash>
     upload_dataset(client, name, cases)            # create the dataset, upsert its items
 """
 
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from typing import Any
 
 from bench.schema import case_set_hash
@@ -15,18 +14,13 @@ from bench.schema import case_set_hash
 __all__ = ["dataset_name", "dataset_item_id", "upload_dataset", "is_transport"]
 
 
-def dataset_name(dataset_cfg: Any, cases: list[Any], override: str | None = None) -> str:
-    """``tracing.dataset`` or ``bench-<source>-<case-set hash>`` (same cases, same name)."""
+def dataset_name(label: str, cases: list[Any], override: str | None = None) -> str:
+    """``tracing.dataset`` or ``bench-<label>-<case-set hash>`` (same cases, same name); ``label`` is
+    the source's (:meth:`bench.sources.Source.label`: the file's stem, the hub dataset's name, or
+    the source name)."""
     if override:
         return str(override)
-    source = (dataset_cfg or {}).get("source", "data")
-    if source == "local" and dataset_cfg.get("path"):
-        label = Path(str(dataset_cfg.get("path"))).stem
-    elif source == "hf":
-        label = str(dataset_cfg.get("hf_name", "hf")).rsplit("/", 1)[-1]
-    else:
-        label = str(source)
-    label = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in label)
+    label = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in str(label or "data"))
     return f"bench-{label}-{case_set_hash(cases)[:12]}"
 
 

@@ -18,6 +18,18 @@ __all__ = ["LangfuseSettings", "langfuse_settings", "langfuse_client", "Recordin
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, kw_only=True)
+class TraceOptions:
+    """What a job asks of its tracer (``tracing.*`` of the config, built by the runner)."""
+
+    langfuse: bool = False        # trace into Langfuse when its keys are set
+    dataset: str | None = None    # the Langfuse dataset name; None: bench-<label>-<case-set hash>
+    upload_dataset: bool = True   # upsert the cases as dataset items when a job starts
+    timeout: float = 5.0          # seconds per Langfuse request
+    dataset_label: str = "data"   # the source's label (bench.sources.Source.label)
+    arm: str | None = None        # the arm's name, for the run's metadata
+
+
 @dataclass(frozen=True)
 class LangfuseSettings:
     public_key: str

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.tracing.datasets import dataset_item_id, dataset_name, is_transport, upload_dataset
-from bench.tracing.settings import LangfuseSettings, langfuse_client
+from bench.tracing.settings import LangfuseSettings, TraceOptions, langfuse_client
 
 __all__ = ["LangfuseTracer"]
 
@@ -61,15 +61,15 @@ class LangfuseTracer:
 
     name = "langfuse"
 
-    def __init__(self, settings: LangfuseSettings, tracing_cfg: Any = None, dataset_cfg: Any = None,
-                 arm: str | None = None, job_dir: Path | str | None = None) -> None:
-        tracing_cfg = tracing_cfg or {}
+    def __init__(self, settings: LangfuseSettings, options: TraceOptions | None = None,
+                 job_dir: Path | str | None = None) -> None:
+        options = options or TraceOptions()
         self.settings = settings
-        self.timeout = float(tracing_cfg.get("timeout", 5) or 5)
-        self.dataset_override = tracing_cfg.get("dataset")
-        self.upload = bool(tracing_cfg.get("upload_dataset", True))
-        self.dataset_cfg = dataset_cfg or {}
-        self.arm = arm
+        self.timeout = options.timeout
+        self.dataset_override = options.dataset
+        self.upload = options.upload_dataset
+        self.dataset_label = options.dataset_label
+        self.arm = options.arm
         self.job_dir = Path(job_dir) if job_dir else None
         self.client, self.recorder = langfuse_client(settings, self.timeout)
         self.off = False  # Langfuse unreachable or refusing: no more calls this job
@@ -158,7 +158,7 @@ class LangfuseTracer:
                 self._warn("connection" if is_transport(err) else "authentication", err)
                 return
             log.debug("no Langfuse project id: %s", err)
-        name = dataset_name(self.dataset_cfg, cases, self.dataset_override)
+        name = dataset_name(self.dataset_label, cases, self.dataset_override)
         try:
             if self.upload:
                 self.dataset = upload_dataset(self.client, name, cases)

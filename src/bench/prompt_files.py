@@ -8,7 +8,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from bench.config import ConfigError
+from bench.errors import ConfigError
 
 __all__ = ["PROMPT_NAMES", "load_prompt", "prompt_sections"]
 

@@ -1,0 +1,48 @@
+"""A Hugging Face dataset at a pinned revision."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from bench.errors import DatasetError
+from bench.sources.base import Source
+from bench.sources.rows import check_hub_reachable, stream_rows
+
+__all__ = ["Hub"]
+
+
+@dataclass(kw_only=True)
+class Hub(Source):
+    """A Hugging Face dataset at a pinned revision, read page by page (streaming)."""
+
+    source: str = "hf"
+    hf_name: str = "nebius/SWE-rebench-openhands-trajectories"  # dataset id (or a local copy laid out like it)
+    revision: str | None = None            # pinned revision
+    split: str = "train"                   # dataset split
+    names: ClassVar[tuple[str, ...]] = ("hf",)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        where = f"hf://{self.hf_name}@{self.revision}"
+        if not os.path.isdir(str(self.hf_name)):  # a local copy laid out like the hub needs no network
+            check_hub_reachable(where)
+        import datasets
+
+        datasets.disable_progress_bars()
+        try:
+            stream = datasets.load_dataset(self.hf_name, revision=self.revision, split=self.split, streaming=True)
+        except Exception as err:  # noqa: BLE001
+            raise DatasetError(
+                f"cannot open {where}: {type(err).__name__}: {err}. The Hugging Face hub may be "
+                "unreachable from this machine: download the parquet files elsewhere and run "
+                "with dataset=local dataset.path=FILE"
+            ) from err
+        yield from stream_rows(stream, where)
+
+    def provenance(self) -> dict[str, Any]:
+        return {"path": None, "hf_name": self.hf_name, "revision": self.revision}
+
+    def label(self) -> str:
+        return str(self.hf_name).rsplit("/", 1)[-1]

@@ -1,0 +1,80 @@
+"""Sources as classes (issue 21 item 1): each source's own keys, one error line for a key it does not
+take, and a new source that is one class plus its YAML."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from typing import ClassVar
+
+import pytest
+
+from bench.config import CONF_DIR, compose, dataset_source, validate
+from bench.data import load_cases
+from bench.errors import ConfigError
+from bench.sources import ChatLog, Filters, Hub, LocalFile, Shipped, Source, as_source, sample_path, source_classes
+from bench.tokens import TokenCounter
+
+
+@pytest.mark.parametrize("option,cls", [("sample", Shipped), ("ops", Shipped), ("local", LocalFile),
+                                        ("chat", ChatLog), ("hf", Hub)])
+def test_each_dataset_option_builds_its_class(option, cls):
+    extra = ["dataset.path=/tmp/x.jsonl"] if option in ("local", "chat") else []
+    source = dataset_source(compose([f"dataset={option}", *extra]).dataset)
+    assert type(source) is cls and isinstance(source.filters, Filters)
+    assert source.source == ("sample" if option == "sample" else option)
+
+
+def test_a_key_the_source_does_not_take_is_one_line_naming_the_fix():
+    with pytest.raises(ConfigError, match=r"^dataset.hf_name=x is not used by dataset.source=local .*use dataset=hf"):
+        validate(compose(["dataset=local", "dataset.path=a.jsonl", "+dataset.hf_name=x"]))
+    with pytest.raises(ConfigError, match=r"dataset.filters.min_turns=3 is not a setting of dataset.filters"):
+        validate(compose(["+dataset.filters.min_turns=3"]))
+    with pytest.raises(ConfigError, match=r"dataset.limit: expected int or null, got 'many'"):
+        validate(compose(["dataset.limit=many"]))
+    with pytest.raises(ConfigError, match=r"dataset.source: 'ops2' is not read by Shipped"):
+        validate(compose(["dataset.source=ops2"]))
+    with pytest.raises(ConfigError, match=r"dataset.format: 'csv' is not one of"):
+        LocalFile(path="a.csv", format="csv")
+
+
+def test_filters_apply_in_order_and_name_the_first_that_fails():
+    counter = TokenCounter()
+    everything = load_cases(Shipped(source="ops", profile="tau2"), counter)
+    few = load_cases(Shipped(source="ops", profile="tau2", filters=Filters(min_messages=10**6)), counter)
+    assert everything.cases and not few.cases and few.skipped == {"messages": everything.rows_read}
+    limited = load_cases({"source": "ops", "profile": "tau2", "limit": 2}, counter)
+    assert [c.case_id for c in limited.cases] == [c.case_id for c in everything.cases[:2]]
+    assert limited.source["path"] == str(sample_path("ops")) and limited.source["hf_name"] is None
+
+
+@dataclass(kw_only=True)
+class _Reversed(Source):
+    """A throwaway source: the shipped operations rows, last first."""
+
+    source: str = "reversed"
+    names: ClassVar[tuple[str, ...]] = ("reversed",)
+    skip: int = 0  # its own key: rows dropped from the end first
+
+    def rows(self):
+        rows = list(Shipped(source="ops").rows())[::-1]
+        yield from rows[self.skip:]
+
+
+def test_a_throwaway_source_touches_only_its_class_and_yaml(tmp_path):
+    conf = tmp_path / "conf"
+    shutil.copytree(CONF_DIR, conf)
+    (conf / "dataset" / "reversed.yaml").write_text(
+        "defaults:\n  - sample\n  - _self_\n"
+        f"_target_: {__name__}._Reversed  # the class\nsource: reversed  # its name\n"
+        "profile: tau2  # tau2-bench tools\nskip: 1  # rows dropped\n", encoding="utf-8")
+    cfg = compose(["dataset=reversed", "dataset.limit=3"], config_dir=conf)
+    source = dataset_source(cfg.dataset)
+    assert type(source) is _Reversed and source.skip == 1 and _Reversed in source_classes()
+    selection = load_cases(source, TokenCounter())
+    ops = [json.loads(line)["instance_id"] for line in sample_path("ops").read_text().splitlines() if line.strip()]
+    assert [c.instance_id for c in selection.cases] == ops[::-1][1:4]
+    assert selection.source["source"] == "reversed"
+    with pytest.raises(ConfigError, match="dataset.path=x is not used by dataset.source=reversed"):
+        as_source({"_target_": f"{__name__}._Reversed", "path": "x"})
