@@ -120,3 +120,88 @@ def grade_asked(qtype: str, question: str, reference, text: str) -> str:
 def test_a_declining_answer_that_only_repeats_the_question_abstains(text, verdict):
     question = "What `data_limit_gb` did get_line_details return for line L2001?"
     assert grade_asked("tool_value", question, 17.0, text) == verdict
+
+
+# --- classes of fresh3's disagreements (the seven domain-neutral types), values of their own -----------------
+
+ASK_VALUE = "In what `get_account` with `{\"id\": \"A7\"}` returned the 1st time, what was `owner_id`?"
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("a.b7@x.org", "It was either a.b7@x.org or a.b3@x.org.", "wrong"),       # dots inside tokens: one sentence
+    (12.5, "Either 12.5 or 13.0, I'm not sure which.", "wrong"),
+    ("C2001", "It returned C2002 - no wait, it was C2001.", "correct"),       # the claim after a self-correction
+    ("C2001", "C2001, no wait, C2003.", "wrong"),
+    ("2025-03-31", "The period ends on March 31, 2025.", "correct"),          # dates in other forms
+    ("2025-03-31", "31 Mar 2025", "correct"),
+    ("2025-03-31", "March 30, 2025", "wrong"),
+    ("2024-06-01T09:30:00", "It was opened on 2024-06-01 at 09:30.", "correct"),
+    ("2024-06-01T09:30:00", "2024-06-01 at 10:30", "wrong"),
+    ("555-010-7788", "They read me the number and I looked the account up with it.", "abstained"),  # no value
+    ("555-010-7788", "The number was 555-010-7789.", "wrong"),
+    ("Signal Low | Wi-Fi Off | 45%", "Low signal... no: signal low, wi-fi off, battery 45%.", "correct"),  # parts
+    ("Signal Low | Wi-Fi Off | 45%", "signal low, wi-fi on, 45%", "wrong"),
+])
+def test_value_classes(reference, text, verdict):
+    assert grade_asked("tool_value", ASK_VALUE, reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (7, "8 times? No wait - 7.", "correct"),
+    (7, "I ran it 6 or 7 times.", "wrong"),                                   # two counts, not chosen
+    (7, "three or four times", "wrong"),
+    (7, "I called read_file 7 times.", "wrong"),                              # the count of another tool
+    (7, "7 times, mostly re-running test_cache_keys.py", "correct"),          # a file is not a tool
+    (7, "`run_tests` 7 times", "correct"),
+])
+def test_count_classes(reference, text, verdict):
+    assert grade_asked("call_count", "How many times did you call `run_tests`?", reference, text) == verdict
+
+
+ASK_OUTPUT = "The 2nd time you called `bash` with `{\"command\": \"make -C src/app\"}`, what did it return?"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("I don't know what bash printed when I ran the build in src/app/main.c.", "abstained"),  # what it does not know
+    ("Not sure - I didn't keep that output of app/main.py in mind.", "abstained"),
+    ("I can't recall, but I think it said 4 files built.", "wrong"),                          # a value of its own
+])
+def test_a_decline_naming_what_it_does_not_know(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, "built 3 files", text) == verdict
+
+
+def test_latest_value_declines_like_the_other_value_types():
+    question = "What was `mode` the last time you called `set_mode` with `{\"line\": \"L9\"}`?"
+    assert grade_asked("latest_value", question, "4G-7", "I don't know what set_mode showed the last time "
+                                                         "I called it for L9.") == "abstained"
+
+
+RECORD = '{"id": "X1", "used": "9.5", "limit": "10.0", "billing_paused": false, "roaming_enabled": false, "note": null}'
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (RECORD, '{"output": {"id": "X1", "used": 9.5, "limit": 10.0, "billing_paused": false, "roaming_enabled": false,'
+             ' "note": null}}', "correct"),                                  # numbers as numbers
+    (RECORD, "| field | value |\n|---|---|\n| id | X1 |\n| used | 10.0 |\n| limit | 9.5 |\n| billing_paused | false |"
+             "\n| roaming_enabled | false |\n| note | null |", "wrong"),     # table rows are labelled values
+    (RECORD, "X1: 9.5 used of 10.0, billing not paused, roaming enabled.", "wrong"),  # a flag by its label's words
+    (RECORD, "X1: 9.5 used of 10.0, billing not paused, roaming disabled.", "correct"),
+    ("Range is empty. Returning the input unchanged.", "It printed \"Division by zero\" again.", "wrong"),  # prose
+    ("Range is empty. Returning the input unchanged.", "It said the range was empty and returned the input "
+                                                       "unchanged.", "correct"),
+    ("Tasks\n1. ✅ Read code\n2. 🔄 Write fix\n3. ⏳ Test", "Tasks\n1. ✅ Read code\n2. ✅ Write fix\n3. ⏳ Test",
+     "wrong"),                                                                 # a status marker is a value
+    ("drwx 3 root 4096 alpha\ndrwx 12 root 4096 beta", "drwx 12 root 4096 alpha\ndrwx 3 root 4096 beta", "wrong"),
+    ("drwx 3 root 4096 alpha\ndrwx 12 root 4096 beta", "```\ndrwx 3 root 4096 alpha\ndrwx 12 root 4096 beta\n```",
+     "correct"),
+    ("Listing of /data:\n/data/a/\n/data/a/b/", "Listing of /data:\n/data/a/\n/data/a/b/c/", "wrong"),  # whole paths
+    ("<returncode>0</returncode>\n<output>\n./pkg/x.py\n</output>", "Return code 0; it found `./pkg/x.py`.",
+     "correct"),                                                               # tags are markup
+    ("<returncode>0</returncode>\n<output>\n./pkg/x.py\n</output>", "Return code 1; it found ./pkg/y.py", "wrong"),
+    ("Files up to 2 levels deep in /srv/app:\n/srv/app/\n/srv/app/lib/\n/srv/app/lib/core/",
+     "It listed /srv/app/ two levels deep: lib/ and lib/core/.", "correct"),  # relative to the listing's root
+    ("Files up to 2 levels deep in /srv/app:\n/srv/app/\n/srv/app/lib/\n/srv/app/lib/core/",
+     "It listed /srv/app/ two levels deep: lib/ and lib/util/.", "wrong"),
+])
+def test_output_classes(reference, text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict

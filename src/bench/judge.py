@@ -20,7 +20,17 @@ from typing import Any
 
 from bench.questions import REGISTRY, question_type
 from bench.questions.answers import read_typed
-from bench.questions.matching import ABSTAIN_PATTERNS, has_values, is_abstention, offers_alternatives, parse_json
+from bench.questions.matching import (
+    ABSTAIN_PATTERNS,
+    declined_values,
+    final_claim,
+    has_values,
+    is_abstention,
+    offers_alternatives,
+    parse_json,
+    value_like,
+)
+from bench.questions.values import numbers
 from bench.schema import STALE_REASON, Answer, Question, Score
 
 __all__ = ["ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
@@ -49,16 +59,24 @@ class ExactJudge:
         reading = read_typed(question.answer_format or qtype.answer_format, parse_json(raw), raw)
         if reading.unknown:
             return Score(**base, verdict="abstained", reason='no specific claim: the answer is {"unknown": true}')
-        text = reading.text
-        if getattr(qtype, "values_only", False) and is_abstention(text) and not has_values(text, question.question):
-            # "I can't recall the response from refuel_data": the only specifics are the question's own
+        text = final_claim(reading.text)  # "C1001 - no wait, C1002" claims C1002
+        values_only = getattr(qtype, "values_only", False)
+        if values_only and is_abstention(text) and not declined_values(text, question.question):
+            # "I can't recall what refuel_data returned for L1": the only specifics are the question's own
+            # or what the answer says it does not know
             return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
+        if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)):
+            # "they gave me their phone number": no value of the kind asked is stated at all
+            return Score(**base, verdict="abstained", reason="no specific claim: the answer states no value")
         claim = qtype.claim(reading.parsed, text, repo_root) if text.strip() else None
         if claim is None:  # no specific claim: whatever else it says, the answer does not answer
             why = "the answer says it does not know" if is_abstention(text) else "no claim the question asks for"
             return Score(**base, verdict="abstained", reason=f"no specific claim: {why}")
         if offers_alternatives(text):
             return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")
+        off_target = getattr(qtype, "off_target", None)  # a type whose answer can be about something else
+        if off_target is not None and (why := off_target(question, text)):
+            return Score(**base, verdict="wrong", reason=why)
         grade_question = getattr(qtype, "grade_question", None)  # a type that needs more than the reference
         ok, why = (grade_question(question, claim, repo_root) if grade_question is not None
                    else qtype.grade(question.reference, claim, repo_root))

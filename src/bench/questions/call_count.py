@@ -14,13 +14,16 @@ from typing import Any
 
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, make_question
-from bench.questions.matching import is_abstention, numbers, same_number
+from bench.questions.matching import has_identifier, is_abstention
+from bench.questions.values import numbers, same_number
 from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["CALL_COUNT", "call_key"]
 
 NAME = "call_count"
+# a tool named in the answer (backticked, or snake_case); not a file (x_y.py) or a part of a path
+_TOOL_NAME = re.compile(r"`[A-Za-z_][\w-]*`|(?<![\w/.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b(?![./]\w)")
 _TIMES = re.compile(r"(\d+|[a-z]+)\s+(?:times?|calls?)\b|\b(once|twice|thrice)\b", re.I)
 
 
@@ -78,6 +81,15 @@ class CallCount:
             return None  # a number beside an abstention ("70-odd steps, can't say") is not the count
         found = numbers(text)
         return found[0] if found else None
+
+    def off_target(self, question: Question, text: str) -> str | None:
+        """A count of another tool: the answer names tools, none of them the question's."""
+        asked = re.search(r"`([^`]+)`", question.question)
+        tool = (question.target or {}).get("tool") or (asked.group(1) if asked else "")
+        named = [t.strip("`") for t in _TOOL_NAME.findall(text)]
+        if tool and named and not has_identifier(tool, text):
+            return f"the count of another tool ({named[0]}), not of {tool}"
+        return None
 
     def grade(self, reference: int, claim: float, repo_root: str | None) -> tuple[bool, str]:
         if same_number(claim, reference):

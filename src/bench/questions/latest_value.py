@@ -68,6 +68,7 @@ def flat_fields(output: str | None) -> dict[str, Any] | None:
 
 class LatestValue:
     name = NAME
+    values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "What was `{field}` the last time you called `{tool}` with `{arguments}`?"
     answer_format = {"value": "the value in the latest result"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Latest value: the value the field had in the LAST result of that call, as in the reference "

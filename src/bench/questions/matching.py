@@ -1,11 +1,11 @@
-"""Reading claims out of free-text answers: paths, code, numbers, exception types, messages.
+"""Reading claims out of free-text answers: abstentions, paths, code, exception types, messages
+(numbers, dates and multi-part values: :mod:`bench.questions.values`).
 
 The exact judge's per-type ``claim`` functions use these to read what an LLM wrote (prose,
 markdown, JSON, code fences) as tolerantly as the grading rule allows (README, "Grading").
 
     parse_json('```json\\n{"a": 1}\\n```')     # {'a': 1}
     path_tokens("I edited `mypy/checker.py`")  # ['mypy/checker.py']
-    numbers("three tests, 2.50 s")             # [3.0, 2.5]
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import posixpath
 import re
 from typing import Any
 
-__all__ = ["ABSTAIN_PATTERNS", "is_abstention", "has_values", "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "path_tokens", "norm_path", "match_paths", "code_candidates",
-           "numbers", "same_number", "exception_types", "same_type", "in_substance", "has_identifier",
+__all__ = ["ABSTAIN_PATTERNS", "is_abstention", "has_values", "declined_values", "final_claim", "value_like",
+           "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "path_tokens", "norm_path", "match_paths", "code_candidates",
+           "exception_types", "same_type", "in_substance", "has_identifier",
            "negated_spans"]
 
 
@@ -33,8 +34,9 @@ ABSTAIN_PATTERNS = re.compile(
     r"|(?:i'm|i am) not sure (?:what|which|how|whether)|i have no (?:way|information|memory)"
     r"|i(?:'d| would) (?:have|need) to (?:rerun|re-run|reopen|re-open|check|look|scroll|open|see|run)"
     r"|(?:can't|cannot|can not) (?:say|reconstruct|reproduce|list|quote|recall|count|tell|remember)"
-    r"|lost (?:count|track)|summari[sz]ed away|not (?:sure|certain) (?:any ?more|of)|no (?:longer )?details?)\b"
-    r"|^\W*(?:unknown|not sure|n/a|none available|-+|\?+)\W*$",
+    r"|lost (?:count|track)|summari[sz]ed away|not (?:sure|certain) (?:any ?more|of)|no (?:longer )?details?"
+    r"|(?:did not|didn't) keep (?:the|that|it|its|any|this|track|count)\b(?:[^.;\n]*\bin mind)?)\b"
+    r"|^\W*(?:unknown|not sure|n/a|none available|-+|\?+)\W*$|^\W*not (?:sure|certain)\s*[-\u2013\u2014,:;]",
     re.I,
 )
 
@@ -48,6 +50,16 @@ _VALUE = re.compile(r"\d|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\s][^']*'(?![A-Za-z
 
 
 _NOT_A_VALUE = re.compile(r"\bn/a\b", re.I)  # "N/A" is no path
+
+
+def value_like(reference: Any) -> bool:
+    """A reference that is one value of a shape an answer must show to claim it: a number (not a
+    boolean), or one token holding a digit (an id, a phone number, a date)."""
+    if isinstance(reference, bool):
+        return False
+    if isinstance(reference, (int, float)):
+        return True
+    return isinstance(reference, str) and bool(re.fullmatch(r"[\w.@+:/-]*\d[\w.@+:/-]*", reference.strip()))
 
 
 def has_values(text: str, besides: str = "") -> bool:
@@ -67,7 +79,39 @@ _OWN_VALUE = re.compile(r"[\w.-]*\d[\w.-]*|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\
                         r"|\b[a-z]+[A-Z]\w*|\w+/\w+")
 
 
-_ALTERNATIVES = re.compile(r"\beither\b[^.\n]*\bor\b|\bor\b[^.\n]*\b(?:not sure which|can't tell which)", re.I)
+# within one sentence: a dot inside a token (3.5, a.b@c.com) does not end it
+_SENTENCE = r"(?:[^.\n]|\.(?=\S))*"
+_COUNT = r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_ALTERNATIVES = re.compile(rf"\beither\b{_SENTENCE}\bor\b|\bor\b{_SENTENCE}\b(?:not sure which|can't tell which)"
+                           rf"|(?<![\w.-]){_COUNT} or {_COUNT}(?![\w.-])", re.I)
+
+# "C1001 - no wait, it was C1002", "9 times? No wait - 8": the claim is what follows the last correction
+_CORRECTION = re.compile(r"\b(?:no,? wait|wait,? no|scratch that|correction|i mean|sorry,? (?:i mean|it was))\b"
+                         r"[\s,:;.!?\u2013\u2014-]*", re.I)
+
+# "I don't know what X returned when I ran Y": what the answer does not know is no claim
+_DECLINED_OBJECT = re.compile(r"\b(?:what|which|how|whether|if|where|when)\b[^.;\n]*"
+                              r"|\b(?:the|that|this|its) (?:\w+ )?(?:output|result|response|reply|value|view|run|call)s?"
+                              r" (?:of|from|for)\b[^.;\n]*", re.I)
+
+
+def final_claim(text: str) -> str:
+    """The text after its last self-correction ("X - no wait, Y" claims Y), else the text."""
+    corrections = list(_CORRECTION.finditer(text or ""))
+    if not corrections or not text[corrections[-1].end():].strip():
+        return text
+    return text[corrections[-1].end():]
+
+
+def declined_values(text: str, besides: str = "") -> bool:
+    """Whether a declining answer names values of its own outside what it says it does not know
+    ("I can't recall what `make` printed in src/app" names only what it cannot recall)."""
+    kept = []
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n", text or ""):
+        found = ABSTAIN_PATTERNS.search(sentence)
+        kept.append(sentence[: found.end()] + _DECLINED_OBJECT.sub(" ", sentence[found.end():], count=1)
+                    if found else sentence)
+    return has_values(" ".join(kept), besides)
 
 
 _NEGATED_YES = re.compile(r"\b(?:not|n't|never|no longer)\s+(?:\w+\s+)?(?:enabled|on|active|true|connected|yes|set)\b",
@@ -211,44 +255,6 @@ def code_candidates(text: str) -> tuple[str, bool]:
     if spans:
         return "\n".join(spans), True
     return text or "", False
-
-
-# --- numbers -----------------------------------------------------------------------------
-
-_WORDS = {"zero": 0, "no": 0, "none": 0, "one": 1, "once": 1, "single": 1, "two": 2, "twice": 2, "three": 3,
-          "thrice": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-          "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-          "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90}
-_UNITS = "|".join(w for w, n in _WORDS.items() if 1 <= n <= 9 and w not in ("once", "twice", "thrice", "single"))
-_NUMBER = re.compile(
-    r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?![\w.]*\w)"
-    rf"|\b({'|'.join(_TENS)})(?:[- ]({_UNITS}))?\b"
-    r"|\b(" + "|".join(_WORDS) + r")\b", re.I)
-
-
-def numbers(text: str, words: bool = True) -> list[float]:
-    """Numbers in a text, in order (digits, and number words such as 'three', 'thirty-one' or 'twice')."""
-    found = []
-    for match in _NUMBER.finditer(text or ""):
-        tens, unit, word = match.group(1), match.group(2), match.group(3)
-        if tens:
-            if words:
-                found.append(float(_TENS[tens.lower()] + (_WORDS[unit.lower()] if unit else 0)))
-        elif word:
-            if words and word.lower() not in ("no", "none", "single"):
-                found.append(float(_WORDS[word.lower()]))
-        else:
-            found.append(float(match.group(0).replace(",", "")))
-    return found
-
-
-def same_number(a: Any, b: Any) -> bool:
-    try:
-        return abs(float(a) - float(b)) < 1e-9
-    except (TypeError, ValueError):
-        return False
 
 
 # --- exceptions --------------------------------------------------------------------------

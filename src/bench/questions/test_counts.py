@@ -14,7 +14,7 @@ from typing import Any
 from bench.extract import parse_test_counts, summary_line
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, make_question, ordinal
-from bench.questions.matching import numbers, same_number
+from bench.questions.values import numbers, same_number
 from bench.reading import Reading, find_run
 from bench.schema import DroppedQuestion, Question
 

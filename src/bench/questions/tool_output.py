@@ -11,6 +11,7 @@ calls of that tool with the same arguments.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from collections import Counter
 from typing import Any
@@ -20,13 +21,15 @@ from bench.questions.base import CaseFacts, ReaderAnswer, args_text, calls_of, m
 from bench.questions.matching import (
     FALSE_WORDS,
     TRUE_WORDS,
+    has_identifier,
     has_values,
+    in_substance,
     is_abstention,
-    numbers,
     parse_json,
-    same_number,
     squash,
+    stated_bool,
 )
+from bench.questions.values import numbers, same_date, same_number
 from bench.reading import Reading, find_call
 from bench.schema import DroppedQuestion, Question
 
@@ -37,7 +40,7 @@ MAX_OUTPUT_CHARS = 400
 MAX_ARGS_CHARS = 500
 _NEGATED = re.compile(r"\b(?:not|n't|never|no longer)\s+(?:\w+\s+)?(?:enabled|on|active|true|connected|yes|set)\b",
                       re.I)
-_INLINE_KEY = re.compile(r"['\"]?[A-Za-z_][\w]*['\"]?\s*:\s")
+_INLINE_KEY = re.compile(r"(?<![\w/.])['\"]?[A-Za-z_][\w]*['\"]?\s*:\s")  # not the end of a path (/srv/app:)
 _PAIR = re.compile(r"^([A-Za-z][\w ./()-]{0,40}?):\s+(\S.*)$")  # "Cellular Signal: excellent"
 # What free text states: numbers (with a unit), identifiers, paths, quoted and parenthesised words.
 _CONTENT = re.compile(r"[\w./:-]*\d[\w./:-]*|(?<=\d )[A-Za-z%/]{1,6}\b|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\n]+'(?![A-Za-z])|\([A-Za-z][^)\s]*\)|/[\w./-]+|\b\w+_\w+\b"
@@ -66,12 +69,103 @@ def _leaves(value: Any, out: list[Any]) -> list[Any]:
     return out
 
 
+_TAG = re.compile(r"</?[A-Za-z_][\w-]*>")  # <returncode>0</returncode>: markup, not values
+_TABLE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|$")
+_MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
+
+
+def _untagged(text: str) -> str:
+    return _TAG.sub("\n", text)
+
+
+def _plain_json(value: Any) -> Any:
+    """A JSON value with numbers compared as numbers ("15.1" = 15.1)."""
+    if isinstance(value, dict):
+        return {k: _plain_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_json(v) for v in value]
+    if isinstance(value, str) and re.fullmatch(r"-?\d+(?:\.\d+)?", value.strip()):
+        return float(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def _label(key: str) -> str:
+    return re.sub(r"[\s_]+", " ", key).strip().lower()
+
+
+def _stated_pairs(text: str) -> dict[str, str]:
+    """``label: value`` lines and two-cell markdown table rows, labels normalised (``_`` = space)."""
+    rows = [m.groups() for line in text.split("\n") if (m := _TABLE_ROW.match(line.strip()))
+            and not set(m.group(2)) <= set("-: ")]
+    return {_label(k): v for k, v in [*_pairs(text), *rows]}
+
+
+def _bool_near_label(key: str, value: bool, text: str) -> bool | None:
+    """What the text says of a yes/no field where it names the field: "roaming enabled" claims
+    ``roaming_enabled`` true, "roaming disabled" false; None when the field is not named."""
+    words = [w for w in re.split(r"[_\s]+|(?<=[a-z])(?=[A-Z])", key.lower()) if w]
+    subject = [w for w in words if w not in ("is", "has", "enabled", "active", "on", "flag")] or words
+    for clause in re.split(r"[,;.\n]|\band\b", text):
+        low = clause.lower()
+        if subject and re.search(rf"\b{re.escape(subject[0])}", low):
+            said = stated_bool(clause)
+            if said is None and all(re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", low) for w in words):
+                said = not re.search(r"\b(?:not|no|never)\b|n't\b", low)
+            if said is not None:
+                return said
+    return None
+
+
+def _marked_lines(text: str) -> dict[str, str]:
+    """Lines with a status marker (✅ 🔄 ⏳, [x]): the line's words -> its marker."""
+    marked = {}
+    for line in text.split("\n"):
+        match = _MARKER.match(line)
+        if match:
+            marked[squash(match.group(2)).lower()] = match.group(1)
+    return marked
+
+
+def _row_problem(reference: str, claim: str) -> str | None:
+    """A row of a multi-line output restated with other values: a line of the answer that names the
+    row (a word only that row has) and gives at least half its numbers must give all of them."""
+    rows = [line for line in reference.split("\n") if line.strip()]
+    if len(rows) < 2:
+        return None
+    words = [set(re.findall(r"[A-Za-z][\w.-]{2,}", row)) for row in rows]
+    said = [(line, numbers(line, words=False)) for line in claim.split("\n") if line.strip()]
+    for row, own in zip(rows, words, strict=True):
+        unique = own - set().union(*(w for w in words if w is not own))
+        wanted = numbers(row, words=False)
+        if not unique or not wanted:
+            continue
+        for line, found in said:
+            if not any(has_identifier(u, line) for u in unique):
+                continue
+            present = sum(1 for n in wanted if any(same_number(n, f) for f in found))
+            if present * 2 >= len(wanted) and present < len(wanted):
+                return f"the row of {sorted(unique)[0]} with other values"
+    return None
+
+
+def _relative_to_listing(path: str, claim: str, paths: list[str]) -> bool:
+    """A path of a listing stated relative to the listing's root ("lib/core/" for /srv/app/lib/core/)."""
+    root = posixpath.commonpath(paths) if len(paths) >= 2 else ""
+    if not root or root == "/" or not path.startswith(root + "/"):
+        return False
+    rest = path[len(root) + 1:]
+    return bool(rest) and re.search(rf"(?<![\w/.]){re.escape(rest.rstrip('/'))}/?(?![\w/])", claim) is not None
+
+
 def output_values(reference: str) -> list[Any]:
     """The values a tool output states: a JSON record's scalar leaves; a readout's values after
     its labels; in free text its numbers, identifiers, paths, quoted and parenthesised words."""
     data = parse_json(reference)
     if isinstance(data, (dict, list)):
         return _leaves(data, [])
+    reference = _untagged(reference)
     values: list[Any] = [token for _, value in _pairs(reference) for token in _value_tokens(value)]
     rest = "\n".join(line for line in reference.split("\n") if not _PAIR.match(line.strip()))
     values += [t.strip("'\"`()") for t in _CONTENT.findall(_INLINE_KEY.sub(" ", rest))]
@@ -100,6 +194,8 @@ def _value_in(value: Any, text: str, found_numbers: list[float]) -> bool:
     as_number = numbers(token, words=False)
     if len(as_number) == 1 and re.fullmatch(r"-?[\d,]+(?:\.\d+)?", token):
         return any(same_number(as_number[0], n) for n in found_numbers)
+    if "/" in token:  # a path is one whole token: /a/b/ is not in /a/b/c/ (a trailing slash may be added)
+        return re.search(rf"(?<![\w/]){re.escape(token)}/?(?![\w/])", text, re.I) is not None
     return token.lower() in text.lower()
 
 
@@ -178,18 +274,37 @@ class ToolOutput:
         return text
 
     def grade(self, reference: str, claim: str, repo_root: str | None) -> tuple[bool, str]:
-        if squash(reference).lower() in squash(claim).lower():
+        marked, said = _marked_lines(reference), _marked_lines(claim)
+        for item, marker in marked.items():  # a status marker is its line's value
+            if item in said and said[item] != marker:
+                return False, f"{item!r}: marked {said[item]} in the answer, {marker} in the output"
+        verbatim = re.search(r"(?<![\w/])" + re.escape(squash(reference).lower()) + r"(?![\w/])", squash(claim).lower())
+        if verbatim:
             return True, "the output, verbatim"
         want, got = parse_json(reference), parse_json(claim)
         if want is not None and got is not None:
-            return (True, "the same JSON value") if got == want else (False, "a different JSON value")
+            same = _plain_json(got) == _plain_json(want)
+            return (True, "the same JSON value") if same else (False, "a different JSON value")
         # a value stated under its own label must be that label's value ("Data Roaming Enabled: Yes")
-        stated = dict(_pairs(claim))
-        for label, value in _pairs(reference):
-            if label in stated and not _same_value(value, stated[label]):
-                return False, f"{label}: expected {value!r}, the answer says {stated[label]!r}"
-        found = numbers(claim, words=False)
-        missing = [v for v in output_values(reference) if not _value_in(v, claim, found)]
+        stated = _stated_pairs(claim)
+        labelled = ([(k, v) for k, v in want.items() if not isinstance(v, (dict, list, type(None)))]
+                    if isinstance(want, dict)
+                    else _pairs(reference))
+        for label, value in labelled:
+            if isinstance(value, bool) and (near := _bool_near_label(label, value, claim)) is not None:
+                if near is not value:
+                    return False, f"{label}: expected {str(value).lower()}, the answer says {str(near).lower()}"
+            if _label(label) in stated and not _same_value(str(value), stated[_label(label)]):
+                return False, f"{label}: expected {value!r}, the answer says {stated[_label(label)]!r}"
+        if (row := _row_problem(_untagged(reference), claim)) is not None:
+            return False, row
+        found = numbers(claim)
+        values = output_values(reference)
+        if not values and not in_substance(reference, claim):  # prose without values: its words
+            return False, "not the output in substance"
+        paths = [str(v) for v in values if str(v).startswith("/")]
+        missing = [v for v in values if not _value_in(v, claim, found) and not (
+            isinstance(v, str) and (_relative_to_listing(v, claim, paths) or same_date(v, claim)))]
         if not missing:
             return True, "every value of the output"
         return False, f"missing or different: {', '.join(str(v) for v in missing[:5])}"

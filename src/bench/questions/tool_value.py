@@ -14,7 +14,8 @@ from langchain_core.messages import ToolMessage
 
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, args_text, calls_of, make_question, ordinal
-from bench.questions.matching import has_values, is_abstention, numbers, parse_json, same_number, stated_bool
+from bench.questions.matching import has_values, is_abstention, parse_json, stated_bool
+from bench.questions.values import all_parts, numbers, same_date, same_number
 from bench.reading import Reading, find_call
 from bench.schema import DroppedQuestion, Question
 from bench.text import content_text, message_text
@@ -113,6 +114,10 @@ class ToolValue:
             ok = stated_bool(text) is reference
         elif isinstance(reference, (int, float)):
             ok = any(same_number(reference, n) for n in numbers(text, words=False))
+        elif (as_date := same_date(str(reference), text)) is not None:
+            ok = as_date  # 2025-02-28 = "February 28, 2025"; 2024-05-15T15:00:00 = "2024-05-15 at 15:00"
+        elif " | " in str(reference):
+            ok = all_parts(str(reference), text)  # "📵 No Signal | 🔋 80%": every part, in words
         else:
             want = str(reference).strip().lower()
             ok = low.strip().strip("'\"`") == want if "value" in claim else want in low

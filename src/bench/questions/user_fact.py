@@ -21,8 +21,9 @@ from langchain_core.messages import HumanMessage
 from bench.history import ToolEvent
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, make_question
-from bench.questions.matching import has_values, is_abstention, numbers, same_number
+from bench.questions.matching import has_values, is_abstention
 from bench.questions.tool_value import value_text
+from bench.questions.values import numbers, same_number
 from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 from bench.text import content_text

@@ -17,8 +17,9 @@ from typing import Any
 from bench.history import ToolEvent
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, make_question
-from bench.questions.matching import has_values, is_abstention, same_number
+from bench.questions.matching import has_values, is_abstention
 from bench.questions.tool_value import value_text
+from bench.questions.values import same_number
 from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 

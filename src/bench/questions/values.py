@@ -1,0 +1,100 @@
+"""Reading quantities out of answers: numbers (digits and words), dates and times, multi-part values.
+
+    numbers("three tests, 2.50 s")                    # [3.0, 2.5]
+    same_date("2025-02-28", "on February 28, 2025")   # True
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["numbers", "same_number", "dates", "same_date", "all_parts"]
+
+
+_WORDS = {"zero": 0, "no": 0, "none": 0, "one": 1, "once": 1, "single": 1, "two": 2, "twice": 2, "three": 3,
+          "thrice": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+          "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+          "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+_UNITS = "|".join(w for w, n in _WORDS.items() if 1 <= n <= 9 and w not in ("once", "twice", "thrice", "single"))
+_NUMBER = re.compile(
+    r"(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?![\w.]*\w)"
+    rf"|\b({'|'.join(_TENS)})(?:[- ]({_UNITS}))?\b"
+    r"|\b(" + "|".join(_WORDS) + r")\b", re.I)
+
+
+def numbers(text: str, words: bool = True) -> list[float]:
+    """Numbers in a text, in order (digits, and number words such as 'three', 'thirty-one' or 'twice')."""
+    found = []
+    for match in _NUMBER.finditer(text or ""):
+        tens, unit, word = match.group(1), match.group(2), match.group(3)
+        if tens:
+            if words:
+                found.append(float(_TENS[tens.lower()] + (_WORDS[unit.lower()] if unit else 0)))
+        elif word:
+            if words and word.lower() not in ("no", "none", "single"):
+                found.append(float(_WORDS[word.lower()]))
+        else:
+            found.append(float(match.group(0).replace(",", "")))
+    return found
+
+
+_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                        "dec"), start=1)}
+_TIME = r"(?:(?:T|\s+at\s+|\s+)(\d{1,2}):(\d{2})(?::(\d{2}))?)?"
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})" + _TIME)
+_MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})" + _TIME)
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?([A-Za-z]{3,9}),? (\d{4})" + _TIME)
+
+
+def _date_key(year: str, month: int | None, day: str, clock: tuple[str | None, ...]) -> str | None:
+    if month is None:
+        return None
+    hour, minute, second = clock
+    stamp = f"{int(year):04d}-{month:02d}-{int(day):02d}"
+    return stamp + (f"T{int(hour):02d}:{minute}:{second or '00'}" if hour is not None else "")
+
+
+def dates(text: str) -> list[str]:
+    """Dates (and times) a text states, as ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM:SS``: ISO, "February 28,
+    2025", "28 Feb 2025", a time after ``T``, a space or "at" (seconds optional)."""
+    found = []
+    for match in _ISO_DATE.finditer(text or ""):
+        found.append(_date_key(match.group(1), int(match.group(2)), match.group(3), match.groups()[3:]))
+    for match in _MONTH_DAY.finditer(text or ""):
+        found.append(_date_key(match.group(3), _MONTHS.get(match.group(1)[:3].lower()), match.group(2),
+                               match.groups()[3:]))
+    for match in _DAY_MONTH.finditer(text or ""):
+        found.append(_date_key(match.group(3), _MONTHS.get(match.group(2)[:3].lower()), match.group(1),
+                               match.groups()[3:]))
+    return [d for d in found if d]
+
+
+def same_date(want: str, text: str) -> bool | None:
+    """For a reference that is a date or a date and time: whether the text states it (in any of the forms
+    of :func:`dates`); None when the reference is not one."""
+    wanted = dates(want)
+    if len(wanted) != 1 or not _ISO_DATE.fullmatch(want.strip()):
+        return None
+    return wanted[0] in dates(text)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9%]+(?:\.[0-9]+)?", (text or "").lower())
+
+
+def all_parts(reference: str, text: str) -> bool:
+    """Every ``|``-separated part of a value is in the text as a phrase of its words (symbols such as
+    emoji and punctuation ignored): "📵 Data Disabled | 🔋 80%" is in "mobile data disabled, battery at 80%"."""
+    said = " " + " ".join(_words(text)) + " "
+    parts = [_words(part) for part in reference.split("|")]
+    return all(f" {' '.join(words)} " in said for words in parts if words)
+
+
+def same_number(a: Any, b: Any) -> bool:
+    try:
+        return abs(float(a) - float(b)) < 1e-9
+    except (TypeError, ValueError):
+        return False
