@@ -14,12 +14,13 @@ from omegaconf import OmegaConf
 
 from bench import redact
 from bench.config import flat_keys, quote_override
+from bench.errors import BenchError
 from bench.jobdir import JobDirError, check_new, check_resume_path
 
 __all__ = ["UserError", "check_added_keys", "hydra_error_line", "lock_sweep_dir", "preflight_args"]
 
 
-class UserError(RuntimeError):
+class UserError(BenchError, RuntimeError):
     """A problem with the user's input or environment: reported in one line, no traceback."""
 
 

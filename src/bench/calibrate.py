@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.cases import MAX_NESTING, too_deep
+from bench.errors import BenchError
 from bench.questions import QUESTION_TYPES
 from bench.schema import Answer, Question
 from bench.stats import cohen_kappa
@@ -52,7 +53,7 @@ KNOWN_TYPES = tuple(dict.fromkeys((*QUESTION_TYPES, *DOMAIN_NEUTRAL_TYPES)))
 REQUIRED = ("id", "type", "question", "reference", "answer", "verdict")
 
 
-class CalibrationError(ValueError):
+class CalibrationError(BenchError, ValueError):
     """Bad calibration input: the message names the file and line."""
 
 

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bench.errors import BenchError
+
 __all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", "iter_jsonl", "iter_records", "UNREADABLE"]
 
 # A line that is valid JSON nested past the parser's recursion limit: yielded as
@@ -34,7 +36,7 @@ UNREADABLE = "__bench_unreadable__"
 _METADATA_COLUMNS = ("repo", "resolved", "exit_status", "model_patch", "trajectory_id")
 
 
-class ChatLogError(ValueError):
+class ChatLogError(BenchError, ValueError):
     """A chat log line that cannot be read; the message names the file and line."""
 
 

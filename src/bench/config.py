@@ -27,9 +27,25 @@ from bench.typecheck import check_types
 __all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
            "quote_override", "plain", "flat_keys", "dataset_source"]
 
-# ``${bench.prompt:sre.txt}`` in conf/prompt/*.yaml: a prompt's text, resolved wherever the config is.
-if not OmegaConf.has_resolver("bench.prompt"):
-    OmegaConf.register_new_resolver("bench.prompt", load_prompt)
+def _job_name(override_dirname: str, seed: Any) -> str:
+    """Readable sweep subdirectory: the overrides, seed last, no path separators."""
+    parts = [p for p in override_dirname.split(",") if p] if override_dirname else []
+    name = ",".join([*parts, f"seed={seed}"])
+    return re.sub(r"[/\\\s]+", "_", name)
+
+
+def _run_dir(resume: str | None, *rest: str | None) -> str:
+    """A resumed job writes into its own directory, one given ``output_dir`` into that (``rest``: the
+    output_dir, then Hydra's default, made unique by :class:`bench.callbacks.FreshDirCallback`)."""
+    return resume or next((r for r in rest if r), "")
+
+
+# every resolver the config files use, registered on import: a launcher's worker process
+# (joblib, Ray) resolves the job's config before the task function runs
+for _name, _resolver in (("bench.job_name", _job_name), ("bench.run_dir", _run_dir), ("bench.prompt", load_prompt)):
+    if not OmegaConf.has_resolver(_name):
+        OmegaConf.register_new_resolver(_name, _resolver)
+
 
 # The project's config directory: what bench.main composes from (the one definition).
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"

@@ -22,6 +22,8 @@ import fcntl
 import os
 from pathlib import Path
 
+from bench.errors import BenchError
+
 __all__ = ["JobDirError", "JobLock", "claim_dir", "check_new", "check_resume_path", "locked_by",
            "HYDRA_ENTRIES", "LOCK_FILE"]
 
@@ -29,7 +31,7 @@ LOCK_FILE = ".lock"
 HYDRA_ENTRIES = {".hydra", "main.log", LOCK_FILE}  # present before a job writes anything
 
 
-class JobDirError(RuntimeError):
+class JobDirError(BenchError, RuntimeError):
     """The job directory cannot be used (not empty, in use, not a job to resume): one line."""
 
 

@@ -12,11 +12,13 @@ import email.utils
 import re
 import time
 
+from bench.errors import BenchError
+
 __all__ = ["ModelSetupError", "ContextOverflow", "ModelCallError", "EmptyReply", "classify_error", "load_outcome",
            "retry_after"]
 
 
-class ModelSetupError(RuntimeError):
+class ModelSetupError(BenchError, RuntimeError):
     """Missing key, unreachable endpoint, bad model settings: reported in one line, no traceback."""
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.errors import BenchError
 from bench.profiles.base import Profile
 from bench.profiles.generic import GENERIC
 from bench.profiles.openhands import OPENHANDS
@@ -21,7 +22,7 @@ __all__ = ["Profile", "PROFILES", "get_profile", "declared_profile", "OPENHANDS"
 PROFILES: dict[str, Profile] = {p.name: p for p in (OPENHANDS, TAU2, GENERIC)}
 
 
-class ProfileError(ValueError):
+class ProfileError(BenchError, ValueError):
     """An unknown profile name or a bad override."""
 
 

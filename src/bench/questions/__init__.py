@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from bench.errors import BenchError
 from bench.questions.base import CaseFacts, QuestionType, ReaderAnswer, ordinal
 from bench.questions.call_count import CALL_COUNT
 from bench.questions.depth import DEPTHS, check_depths, depth_qid, pick_depths, question_depth
@@ -55,7 +56,7 @@ QUESTION_TYPES = tuple(REGISTRY)
 CODING_TYPES = ("files_changed", "first_edit", "test_counts", "first_error")
 
 
-class QuestionTypeError(ValueError):
+class QuestionTypeError(BenchError, ValueError):
     """``questions.types`` names a type that is not registered."""
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from bench.config import flat_keys
+from bench.errors import BenchError
 from bench.store import JobStore
 
 __all__ = ["ResumeError", "check_resume", "prune", "OPERATIONAL_TOP", "OPERATIONAL_LEAVES"]
@@ -26,7 +27,7 @@ OPERATIONAL_LEAVES = {"max_concurrency", "max_concurrency_cap", "timeout", "max_
                       "backoff_max", "check_endpoint", "cache_path", "cache_enabled", "cache_url"}
 
 
-class ResumeError(ValueError):
+class ResumeError(BenchError, ValueError):
     """``resume=DIR`` does not point at a job this config can continue."""
 
 
