@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.questions.matching import has_identifier, in_substance
+from bench.questions.matching import has_identifier
+from bench.questions.messages import in_substance
 from bench.questions.test_counts import table_counts, text_counts
 from test_judge import grade
 
@@ -205,3 +206,38 @@ RECORD = '{"id": "X1", "used": "9.5", "limit": "10.0", "billing_paused": false, 
 ])
 def test_output_classes(reference, text, verdict):
     assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+# --- classes of fresh4's disagreements (measured after fresh3's tuning), values of their own ---------------------
+
+@pytest.mark.parametrize("qtype,reference,text,verdict", [
+    ("call_count", 31, "I ran `run_tests` thirty-one times in total.", "correct"),  # compound words before "times"
+    ("write_actions", [{"tool": "pause_plan", "arguments": {"id": "P4"}}],
+     "I can't reliably reconstruct what I changed.", "abstained"),               # declines with a qualifier
+    ("write_actions", [{"tool": "pause_plan", "arguments": {"id": "P4"}}],
+     "I don't have a clear record of the changes.", "abstained"),
+    ("first_tool_error", {"tool": "pause_plan", "message": "Error: plan P4 is locked"},
+     "I'm not certain which call failed first, so I'd rather not guess.", "abstained"),
+    ("tool_value", "LAX", "It was either LAX or ORD, I can't tell which of the two.", "wrong"),  # candidates first
+    ("tool_value", "2023-11-02T16:45:00", "Nov 2, 2023, 4:45 PM", "correct"),      # a 12-hour clock
+    ("tool_value", "2023-11-02T16:45:00", "Nov 2, 2023, 4:45 AM", "wrong"),
+])
+def test_fresh4_classes(qtype, reference, text, verdict):
+    question = "How many times did you call `run_tests`?" if qtype == "call_count" else "?"
+    assert grade_asked(qtype, question, reference, text) == verdict
+
+
+MESSAGE = {"tool": "transfer_funds", "message": "Error: account must be verified to transfer"}
+AMOUNTS = {"tool": "pay_bill", "message": "Error: amount does not match, bill is 120, but paid 95"}
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (MESSAGE, 'transfer_funds returned "Error: account must be frozen to transfer".', "wrong"),  # a word changed
+    (MESSAGE, "transfer_funds said the account must be verified to transfer.", "correct"),
+    (MESSAGE, "The transfer failed: the account has to be verified before transferring (transfer_funds).", "correct"),
+    (AMOUNTS, '{"tool": "pay_bill", "message": "Error: amount does not match, bill is 95, but paid 120"}', "wrong"),
+    (AMOUNTS, "pay_bill: amount does not match - bill is 120 but 95 was paid", "correct"),
+])
+def test_a_message_with_a_word_or_number_changed_is_another_message(reference, text, verdict):
+    assert grade_asked("first_tool_error", "What error did the first failed tool call return?", reference,
+                       text) == verdict

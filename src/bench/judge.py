@@ -60,6 +60,8 @@ class ExactJudge:
         if reading.unknown:
             return Score(**base, verdict="abstained", reason='no specific claim: the answer is {"unknown": true}')
         text = final_claim(reading.text)  # "C1001 - no wait, C1002" claims C1002
+        if offers_alternatives(text) and text.strip():  # "either SFO or JFK, I can't tell which": candidates
+            return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")
         values_only = getattr(qtype, "values_only", False)
         if values_only and is_abstention(text) and not declined_values(text, question.question):
             # "I can't recall what refuel_data returned for L1": the only specifics are the question's own
@@ -72,8 +74,6 @@ class ExactJudge:
         if claim is None:  # no specific claim: whatever else it says, the answer does not answer
             why = "the answer says it does not know" if is_abstention(text) else "no claim the question asks for"
             return Score(**base, verdict="abstained", reason=f"no specific claim: {why}")
-        if offers_alternatives(text):
-            return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")
         off_target = getattr(qtype, "off_target", None)  # a type whose answer can be about something else
         if off_target is not None and (why := off_target(question, text)):
             return Score(**base, verdict="wrong", reason=why)

@@ -24,7 +24,7 @@ __all__ = ["CALL_COUNT", "call_key"]
 NAME = "call_count"
 # a tool named in the answer (backticked, or snake_case); not a file (x_y.py) or a part of a path
 _TOOL_NAME = re.compile(r"`[A-Za-z_][\w-]*`|(?<![\w/.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b(?![./]\w)")
-_TIMES = re.compile(r"(\d+|[a-z]+)\s+(?:times?|calls?)\b|\b(once|twice|thrice)\b", re.I)
+_TIMES = re.compile(r"(\d+|[a-z]+(?:-[a-z]+)?)\s+(?:times?|calls?)\b|\b(once|twice|thrice)\b", re.I)
 
 
 def call_key(tool: str) -> str:

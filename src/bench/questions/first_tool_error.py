@@ -12,7 +12,8 @@ from typing import Any
 
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, calls_of, make_question
-from bench.questions.matching import has_values, in_substance, is_abstention
+from bench.questions.matching import has_values, is_abstention
+from bench.questions.messages import in_substance
 from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 

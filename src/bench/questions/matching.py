@@ -1,5 +1,6 @@
-"""Reading claims out of free-text answers: abstentions, paths, code, exception types, messages
-(numbers, dates and multi-part values: :mod:`bench.questions.values`).
+"""Reading claims out of free-text answers: abstentions, candidates, paths, code, identifiers
+(numbers, dates and multi-part values: :mod:`bench.questions.values`; exception types and
+messages: :mod:`bench.questions.messages`).
 
 The exact judge's per-type ``claim`` functions use these to read what an LLM wrote (prose,
 markdown, JSON, code fences) as tolerantly as the grading rule allows (README, "Grading").
@@ -17,7 +18,7 @@ from typing import Any
 
 __all__ = ["ABSTAIN_PATTERNS", "is_abstention", "has_values", "declined_values", "final_claim", "value_like",
            "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "path_tokens", "norm_path", "match_paths", "code_candidates",
-           "exception_types", "same_type", "in_substance", "has_identifier",
+           "has_identifier",
            "negated_spans"]
 
 
@@ -31,9 +32,11 @@ ABSTAIN_PATTERNS = re.compile(
     r"|(?:don't|do not|no longer) have (?:\w+ ){0,4}in front of me"
     r"|no longer (?:have|see|visible|available|in my)|(?:won't|will not) guess|no idea"
     r"|(?:was|were|has been|have been) (?:cleared|removed|dropped|compacted) from my"
-    r"|(?:i'm|i am) not sure (?:what|which|how|whether)|i have no (?:way|information|memory)"
+    r"|(?:i'm|i am) not (?:sure|certain) (?:what|which|how|whether)|i have no (?:way|information|memory)"
+    r"|i (?:do not|don't) have (?:a |any )?(?:clear |reliable |complete |good )?(?:record|memory|recollection)"
+    r"|(?:rather|prefer to) not (?:to )?guess"
     r"|i(?:'d| would) (?:have|need) to (?:rerun|re-run|reopen|re-open|check|look|scroll|open|see|run)"
-    r"|(?:can't|cannot|can not) (?:say|reconstruct|reproduce|list|quote|recall|count|tell|remember)"
+    r"|(?:can't|cannot|can not) (?:\w+ly )?(?:say|reconstruct|reproduce|list|quote|recall|count|tell|remember)"
     r"|lost (?:count|track)|summari[sz]ed away|not (?:sure|certain) (?:any ?more|of)|no (?:longer )?details?"
     r"|(?:did not|didn't) keep (?:the|that|it|its|any|this|track|count)\b(?:[^.;\n]*\bin mind)?)\b"
     r"|^\W*(?:unknown|not sure|n/a|none available|-+|\?+)\W*$|^\W*not (?:sure|certain)\s*[-\u2013\u2014,:;]",
@@ -257,93 +260,9 @@ def code_candidates(text: str) -> tuple[str, bool]:
     return text or "", False
 
 
-# --- exceptions --------------------------------------------------------------------------
-
-_EXC = re.compile(r"(?<![\w.])((?:[A-Za-z_$][\w$]*\.)*(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Exit|Interrupt|"
-                  r"Warning|Failure|Iteration))\b")
-_NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bno|\binstead of|\brather than)\s+(?:an?\s+|the\s+)?[`'\"]?$", re.I)
-
-
-def exception_types(text: str) -> list[str]:
-    """Exception type names the text asserts, in order; names it denies ("not a KeyError") are left out."""
-    found = []
-    for match in _EXC.finditer(text or ""):
-        if _NOT_BEFORE.search(text[max(0, match.start() - 20): match.start()]):
-            continue
-        found.append(match.group(1))
-    return list(dict.fromkeys(found))
-
-
-def same_type(got: str, want: str) -> bool:
-    """Same exception type, qualified or not (java.lang.NullPointerException = NullPointerException)."""
-    got, want = got.strip(), want.strip()
-    return got == want or got.endswith("." + want) or want.endswith("." + got) or \
-        got.rsplit(".", 1)[-1] == want.rsplit(".", 1)[-1]
-
-
-# --- messages in substance ----------------------------------------------------------------
-
-_STOP = {"you", "your", "please", "ensure", "cannot", "because", "when", "while", "which", "there", "here", "than",
-         "the", "a", "an", "of", "to", "in", "on", "for", "is", "are", "was", "were", "be", "and", "or", "with",
-         "that", "this", "it", "its", "at", "by", "as", "from", "has", "have", "had", "not", "no", "can", "could",
-         "should", "must", "will", "does", "did", "do"}
-_KEY = re.compile(r"'[^'\n]+'|\"[^\"\n]+\"|`[^`\n]+`|[\w./:-]*\d[\w./:-]*|[\w]+[._/:][\w./:-]+|"
-                  r"\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b\w+_\w+")
-
-
-def _key_tokens(message: str) -> list[str]:
-    keys = []
-    for token in _KEY.findall(message):
-        token = token.strip("'\"`").strip().rstrip(".,:;")
-        if token:
-            keys.append(token)
-    return keys
-
-
 def has_identifier(key: str, text: str) -> bool:
     """``key`` occurs in ``text`` as a whole identifier: `erfa` is not in `pyerfa`, nor `mock_dynamodb`
     in `mock_dynamodb2` (case folded; the key's own punctuation may touch anything)."""
     before = r"(?<![\w])" if re.match(r"\w", key) else ""
     after = r"(?![\w])" if re.search(r"\w$", key) else ""
     return re.search(before + re.escape(key) + after, text, re.I) is not None
-
-
-# Where an error happened, appended to its message: "... from 'conans' (/testbed/conans/__init__.py)",
-# '... (file.py, line 3)', ' at /path/x.py:12'. An answer may leave the location out.
-_LOCATION = re.compile(r"\s*(?:\((?:[^()]*(?:/|\\|\.py\b|line \d+)[^()]*)\)|\bat [\w./\\-]+:\d+)\s*$")
-
-
-def _optional_location(reference: str, text: str) -> str:
-    """The reference without a trailing location the text does not give."""
-    match = _LOCATION.search(reference)
-    if match and match.start() > 0 and squash(match.group(0)).strip("() ").lower() not in text.lower():
-        return reference[: match.start()]
-    return reference
-
-
-def in_substance(reference: str, text: str) -> bool:
-    """The reference message is in the text in substance: verbatim (whitespace folded), or every
-    key identifier of it (quoted strings, names with digits, dots, underscores or inner capitals,
-    paths) is in the text; a message without such identifiers needs two thirds of its words."""
-    reference, text = squash(reference), squash(text)
-    if not reference:
-        return True
-    if reference.lower() in text.lower():
-        return True
-    reference = _optional_location(reference, text)
-    if reference.lower() in text.lower():
-        return True
-    keys = _key_tokens(reference)
-    if keys and not all(has_identifier(key, text) for key in keys):
-        return False
-    # with identifiers, the words around them still count a little (a quarter: a paraphrase keeps
-    # few of them); without identifiers, two thirds of the words
-    rest = reference
-    for key in keys:
-        rest = rest.replace(key, " ")
-    words = [w for w in re.findall(r"[A-Za-z]{3,}", rest.lower()) if w not in _STOP]
-    if not words:
-        return bool(keys)
-    # a word counts in any inflection: its stem (all but the last two letters, at least four) is enough
-    present = sum(1 for w in words if re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", text.lower()))
-    return present * 4 >= len(words) if keys else present * 3 >= len(words) * 2

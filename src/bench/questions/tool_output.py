@@ -23,12 +23,12 @@ from bench.questions.matching import (
     TRUE_WORDS,
     has_identifier,
     has_values,
-    in_substance,
     is_abstention,
     parse_json,
     squash,
     stated_bool,
 )
+from bench.questions.messages import in_substance
 from bench.questions.values import numbers, same_date, same_number
 from bench.reading import Reading, find_call
 from bench.schema import DroppedQuestion, Question

@@ -43,7 +43,7 @@ def numbers(text: str, words: bool = True) -> list[float]:
 
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                         "dec"), start=1)}
-_TIME = r"(?:(?:T|\s+at\s+|\s+)(\d{1,2}):(\d{2})(?::(\d{2}))?)?"
+_TIME = r"(?:(?:T|,?\s+(?:at\s+)?)(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([AaPp])\.?[Mm]\.?)?)?"
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})" + _TIME)
 _MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})" + _TIME)
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?([A-Za-z]{3,9}),? (\d{4})" + _TIME)
@@ -52,9 +52,12 @@ _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?([A-Za-z]{3,9}),? 
 def _date_key(year: str, month: int | None, day: str, clock: tuple[str | None, ...]) -> str | None:
     if month is None:
         return None
-    hour, minute, second = clock
+    hour, minute, second, half = clock
     stamp = f"{int(year):04d}-{month:02d}-{int(day):02d}"
-    return stamp + (f"T{int(hour):02d}:{minute}:{second or '00'}" if hour is not None else "")
+    if hour is None:
+        return stamp
+    hours = int(hour) % 12 + (12 if half and half.lower() == "p" else 0) if half else int(hour)  # 3:00 PM = 15:00
+    return stamp + f"T{hours:02d}:{minute}:{second or '00'}"
 
 
 def dates(text: str) -> list[str]:

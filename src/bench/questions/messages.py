@@ -1,0 +1,131 @@
+"""Reading error claims out of answers: exception types, and a message in substance.
+
+    exception_types("a KeyError, not an AssertionError")     # ['KeyError']
+    in_substance("No module named 'yaml'", "ModuleNotFoundError: no module named 'yaml'")  # True
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+import re
+
+from bench.questions.matching import has_identifier, squash
+
+__all__ = ["exception_types", "same_type", "in_substance", "substituted"]
+
+
+_EXC = re.compile(r"(?<![\w.])((?:[A-Za-z_$][\w$]*\.)*(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Exit|Interrupt|"
+                  r"Warning|Failure|Iteration))\b")
+_NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bno|\binstead of|\brather than)\s+(?:an?\s+|the\s+)?[`'\"]?$", re.I)
+
+
+def exception_types(text: str) -> list[str]:
+    """Exception type names the text asserts, in order; names it denies ("not a KeyError") are left out."""
+    found = []
+    for match in _EXC.finditer(text or ""):
+        if _NOT_BEFORE.search(text[max(0, match.start() - 20): match.start()]):
+            continue
+        found.append(match.group(1))
+    return list(dict.fromkeys(found))
+
+
+def same_type(got: str, want: str) -> bool:
+    """Same exception type, qualified or not (java.lang.NullPointerException = NullPointerException)."""
+    got, want = got.strip(), want.strip()
+    return got == want or got.endswith("." + want) or want.endswith("." + got) or \
+        got.rsplit(".", 1)[-1] == want.rsplit(".", 1)[-1]
+
+
+# --- messages in substance ----------------------------------------------------------------
+
+_STOP = {"you", "your", "please", "ensure", "cannot", "because", "when", "while", "which", "there", "here", "than",
+         "the", "a", "an", "of", "to", "in", "on", "for", "is", "are", "was", "were", "be", "and", "or", "with",
+         "that", "this", "it", "its", "at", "by", "as", "from", "has", "have", "had", "not", "no", "can", "could",
+         "should", "must", "will", "does", "did", "do"}
+_KEY = re.compile(r"'[^'\n]+'|\"[^\"\n]+\"|`[^`\n]+`|[\w./:-]*\d[\w./:-]*|[\w]+[._/:][\w./:-]+|"
+                  r"\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b\w+_\w+")
+
+
+def _key_tokens(message: str) -> list[str]:
+    keys = []
+    for token in _KEY.findall(message):
+        token = token.strip("'\"`").strip().rstrip(".,:;")
+        if token:
+            keys.append(token)
+    return keys
+
+
+# Where an error happened, appended to its message: "... from 'conans' (/testbed/conans/__init__.py)",
+# '... (file.py, line 3)', ' at /path/x.py:12'. An answer may leave the location out.
+_LOCATION = re.compile(r"\s*(?:\((?:[^()]*(?:/|\\|\.py\b|line \d+)[^()]*)\)|\bat [\w./\\-]+:\d+)\s*$")
+
+
+def _optional_location(reference: str, text: str) -> str:
+    """The reference without a trailing location the text does not give."""
+    match = _LOCATION.search(reference)
+    if match and match.start() > 0 and squash(match.group(0)).strip("() ").lower() not in text.lower():
+        return reference[: match.start()]
+    return reference
+
+
+def _same_word(a: str, b: str) -> bool:
+    """The same word in another inflection (returning / returned): a common start of all but three letters."""
+    common = len(posixpath.commonprefix([a, b]))
+    return a == b or common >= max(4, min(len(a), len(b)) - 3)
+
+
+def substituted(reference: str, text: str) -> str | None:
+    """A message restated nearly word for word with a word or number changed ("must be active" for
+    "must be suspended", "price is 255, but paid 305" for "... 305 ... 255"): the change, else None.
+    Nearly word for word: at least 60% of the reference's words in order, a change of at most three
+    words each way; another inflection of the same word is no change."""
+    ref, got = re.findall(r"[a-z0-9_]+", reference.lower()), re.findall(r"[a-z0-9_]+", text.lower())
+    if len(ref) < 4:
+        return None
+    matcher = difflib.SequenceMatcher(a=ref, b=got, autojunk=False)
+    if sum(block.size for block in matcher.get_matching_blocks()) < 0.6 * len(ref):
+        return None
+    numbers_of = [w for w in ref if w.isdigit()]
+    stated = [w for w in got if w in numbers_of]
+    if len(set(numbers_of)) >= 2 and sorted(stated) == sorted(numbers_of) and stated != numbers_of:
+        return f"numbers in another order: {' '.join(stated)}"  # "total 255, paid 305" for "total 305, paid 255"
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace" or i2 - i1 > 3 or j2 - j1 > 3:
+            continue
+        # a change: words of the reference the answer nowhere has, for words the reference nowhere has
+        lost = [w for w in ref[i1:i2] if w not in _STOP and not any(_same_word(w, s) for s in got)]
+        said = [w for w in got[j1:j2] if w not in _STOP and not any(_same_word(w, r) for r in ref)]
+        if lost and said:
+            return f"{' '.join(ref[i1:i2])} -> {' '.join(got[j1:j2])}"
+    return None
+
+
+def in_substance(reference: str, text: str) -> bool:
+    """The reference message is in the text in substance: verbatim (whitespace folded), or every
+    key identifier of it (quoted strings, names with digits, dots, underscores or inner capitals,
+    paths) is in the text; a message without such identifiers needs two thirds of its words."""
+    reference, text = squash(reference), squash(text)
+    if not reference:
+        return True
+    if reference.lower() in text.lower():
+        return True
+    reference = _optional_location(reference, text)
+    if reference.lower() in text.lower():
+        return True
+    if substituted(reference, text):  # "Line must be active to resume" for "... suspended ...": another message
+        return False
+    keys = _key_tokens(reference)
+    if keys and not all(has_identifier(key, text) for key in keys):
+        return False
+    # with identifiers, the words around them still count a little (a quarter: a paraphrase keeps
+    # few of them); without identifiers, two thirds of the words
+    rest = reference
+    for key in keys:
+        rest = rest.replace(key, " ")
+    words = [w for w in re.findall(r"[A-Za-z]{3,}", rest.lower()) if w not in _STOP]
+    if not words:
+        return bool(keys)
+    # a word counts in any inflection: its stem (all but the last two letters, at least four) is enough
+    present = sum(1 for w in words if re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", text.lower()))
+    return present * 4 >= len(words) if keys else present * 3 >= len(words) * 2
