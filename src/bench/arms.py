@@ -54,7 +54,7 @@ def arm_config(cfg: Any, name: str) -> DictConfig:
     except MissingConfigException as err:
         raise ConfigError(f"arm.match={name!r}: {str(err).splitlines()[0]}") from None
     finally:
-        if outer:
+        if outer and hydra_state is not None:
             GlobalHydra.instance().clear()
             GlobalHydra.instance().initialize(hydra_state)
     swapped = copy.deepcopy(cfg) if isinstance(cfg, DictConfig) else OmegaConf.create(cfg)
@@ -65,7 +65,7 @@ def arm_config(cfg: Any, name: str) -> DictConfig:
 
 def build_policy(cfg: Any, counter: TokenCounter) -> Policy:
     """The arm of a composed job config, with the parts of its context its class declares it uses."""
-    uses = getattr(get_class(cfg.arm._target_), "uses", frozenset())
+    uses: frozenset[str] = getattr(get_class(cfg.arm._target_), "uses", frozenset())
     unknown = set(uses) - CONTEXT_PARTS
     if unknown:
         raise ConfigError(f"{cfg.arm._target_} uses unknown context parts {sorted(unknown)}")

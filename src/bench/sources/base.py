@@ -113,7 +113,7 @@ class Source:
             if not isinstance(self.roles, dict):
                 raise ConfigError(f"dataset.roles: a mapping of role to target, got {self.roles!r}")
             self.roles = {str(k): str(v) for k, v in self.roles.items()}
-        self.filters = Filters.of(self.filters)  # type: ignore[arg-type] - a mapping from the config
+        self.filters = Filters.of(self.filters)  # the config gives a mapping
         check_types(self, "dataset")
         if self.names and self.source not in self.names:
             raise ConfigError(f"dataset.source: {self.source!r} is not read by {type(self).__name__} "

@@ -11,7 +11,8 @@ import logging
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 __all__ = ["LangfuseSettings", "langfuse_settings", "langfuse_client", "RecordingExporter"]
 
@@ -40,11 +41,11 @@ class LangfuseSettings:
         return f"LangfuseSettings(public_key={self.public_key[:6]}..., base_url={self.base_url})"
 
 
-def langfuse_settings(env: dict[str, str] | None = None) -> LangfuseSettings | None:
+def langfuse_settings(env: Mapping[str, str] | None = None) -> LangfuseSettings | None:
     """The Langfuse keys and URL from the environment, or None when one is missing."""
-    env = os.environ if env is None else env
-    public, secret = env.get("LANGFUSE_PUBLIC_KEY"), env.get("LANGFUSE_SECRET_KEY")
-    base_url = env.get("LANGFUSE_BASE_URL") or env.get("LANGFUSE_HOST")
+    source: Mapping[str, str] = os.environ if env is None else env
+    public, secret = source.get("LANGFUSE_PUBLIC_KEY"), source.get("LANGFUSE_SECRET_KEY")
+    base_url = source.get("LANGFUSE_BASE_URL") or source.get("LANGFUSE_HOST")
     if not (public and secret and base_url):
         return None
     from bench import redact
@@ -130,7 +131,7 @@ def _scrub_spans(*, params: Any) -> Any:
 
     patches = {}
     for identifier, span in params.spans.items():
-        changed = {}
+        changed: dict[str, Any] = {}
         for key, value in (span.attributes or {}).items():
             if isinstance(value, str) and redact.scrub(value) != value:
                 changed[key] = redact.scrub(value)
@@ -153,7 +154,8 @@ def langfuse_client(settings: LangfuseSettings, timeout: float = 5) -> tuple[Any
             recorder = RecordingExporter(_otlp_exporter(settings, timeout))
             client = Langfuse(public_key=settings.public_key, secret_key=settings.secret_key,
                               base_url=settings.base_url, timeout=int(max(1, timeout)),
-                              span_exporter=recorder, tracer_provider=TracerProvider(),
+                              span_exporter=cast(Any, recorder),  # a SpanExporter by duck typing
+                              tracer_provider=TracerProvider(),
                               mask=_scrubbed, mask_otel_spans=_scrub_spans)
             _CLIENTS[key] = (client, recorder)
         return _CLIENTS[key]
