@@ -63,3 +63,18 @@ def test_modules_hold_one_concept():
     too_long = {name: n for name, n in long.items() if n > MAX_LINES and name not in ONE_CONCEPT}
     assert not too_long, f"split these by concept, or name their one concept in ONE_CONCEPT: {too_long}"
     assert all(long.get(name, 0) > MAX_LINES for name in ONE_CONCEPT), "an allowed module shrank: drop it"
+
+
+def test_every_vendor_contract_lists_every_other_top_level_module():
+    """A forbidden contract only covers the modules it lists: a new top-level module must be in each."""
+    import tomllib
+
+    config = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    top = {f"bench.{p.stem}" for p in SRC.iterdir()
+           if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())}
+    vendor = [c for c in config["tool"]["importlinter"]["contracts"]
+              if c["type"] == "forbidden" and c["name"].startswith("only bench.")]
+    assert len(vendor) >= 5
+    for contract in vendor:
+        allowed = set(re.findall(r"bench\.\w+", contract["name"].split(" import")[0]))
+        assert top - allowed - set(contract["source_modules"]) == set(), contract["name"]
