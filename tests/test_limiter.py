@@ -266,18 +266,21 @@ def test_concurrency_metrics_per_endpoint():
         def __init__(self, kind: str, limiter) -> None:
             self.kind, self.limiter = kind, limiter
 
-    class Component:  # an answerer / a judge / an arm holding a summarizer
-        def __init__(self, **attrs) -> None:
-            self.__dict__.update(attrs)
+    class Component:  # an answerer / a judge / an arm: it lists its model clients (bench.components)
+        def __init__(self, *clients) -> None:
+            self.listed = list(clients)
+
+        def clients(self):
+            return self.listed
 
     auto = AdaptiveLimiter("http://a/v1")
-    answer = Component(client=Client("answer", auto))
-    judge = Component(client=Client("judge", auto))
+    answer = Component(Client("answer", auto))
+    judge = Component(Client("judge", auto))
     fixed_judge, fixed_summary = FixedLimiter(4, "http://b/v1"), FixedLimiter(2, "http://b/v1/")
-    arm = Component(summarizer=Component(client=Client("summarizer", fixed_summary)))
+    arm = Component(Client("summarizer", fixed_summary))
     fixed_judge.release(fixed_judge.acquire(), "rate_limited")
     fixed_summary.release(fixed_summary.acquire(), "ok")
-    found = find_limiters(answer, Component(client=Client("judge", fixed_judge)), judge, arm)
+    found = find_limiters(answer, Component(Client("judge", fixed_judge)), judge, arm)
     assert [(lim, kinds) for lim, kinds in found] == [(auto, ["answer", "judge"]), (fixed_judge, ["judge"]),
                                                       (fixed_summary, ["summarizer"])]
     metrics = concurrency_metrics(found)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
+from bench.components import preflight
 from bench.calibrate import main as calibrate_main
 from bench.judge import ExactJudge
 from bench.llm.limiter import find_limiters
@@ -172,7 +173,7 @@ def test_the_panels_llm_client_is_found_for_the_limiters_and_preflight(tmp_path)
         from hydra.utils import instantiate
 
         judge = instantiate(cfg.judge, _convert_="object")
-        judge.preflight(set())  # reaches the fake server's /models
+        preflight(judge)  # reaches the fake server's /models
         limiters = find_limiters(judge)
     assert [kinds for _, kinds in limiters] == [["judge"]]
     assert [c.model for c in judge.clients()] == ["fake-judge"]

@@ -138,8 +138,8 @@ class LangGraphAnswerer:
         self.name = f"llm:{self.client.model}"
         self.checkpointer = InMemorySaver(serde=PickleSerde())
 
-    def preflight(self, seen: set | None = None) -> None:
-        self.client.preflight(seen)
+    def clients(self) -> list[Any]:
+        return [self.client]
 
     # ------------------------------------------------------------------ graph
     @functools.cached_property

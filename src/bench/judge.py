@@ -46,6 +46,9 @@ class ExactJudge:
 
     name = "exact"
 
+    def clients(self) -> list[Any]:
+        return []  # no model
+
     def __init__(self, repo_roots: dict[str, str | None] | None = None) -> None:
         self.repo_roots = repo_roots or {}
 
@@ -187,8 +190,8 @@ class LLMJudge:
         self.client = client
         self.name = f"llm:{client.model}"
 
-    def preflight(self, seen: set | None = None) -> None:
-        self.client.preflight(seen)
+    def clients(self) -> list[Any]:
+        return [self.client]
 
     def prompt(self, question: Question, answer: Answer) -> str:
         return JUDGE_PROMPT.format(

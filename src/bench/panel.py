@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
+from bench.components import clients_of
 from bench.schema import Answer, Question, Score
 from bench.stats import cohen_kappa
 
@@ -62,13 +63,7 @@ class PanelJudge:
 
     def clients(self) -> list[Any]:
         """The model clients of the members (preflight and the limiters find them here)."""
-        return [m.client for m in self.members if getattr(m, "client", None) is not None]
-
-    def preflight(self, seen: set | None = None) -> None:
-        for member in self.members:
-            check = getattr(member, "preflight", None)
-            if callable(check):
-                check(seen)
+        return clients_of(*self.members)
 
     def score(self, question: Question, answer: Answer, repo_root: str | None = None) -> Score:
         scores = [member.score(question, answer, repo_root) for member in self.members]

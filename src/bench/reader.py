@@ -70,6 +70,9 @@ class EvidenceReader:
 
     name = OFFLINE_READER
 
+    def clients(self) -> list[Any]:
+        return []  # no model
+
     def answer(self, case: Case, view: View, question: Question) -> Answer:
         first, after, handles = reader_values(case, view, question)
         # handles are opened when the view alone gives no answer, or first under verify guidance

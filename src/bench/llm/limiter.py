@@ -59,6 +59,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from bench.components import clients_of
+
 __all__ = [
     "AUTO",
     "OUTCOMES",
@@ -332,29 +334,16 @@ class AdaptiveLimiter:
 # --------------------------------------------------------------------------- a job's limiters
 
 def find_limiters(*components: Any) -> list[tuple[Any, list[str]]]:
-    """The limiters of a job's model clients, each once, with the kinds of calls that use it
-    (answer, judge, summarizer), found through ``client``, ``summarizer``, ``budget_policy`` (a
-    matched arm's policy) and ``clients()`` (a judge panel) of the components (answerer, judge, arm)."""
+    """The limiters of a job's model clients (``bench.components.clients_of``: what each component
+    lists), each once, with the kinds of calls that use it (answer, judge, summarizer)."""
     found: dict[int, tuple[Any, list[str]]] = {}
-
-    def visit(obj: Any, depth: int) -> None:
-        if obj is None or depth > 4:
-            return
-        limiter = getattr(obj, "limiter", None)
+    for client in clients_of(*components):
+        limiter = getattr(client, "limiter", None)
         if isinstance(limiter, (FixedLimiter, AdaptiveLimiter)):
             kinds = found.setdefault(id(limiter), (limiter, []))[1]
-            kind = getattr(obj, "kind", None)
+            kind = getattr(client, "kind", None)
             if kind and kind not in kinds:
                 kinds.append(kind)
-        for name in ("client", "summarizer", "budget_policy"):
-            visit(getattr(obj, name, None), depth + 1)
-        listed = getattr(obj, "clients", None)  # a component holding several (a judge panel) lists them
-        if callable(listed):
-            for client in listed():
-                visit(client, depth + 1)
-
-    for component in components:
-        visit(component, 0)
     return list(found.values())
 
 

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from bench.components import calls_model, clients_of
 from bench.schema import Case, View
 from bench.tokens import TokenCounter
 
@@ -118,21 +119,17 @@ def declaration_of(run: dict[str, Any] | None, arm_config: dict[str, Any] | None
 
 
 class SummarizingArm:
-    """What an arm that builds views with ``self.summarizer`` tells the runner: whether that
-    calls a model (unknown: it does), and the summarizer's own preflight check."""
+    """An arm that builds views with ``self.summarizer``: its model clients are the summarizer's."""
 
     summarizer: Any
 
+    def clients(self) -> list[Any]:
+        return clients_of(self.summarizer)
+
     @property
     def calls_model(self) -> bool:
-        """Whether building a view calls a model (the summarizer's ``calls_model``; unknown: True)."""
-        return bool(getattr(self.summarizer, "calls_model", True))
-
-    def preflight(self, seen: set | None = None) -> None:
-        """Fail fast when the summarizer's endpoint is unusable (the runner calls this)."""
-        check = getattr(self.summarizer, "preflight", None)
-        if callable(check):
-            check(seen)
+        """Whether building a view calls a model (the summarizer's; one of one's own: its ``calls_model``)."""
+        return calls_model(self.summarizer)
 
 
 class Policy(Protocol):

@@ -53,8 +53,8 @@ class LLMSummarizer:
         self.system = system
         self.name = f"llm:{self.client.model}"
 
-    def preflight(self, seen: set | None = None) -> None:
-        self.client.preflight(seen)
+    def clients(self) -> list[Any]:
+        return [self.client]
 
     def summarize(self, messages: list[BaseMessage], prompt: str, profile: Any = None) -> tuple[str, dict[str, Any]]:
         head = [SystemMessage(self.system)] if self.system else []

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from bench.components import calls_model, clients_of
 from bench.errors import ConfigError
 from bench.policies.base import Policy, PolicyContext, clean_start, make_view, steps
 from bench.schema import Case, View
@@ -84,16 +85,14 @@ class NLatest:
             raise ConfigError(f"arm.match={self.match!r} needs the matched arm's policy in the context "
                               "(use build_policy)")
 
+    def clients(self) -> list[Any]:
+        """The matched arm's (its summarizer's), if any."""
+        return clients_of(self.budget_policy) if self.budget_policy is not None else []
+
     @property
     def calls_model(self) -> bool:
         """Building a view calls a model only through the matched arm (an LLM summary)."""
-        return bool(self.budget_policy is not None and getattr(self.budget_policy, "calls_model", True))
-
-    def preflight(self, seen: set | None = None) -> None:
-        """Fail fast when the matched arm's summarizer is unusable (the runner calls this)."""
-        check = getattr(self.budget_policy, "preflight", None)
-        if callable(check):
-            check(seen)
+        return self.budget_policy is not None and calls_model(self.budget_policy)
 
     def __call__(self, case: Case) -> View:
         budget = self.max_tokens

@@ -128,6 +128,9 @@ class ExtractiveSummarizer:
     max_tokens: int | None = None
     max_fraction: float | None = 0.2
 
+    def clients(self) -> list[Any]:
+        return []  # no model
+
     def __post_init__(self) -> None:
         if self.max_tokens is not None and (isinstance(self.max_tokens, bool) or int(self.max_tokens) < 1):
             raise ConfigError(f"summarizer.max_tokens must be a positive integer or null, got {self.max_tokens!r}")

@@ -51,6 +51,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from bench.arms import build_policy
+from bench.components import preflight
 from bench.config import dataset_source
 from bench.jobcases import load_job_cases
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
@@ -61,7 +62,7 @@ from bench.policies import FullHistory, PolicyContext, declare
 from bench.runner.pipeline import Phase, Pipeline
 from bench.runner.provenance import now, provenance
 from bench.runner.resume import ResumeError, check_resume
-from bench.runner.setup import build, preflight, surfaced, worker_threads
+from bench.runner.setup import build, surfaced, worker_threads
 from bench.schema import case_set_hash as hash_case_set
 from bench.store import JobStore, read_jsonl
 from bench.tokens import TokenCounter

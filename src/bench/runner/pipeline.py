@@ -30,6 +30,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from bench.components import calls_model
 from bench.evidence import evidence_flags
 from bench.llm import ContextOverflow, call_callbacks, call_tags
 from bench.runner.resume import prune
@@ -121,7 +122,7 @@ def error_answer(case: Case, question: Question, error: str, outcome: str = "err
 def _view_gate(policy: Any) -> Any:
     """Views that are pure CPU are built one at a time: under the GIL, sixteen built in lockstep
     would all finish (and release their questions) only at the end."""
-    return threading.Lock() if not getattr(policy, "calls_model", True) else contextlib.nullcontext()
+    return threading.Lock() if not calls_model(policy) else contextlib.nullcontext()
 
 
 class Pipeline:

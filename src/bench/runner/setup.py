@@ -1,7 +1,6 @@
-"""Building a job's components from its config, and their fail-fast checks.
+"""Building a job's components from its config (their fail-fast check: ``bench.components.preflight``).
 
     answerer = build(cfg.model, "model")       # Hydra instantiate; errors in one clear line
-    preflight(answerer, judge, policy)         # every model client checks its key and endpoint
     workers = worker_threads(cfg.model)
 """
 
@@ -17,7 +16,7 @@ from bench.config import ConfigError
 from bench.llm import ModelSetupError
 from bench.llm.limiter import group_workers
 
-__all__ = ["surfaced", "build", "preflight", "worker_threads"]
+__all__ = ["surfaced", "build", "worker_threads"]
 
 
 def surfaced(make, *args: Any, groups: Any = None, **kwargs: Any) -> Any:
@@ -55,19 +54,6 @@ def _unknown_setting(err: BaseException, groups: dict[str, Any]) -> str | None:
 
 def build(node: Any, group: str) -> Any:
     return surfaced(instantiate, node, _convert_="object", groups={group: node})
-
-
-def preflight(*components: Any) -> None:
-    """Fail fast: every model client (answer, judge, summarizer) checks key and endpoint."""
-    seen: set = set()
-    for component in components:
-        targets = [component]
-        if hasattr(component, "__dict__"):  # a policy holding a summarizer
-            targets += [v for v in vars(component).values() if hasattr(v, "preflight")]
-        for target in targets:
-            check = getattr(target, "preflight", None)
-            if callable(check):
-                check(seen)
 
 
 def worker_threads(model: Any) -> int:

@@ -10,8 +10,8 @@ import base64
 import logging
 import os
 import threading
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
 __all__ = ["LangfuseSettings", "langfuse_settings", "langfuse_client", "RecordingExporter"]
