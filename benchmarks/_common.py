@@ -55,7 +55,7 @@ def resolve_data(data: str) -> Path:
     if data == "dev":
         return DEV
     if data == "sample":
-        from bench.data import sample_path
+        from bench.selection import sample_path
 
         return sample_path()
     return Path(data)

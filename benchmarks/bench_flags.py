@@ -18,11 +18,11 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from bench.data import load_cases
 from bench.evidence import evidence_flags
 from bench.judge import ExactJudge
 from bench.policies import CompactPolicy, FullHistory, NLatest, PolicyContext, load_prompt
 from bench.reader import EvidenceReader
+from bench.selection import load_cases
 from bench.tokens import TokenCounter
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from bench.data import load_cases
 from bench.judge import ExactJudge
 from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext, load_prompt
 from bench.reader import EvidenceReader
+from bench.selection import load_cases
 from bench.tokens import TokenCounter
 
 DEV = Path(__file__).resolve().parents[1] / "tests" / "data" / "real" / "dev.parquet"

@@ -121,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.disable(logging.WARNING)  # rejected-row warnings are not the point here
     from bench.arms import build_policy
-    from bench.data import load_cases
     from bench.evidence import evidence_flags
+    from bench.selection import load_cases
     from bench.store import JobStore
     from bench.tokens import TokenCounter
 

@@ -217,7 +217,7 @@ def test_a_forced_job_writes_the_records_it_always_wrote(tmp_path) -> None:
 
 def test_real_histories_compact_one_to_three_times_at_16k_to_32k() -> None:
     cfg = compose(["dataset=local", f"dataset.path={DEV}", "arm=compact", "arm.auto_compact.force=false"])
-    from bench.data import load_cases
+    from bench.selection import load_cases
 
     cases = [c for c in load_cases(cfg.dataset, COUNTER).cases if 20_000 <= COUNTER.count_messages(c.messages) <= 40_000]
     assert cases

@@ -9,10 +9,10 @@ import pytest
 from omegaconf import OmegaConf
 
 from bench.config import compose
-from bench.data import load_cases
 from bench.download import main as download_main
 from bench.download import row_sha256
 from bench.jobcases import load_job_cases
+from bench.selection import load_cases
 from bench.tokens import TokenCounter
 
 FILTERS = ["dataset.filters.min_tokens=0", "dataset.filters.max_tokens=null", "dataset.filters.resolved=null",

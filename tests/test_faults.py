@@ -251,7 +251,7 @@ def test_no_file_log_or_trace_of_a_job_contains_the_key(tmp_path, monkeypatch):
 def test_read_tool_output_opens_only_this_views_handles_on_real_offload_views(dev_parquet):
     from bench.agent import READ_TOOL, LangGraphAnswerer
     from bench.arms import build_policy
-    from bench.data import load_cases
+    from bench.selection import load_cases
     from bench.tokens import TokenCounter
 
     counter = TokenCounter()

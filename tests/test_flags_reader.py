@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 from omegaconf import OmegaConf
 
-from bench.data import load_cases
 from bench.evidence import evidence_flags
 from bench.judge import ExactJudge
 from bench.policies import CompactPolicy, FullHistory, NLatest, PolicyContext, load_prompt
@@ -23,6 +22,7 @@ from bench.policies.none import NoHistory
 from bench.policies.summarize import ExtractiveSummarizer
 from bench.policies.trim import TrimMessages
 from bench.reader import EvidenceReader
+from bench.selection import load_cases
 from bench.tokens import TokenCounter
 
 from conftest import DEV_PARQUET

@@ -11,7 +11,7 @@ import pytest
 
 from bench.questions.matching import has_identifier
 from bench.questions.messages import in_substance
-from bench.questions.test_counts import table_counts, text_counts
+from bench.questions.suite_counts import table_counts, text_counts
 from test_judge import grade
 
 

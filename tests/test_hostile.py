@@ -30,11 +30,11 @@ from omegaconf import OmegaConf, open_dict
 
 from bench.cache import ResponseCache, request_key
 from bench.cache import main as cache_main
-from bench.data import DatasetError, load_cases, sample_path
 from bench.jobdir import JobDirError, JobLock, claim_dir
 from bench.reader import EvidenceReader
 from bench.runner import ResumeError, run
 from bench.schema import Answer
+from bench.selection import DatasetError, load_cases, sample_path
 from bench.store import JobFileError, JobStore, read_jsonl
 from bench.study.report import write_report
 from bench.study.tables import csv_safe

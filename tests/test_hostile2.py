@@ -215,7 +215,7 @@ def test_rescoring_an_incomplete_job_does_not_count_unanswered_questions_as_chan
 
 def _sample_conversations(n: int = 2) -> list[dict]:
     from bench.chatlog import chat_record
-    from bench.data import sample_path
+    from bench.selection import sample_path
 
     lines = sample_path().read_text(encoding="utf-8").splitlines()[:n]
     return [chat_record(json.loads(line)) for line in lines]
@@ -447,9 +447,9 @@ def test_question_types_that_do_not_apply_to_the_dataset_are_one_line_not_a_0_qu
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
 def test_a_downloaded_file_is_checked_against_its_manifest_and_a_changed_row_refused(tmp_path, suffix):
-    from bench.data import DatasetError
     from bench.download import main as download_main
     from bench.runner import run
+    from bench.selection import DatasetError
 
     out = tmp_path / f"rows{suffix}"
     assert download_main(["dataset.limit=3", f"out={out}"]) == 0

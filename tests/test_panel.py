@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from bench.components import preflight
 from bench.calibrate import main as calibrate_main
+from bench.components import preflight
 from bench.judge import ExactJudge
 from bench.llm.limiter import find_limiters
 from bench.panel import PanelJudge, majority_verdict, panel_metrics

@@ -34,7 +34,7 @@ COUNTER = TokenCounter()
 
 
 def _load(cfg: dict) -> list[Case]:
-    from bench.data import load_cases
+    from bench.selection import load_cases
 
     return load_cases(OmegaConf.create({"filters": {}, **cfg}), COUNTER).cases
 

@@ -18,12 +18,12 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from bench.config import compose
-from bench.data import load_cases
 from bench.judge import JUDGE_SYSTEM, LLMJudge
 from bench.llm import openai_client
 from bench.policies import CompactPolicy, FullHistory, LLMSummarizer, PolicyContext
 from bench.runner import run
 from bench.schema import Answer
+from bench.selection import load_cases
 from bench.tokens import TokenCounter
 
 PINS = Path(__file__).resolve().parent / "data" / "pins"

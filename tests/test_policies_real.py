@@ -35,7 +35,7 @@ PRESETS = {
 
 @pytest.fixture(scope="module")
 def cases() -> list[Case]:
-    from bench.data import load_cases
+    from bench.selection import load_cases
 
     assert DEV_PARQUET.exists(), f"missing test data {DEV_PARQUET}"
     cfg = OmegaConf.create({"source": "local", "path": str(DEV_PARQUET), "filters": {}})

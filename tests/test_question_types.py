@@ -11,12 +11,12 @@ from omegaconf import OmegaConf
 
 from bench.cases import row_to_case
 from bench.chatlog import chat_record, write_chat_jsonl
-from bench.data import DatasetError, load_cases
 from bench.judge import ExactJudge
 from bench.policies import FullHistory
 from bench.profiles import GENERIC, OPENHANDS, TAU2, Profile, ProfileError, get_profile
 from bench.questions import QUESTION_TYPES, REGISTRY, QuestionTypeError, add_questions, select_types
 from bench.reader import EvidenceReader
+from bench.selection import DatasetError, load_cases
 from bench.tokens import TokenCounter
 
 from builders import assistant, call, result, system

@@ -15,7 +15,6 @@ from hydra import compose, initialize_config_dir
 from bench.cases import row_to_case
 from bench.chatlog import iter_chat_rows
 from bench.config import ConfigError, dataset_source, validate
-from bench.data import DatasetError, load_cases
 from bench.formats import placeholder
 from bench.judge import ExactJudge
 from bench.main import format_summary
@@ -28,6 +27,7 @@ from bench.questions.user_fact import USER_FACT
 from bench.questions.write_actions import MAX_CHANGES, WRITE_ACTIONS, key_arguments
 from bench.reader import EvidenceReader
 from bench.schema import STALE_REASON, Answer, Case
+from bench.selection import DatasetError, load_cases
 from bench.tokens import TokenCounter
 
 from conftest import CONF_DIR, DEV_PARQUET, PROJECT

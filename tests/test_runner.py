@@ -116,9 +116,9 @@ def test_pure_cpu_views_are_built_one_at_a_time_model_views_concurrently(tmp_pat
     import threading
     import time
 
-    from bench.data import load_cases
     from bench.runner.pipeline import Phase, Pipeline
     from bench.schema import Score
+    from bench.selection import load_cases
     from bench.store import JobStore
     from bench.tracing import NullTracer
 

@@ -6,8 +6,8 @@ import json
 
 from omegaconf import OmegaConf
 
-from bench.data import load_cases, sample_path
 from bench.questions import CODING_TYPES
+from bench.selection import load_cases, sample_path
 
 
 def _selection():

@@ -11,8 +11,8 @@ from typing import ClassVar
 import pytest
 
 from bench.config import CONF_DIR, compose, dataset_source, validate
-from bench.data import load_cases
 from bench.errors import ConfigError
+from bench.selection import load_cases
 from bench.sources import ChatLog, Filters, Hub, LocalFile, Shipped, Source, as_source, sample_path, source_classes
 from bench.tokens import TokenCounter
 

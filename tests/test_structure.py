@@ -14,7 +14,6 @@ MAX_LINES = 350
 # Modules above MAX_LINES, each one concept (README, "Layout"):
 ONE_CONCEPT = {
     "policies/compact.py": "the compaction replay: micro_compact, collapse, auto_compact and the view, call by call",
-    "reading.py": "reading a view: the summary's timeline and file list, the messages, retry notes, handles",
     "llm/client.py": "the model client: cache, retries, limiter, accounting of one call, and its construction",
     "llm/limiter.py": "the concurrency limiters (fixed, adaptive AIMD with pacing) and their accounting",
 }

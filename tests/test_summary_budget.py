@@ -10,9 +10,9 @@ from omegaconf import OmegaConf
 
 from bench.arms import build_policy
 from bench.config import ConfigError
-from bench.data import load_cases
 from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext
 from bench.reading import read_view
+from bench.selection import load_cases
 from bench.tokens import TokenCounter
 from test_cli import bench
 from test_config import compose_with

@@ -20,7 +20,7 @@ _PUBLIC = {
     "Answer": "bench.schema", "Case": "bench.schema", "DroppedQuestion": "bench.schema", "Question": "bench.schema",
     "Rejected": "bench.schema", "Score": "bench.schema", "View": "bench.schema",
     "row_to_case": "bench.cases",
-    "DatasetError": "bench.data", "Selection": "bench.data", "load_cases": "bench.data",
+    "DatasetError": "bench.selection", "Selection": "bench.selection", "load_cases": "bench.selection",
     "ExactJudge": "bench.judge", "LLMJudge": "bench.judge",
     "CompactPolicy": "bench.policies", "ExtractiveSummarizer": "bench.policies", "FullHistory": "bench.policies",
     "LLMSummarizer": "bench.policies", "NLatest": "bench.policies", "Policy": "bench.policies",

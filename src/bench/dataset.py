@@ -30,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     from bench.config import compose, dataset_source
-    from bench.data import DatasetError
     from bench.jobcases import load_job_cases
+    from bench.selection import DatasetError
     from bench.tokens import TokenCounter
     from bench.tracing import dataset_name, langfuse_client, langfuse_settings, upload_dataset
 

@@ -33,8 +33,8 @@ def download(cfg: Any, out: Path) -> dict[str, Any]:
     """Select the rows of ``cfg.dataset`` and write them and the manifest; return the manifest."""
     from omegaconf import OmegaConf
 
-    from bench.data import DatasetError
     from bench.jobcases import load_job_cases
+    from bench.selection import DatasetError
     from bench.tokens import TokenCounter
 
     selection = load_job_cases(cfg, TokenCounter(cfg.tokenizer.encoding), keep_rows=True)
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from bench.config import CONF_DIR, compose
-    from bench.data import DatasetError
+    from bench.selection import DatasetError
 
     try:
         cfg = compose(overrides)

@@ -15,4 +15,4 @@ class ConfigError(BenchError, ValueError):
 
 
 class DatasetError(BenchError, RuntimeError):
-    """The source cannot be read at all (file, format, columns or hub); nothing was lost (bench.data)."""
+    """The source cannot be read at all (file, format, columns or hub); nothing was lost (bench.selection)."""

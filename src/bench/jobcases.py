@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.config import dataset_source, plain
-from bench.data import Selection, load_cases
+from bench.selection import Selection, load_cases
 from bench.tokens import TokenCounter
 
 __all__ = ["load_job_cases", "question_choice"]

@@ -13,7 +13,7 @@ from bench.errors import DatasetError
 
 __all__ = ["ROW_HASH", "check_manifest", "manifest_of", "row_sha256"]
 
-log = logging.getLogger("bench.data")  # reported as the data loading it belongs to
+log = logging.getLogger("bench.selection")  # reported as the data loading it belongs to
 
 
 ROW_HASH = "sha256 of the row's canonical JSON, nulls dropped"  # manifest "row_hash": how rows are hashed

@@ -32,7 +32,7 @@ from bench.questions.first_tool_error import FIRST_TOOL_ERROR
 from bench.questions.guess import drop_templates, guess_reason
 from bench.questions.latest_value import LATEST_VALUE
 from bench.questions.matching import squash
-from bench.questions.test_counts import TEST_COUNTS
+from bench.questions.suite_counts import TEST_COUNTS
 from bench.questions.tool_output import TOOL_OUTPUT
 from bench.questions.tool_value import TOOL_VALUE
 from bench.questions.user_fact import USER_FACT

@@ -14,7 +14,7 @@ from bench.extract import parse_first_exception
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, make_question
 from bench.questions.messages import exception_types, in_substance, same_type
-from bench.questions.test_counts import run_question_text
+from bench.questions.suite_counts import run_question_text
 from bench.reading import Reading, find_run
 from bench.schema import DroppedQuestion, Question
 

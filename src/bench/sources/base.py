@@ -17,7 +17,7 @@ from bench.typecheck import check_types
 
 __all__ = ["Source", "Filters", "as_source", "sample_path", "SHIPPED"]
 
-log = logging.getLogger("bench.data")  # reported as the data loading it belongs to
+log = logging.getLogger("bench.selection")  # reported as the data loading it belongs to
 
 # Samples shipped with the package: read line by line (no `datasets` import for them).
 SHIPPED = {

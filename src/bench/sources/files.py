@@ -15,7 +15,7 @@ from bench.sources.rows import empty_file, format_of, required_path, stream_rows
 
 __all__ = ["ChatLog", "LocalFile"]
 
-log = logging.getLogger("bench.data")
+log = logging.getLogger("bench.selection")
 
 
 @dataclass(kw_only=True)

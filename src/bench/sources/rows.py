@@ -13,7 +13,7 @@ from bench.errors import DatasetError
 __all__ = ["REQUIRED_COLUMNS", "KNOWN_COLUMNS", "check_columns", "stream_rows", "format_of", "empty_file",
            "check_hub_reachable", "required_path"]
 
-log = logging.getLogger("bench.data")  # reported as the data loading it belongs to
+log = logging.getLogger("bench.selection")  # reported as the data loading it belongs to
 
 REQUIRED_COLUMNS = ("instance_id", "trajectory")
 KNOWN_COLUMNS = ("trajectory_id", "instance_id", "repo", "resolved", "exit_status",

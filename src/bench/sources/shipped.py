@@ -15,7 +15,7 @@ from bench.sources.rows import check_columns
 
 __all__ = ["Shipped"]
 
-log = logging.getLogger("bench.data")
+log = logging.getLogger("bench.selection")
 
 
 @dataclass(kw_only=True)

@@ -12,7 +12,7 @@ The runner calls, per job::
     missing = tracer.missing_traces(case_ids)        # cases whose trace did not reach Langfuse
     tracer.flush()
 
-Modules: :mod:`bench.tracing.settings` (keys, client), :mod:`bench.tracing.datasets` (the
+Modules: :mod:`bench.tracing.settings` (keys, client), :mod:`bench.tracing.langfuse_datasets` (the
 cases as a dataset), :mod:`bench.tracing.tracer` (traces, spans, scores).
 """
 
@@ -22,7 +22,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from bench.tracing.datasets import dataset_item_id, dataset_name, upload_dataset
+from bench.tracing.langfuse_datasets import dataset_item_id, dataset_name, upload_dataset
 from bench.tracing.settings import LangfuseSettings, TraceOptions, langfuse_client, langfuse_settings
 
 __all__ = [

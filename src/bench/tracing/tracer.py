@@ -39,7 +39,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from bench.tracing.datasets import dataset_item_id, dataset_name, is_transport, upload_dataset
+from bench.tracing.langfuse_datasets import dataset_item_id, dataset_name, is_transport, upload_dataset
 from bench.tracing.settings import LangfuseSettings, TraceOptions, langfuse_client
 
 __all__ = ["LangfuseTracer"]

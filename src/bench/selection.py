@@ -8,7 +8,7 @@ is not a boolean; ``"true"``/``"false"`` strings are parsed). A source without a
 row is a :class:`DatasetError` ("no rows"), whatever its format. A progress bar counts the
 rows read while they load.
 
-    from bench.data import load_cases
+    from bench.selection import load_cases
     selection = load_cases(Shipped(source="ops", profile="tau2"), TokenCounter())
 
 The source (``bench.sources``) reads the rows; this module makes them cases and selects.
