@@ -27,6 +27,10 @@ are switched on by parameters:
 * ``api_key``: when set, a request without ``Authorization: Bearer <api_key>`` gets 401;
   ``echo_auth``: error replies quote the request's Authorization header (a careless
   server, to check that clients scrub keys from recorded errors);
+* ``prefix_cache``: a provider's automatic prefix cache: a request's leading tokens (tools,
+  then the messages) count as cached (``usage.prompt_tokens_details.cached_tokens``, as a share
+  of ``prompt_tokens``) when a *completed* earlier request had the same ones, from 1,024 tokens
+  on, in blocks of 128.
 * ``exact_tokens``: ``usage.prompt_tokens`` counted with tiktoken (default), else
   estimated as characters / 4 (cheaper, for speed benchmarks).
 
@@ -56,6 +60,7 @@ import argparse
 import hashlib
 import json
 import math
+import struct
 import sys
 import threading
 import time
@@ -68,6 +73,7 @@ from typing import Any
 __all__ = ["FakeOpenAI", "count_tokens", "request_text"]
 
 _ENCODING = None
+_BLOCK, _MIN_CACHED = 128, 1024  # a provider's prefix cache: blocks of 128 tokens, from 1,024 on
 
 
 def count_tokens(text: str) -> int:
@@ -163,6 +169,7 @@ class FakeOpenAI:
         port: int = 0,
         keep_raw: bool = False,
         dump_dir: str | None = None,
+        prefix_cache: bool = False,
     ) -> None:
         if not 0.0 <= fail_rate <= 1.0:
             raise ValueError("fail_rate must be in [0, 1]")
@@ -205,6 +212,10 @@ class FakeOpenAI:
         self.keep_raw = keep_raw
         self.raw: list[tuple[str | None, bytes]] = []  # (Content-Type, body bytes) per POST when keep_raw
         self.dump_dir = dump_dir  # also write each chat request body to DIR/<arrival>.json (benchmarks replay them)
+        # a provider's automatic prefix cache: a request's leading tokens count as cached when a
+        # completed earlier request had the same ones (at least 1,024, in blocks of 128)
+        self.prefix_cache = prefix_cache
+        self._prefixes: set[bytes] = set()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -315,6 +326,7 @@ class FakeOpenAI:
         entry["end"] = time.perf_counter()
         entry["prompt_tokens"] = prompt_tokens
         with self._lock:
+            self._prefixes.update(entry.pop("prefixes", ()))  # served from now on
             self._in_flight -= 1
             if entry.get("accepted"):
                 self._accepted -= 1
@@ -322,7 +334,28 @@ class FakeOpenAI:
             self._stats["completion_tokens"] += completion_tokens
             self.log.append(entry)
 
-    def completion(self, body: dict[str, Any], prompt_tokens: int | None = None) -> tuple[dict[str, Any], int, int]:
+    def cached_share(self, body: dict[str, Any], entry: dict[str, Any]) -> float:
+        """Prefix caching: the share of this request's tokens that lead it and that a completed
+        earlier request had (0 below 1,024 tokens; whole blocks of 128); its own block prefixes are
+        kept in ``entry`` and served once it completed (:meth:`_done`)."""
+        text = json.dumps(body.get("tools") or [], sort_keys=True) + "\n" + "\n".join(
+            json.dumps(m, sort_keys=True) for m in body.get("messages") or [])
+        count_tokens("")  # loads the encoding
+        tokens = _ENCODING.encode_ordinary(text) if _ENCODING else list(text.encode("utf-8"))[::4]
+        digest, prefixes, cached = hashlib.sha256(), [], 0
+        for start in range(0, len(tokens) - len(tokens) % _BLOCK, _BLOCK):
+            digest.update(struct.pack(f"{_BLOCK}I", *tokens[start:start + _BLOCK]))
+            prefixes.append(digest.copy().digest())
+        with self._lock:
+            for blocks, prefix in enumerate(prefixes, start=1):
+                if prefix not in self._prefixes:
+                    break
+                cached = blocks * _BLOCK
+        entry["prefixes"] = prefixes
+        return cached / len(tokens) if cached >= _MIN_CACHED else 0.0
+
+    def completion(self, body: dict[str, Any], prompt_tokens: int | None = None,
+                   cached_share: float = 0.0) -> tuple[dict[str, Any], int, int]:
         """The chat.completion object of a successful reply, and its token counts."""
         if prompt_tokens is None:
             prompt_tokens = _prompt_tokens(body, self.exact_tokens)
@@ -354,7 +387,7 @@ class FakeOpenAI:
             "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens,
-                      "prompt_tokens_details": {"cached_tokens": 0}},
+                      "prompt_tokens_details": {"cached_tokens": int(prompt_tokens * cached_share)}},
         }, prompt_tokens, completion_tokens
 
 
@@ -517,7 +550,8 @@ class _Handler(BaseHTTPRequestHandler):
                 f"in {prompt_tokens} tokens. Please reduce the length of the messages.",
                 "invalid_request_error", "context_length_exceeded"))
             return
-        payload, prompt_tokens, completion_tokens = fake.completion(body, prompt_tokens)
+        share = fake.cached_share(body, entry) if fake.prefix_cache else 0.0
+        payload, prompt_tokens, completion_tokens = fake.completion(body, prompt_tokens, share)
         self._wait(fake)
         if body.get("stream"):
             self._stream(payload)
@@ -571,6 +605,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lifetime", type=float, default=600.0, help="stop after this many seconds")
     parser.add_argument("--watch-stdin", action="store_true", help="also stop when stdin closes (parent gone)")
     parser.add_argument("--dump-dir", default=None, help="write each chat request body to DIR (benchmark replay)")
+    parser.add_argument("--prefix-cache", action="store_true",
+                        help="emulate a provider's prefix cache (cached_tokens of a completed request's prefix)")
     args = parser.parse_args(argv)
     server = FakeOpenAI(latency=args.latency, fail_rate=args.fail_rate,
                         fail_kinds=tuple(k for k in args.fail_kinds.split(",") if k), timeout_s=args.timeout_s,
@@ -578,7 +614,7 @@ def main(argv: list[str] | None = None) -> None:
                         rate_limit=args.rate_limit, burst=args.burst, max_in_flight=args.max_in_flight,
                         exact_tokens=not args.approx_tokens,
                         max_requests=args.max_requests, lifetime_s=args.lifetime, port=args.port,
-                        dump_dir=args.dump_dir)
+                        dump_dir=args.dump_dir, prefix_cache=args.prefix_cache)
     print(server.start(), flush=True)
     try:
         # Ends when the loop ends (lifetime / max requests), on Ctrl-C, or when stdin closes (--watch-stdin).

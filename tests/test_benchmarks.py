@@ -28,6 +28,7 @@ TINY = {
     "bench_summary_budget.py": ["--sources", "sample", "--prompts", "sre"],
     "bench_windows.py": [],
     "bench_peers.py": ["--datasets", "sample", "--limit", "2"],
+    "bench_prefix_cache.py": ["--cases", "2", "--latency", "0.01", "--concurrency", "4"],
 }
 
 

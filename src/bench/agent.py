@@ -128,12 +128,15 @@ class LangGraphAnswerer:
     """
 
     def __init__(self, *, client: ChatClient | None = None, max_steps: int = 8,
-                 final_answer_at_limit: bool = True, **settings: Any) -> None:
+                 final_answer_at_limit: bool = True, warm_prefix: bool = True, **settings: Any) -> None:
         if max_steps < 1:
             raise ConfigError(f"model.max_steps must be >= 1, got {max_steps}")
         self.client = client or openai_client("model", kind="answer", **settings)
         self.max_steps = int(max_steps)
         self.final_answer_at_limit = bool(final_answer_at_limit)
+        # one question of a view first, the others once it completed: they share its prefix
+        # (system, tools, view), which a provider's prefix cache then bills as cached input
+        self.warm_prefix = bool(warm_prefix)
         self.max_concurrency = self.client.max_concurrency
         self.name = f"llm:{self.client.model}"
         self.checkpointer = InMemorySaver(serde=PickleSerde())

@@ -31,7 +31,9 @@ def format_summary(metrics: dict[str, Any]) -> str:
     calls = (metrics.get("model_calls") or {}).get("total")
     if calls and calls.get("requests"):
         lines.append(f"model calls: {calls['calls']} made, {calls['cache_hits']} from cache; tokens in "
-                     f"{calls['input_tokens']} (cached {calls['cached_tokens']}), out {calls['output_tokens']}")
+                     f"{calls['input_tokens']} (cached {calls['cached_tokens']}), out {calls['output_tokens']}"
+                     + (f"; cost ${calls['cost_usd']:.4f} (spent ${calls['spent_cost_usd']:.4f})"
+                        if calls.get("cost_usd") is not None else ""))
     if metrics.get("n_errors"):
         lines.append(f"answer errors: {metrics['n_errors']} (status incomplete; rerun with resume=DIR to retry)")
     lines.append(f"{'type':<17}{'n':>4}{'correct':>9}{'wrong':>7}{'abstain':>9}{'unscored':>10}{'accuracy':>10}"

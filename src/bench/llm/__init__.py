@@ -10,6 +10,7 @@ from typing import Any
 from bench.llm.accounting import (
     USAGE_KEYS,
     call_callbacks,
+    call_observer,
     call_sink,
     call_tags,
     current_callbacks,
@@ -29,7 +30,7 @@ from bench.llm.errors import (
 
 __all__ = [
     "OPENAI_BASE_URL", "USAGE_KEYS", "ChatClient", "ContextOverflow", "EmptyReply", "ModelCallError",
-    "ModelSetupError", "call_callbacks", "call_sink", "call_tags", "current_callbacks", "canonical_message", "classify_error", "current_tags",
+    "ModelSetupError", "call_callbacks", "call_observer", "call_sink", "call_tags", "current_callbacks", "canonical_message", "classify_error", "current_tags",
     "load_outcome", "openai_client", "resolve_api_key", "retry_after", "sum_usage", "summarize_calls",
 ]
 

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["call_tags", "call_sink", "call_callbacks", "current_callbacks", "current_tags", "emit", "USAGE_KEYS",
+__all__ = ["call_tags", "call_sink", "call_observer", "call_callbacks", "current_callbacks", "current_tags", "emit", "USAGE_KEYS",
            "sum_usage", "summarize_calls"]
 
 _TAGS: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("bench_call_tags", default=None)
@@ -39,6 +39,23 @@ def call_tags(**tags: Any) -> Iterator[None]:
 def call_sink(sink: Callable[[dict[str, Any]], None] | None) -> Iterator[None]:
     """Send the accounting record of every call made inside to ``sink`` (e.g. calls.jsonl)."""
     token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
+@contextlib.contextmanager
+def call_observer(observe: Callable[[dict[str, Any]], None]) -> Iterator[None]:
+    """Also hand the accounting record of every call made inside to ``observe`` (the sink keeps its own)."""
+    outer = _SINK.get()
+
+    def both(record: dict[str, Any]) -> None:
+        if outer is not None:
+            outer(record)
+        observe(record)
+
+    token = _SINK.set(both)
     try:
         yield
     finally:
@@ -93,6 +110,11 @@ def _totals(records: list[dict[str, Any]]) -> Counter:
             row[key] += int(record.get(key) or 0)
             if not hit:
                 row[f"spent_{key}"] += int(record.get(key) or 0)
+        if record.get("cost_usd") is not None:  # priced calls only (a model without a price table has none)
+            row["priced"] += 1
+            row["cost_usd"] += float(record["cost_usd"])
+            if not hit:
+                row["spent_cost_usd"] += float(record["cost_usd"])
         row["retries"] += int(record.get("retries") or 0)
         row["latency_s"] += float(record.get("latency_s") or 0.0)
         if not hit:
@@ -134,4 +156,8 @@ def summarize_calls(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         row = _totals(rows)
         row["latency_s"] = row["spent_latency_s"]
         out[kind] = {f: (round(row[f], 3) if f == "latency_s" else int(row[f])) for f in _CALL_FIELDS}
+        # cost of the replies used / of the calls made, when every call of the kind is priced
+        priced = row["priced"] == row["requests"] and row["requests"] > 0
+        out[kind]["cost_usd"] = round(row["cost_usd"], 6) if priced else None
+        out[kind]["spent_cost_usd"] = round(row["spent_cost_usd"], 6) if priced else None
     return out

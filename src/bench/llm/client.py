@@ -48,6 +48,7 @@ from bench.llm.errors import (
 )
 from bench.llm.keys import resolve_api_key, scrub
 from bench.llm.limiter import AUTO, DEFAULT_CAP, FixedLimiter, parse_cap, parse_concurrency, shared_limiter
+from bench.llm.price import Price
 
 __all__ = ["OPENAI_BASE_URL", "ChatClient", "canonical_message", "openai_client"]
 
@@ -136,6 +137,7 @@ class ChatClient:
     check_endpoint: bool = True
     check_timeout: float = 15.0
     api_key: str | None = field(default=None, repr=False)
+    price: Price | None = None  # USD per million tokens: each call's record gets its cost_usd
 
     def __post_init__(self) -> None:
         try:
@@ -212,6 +214,7 @@ class ChatClient:
         if cached is not None:
             reply = messages_from_dict([cached["message"]])[0]
             record.update(cached=True, retries=0, **cached["usage"], latency_s=cached.get("latency_s", 0.0))
+            self._priced(record)
             emit(record)
             return reply, record
         try:
@@ -228,8 +231,16 @@ class ChatClient:
             self.cache.put(key, {"message": _stored_reply(reply), "usage": usage, "latency_s": latency},
                            kind=self.kind, model=self.model)
         record.update(cached=False, retries=retries, **usage, latency_s=latency)
+        self._priced(record)
         emit(record)
         return reply, record
+
+    def _priced(self, record: dict[str, Any]) -> None:
+        """The call's cost at the price table (a cache hit: what the original call cost)."""
+        if self.price is not None:
+            record["cost_usd"] = round(self.price.cost(int(record.get("input_tokens") or 0),
+                                                       int(record.get("cached_tokens") or 0),
+                                                       int(record.get("output_tokens") or 0)), 8)
 
     def _runnable(self, tools: list[dict[str, Any]] | None, tool_choice: str | None):
         if not tools:
@@ -408,6 +419,7 @@ def openai_client(
     cache_path: str | None = None,
     cache_enabled: bool = True,
     cache_url: str | None = None,
+    price: dict[str, Any] | None = None,
 ) -> ChatClient:
     """A :class:`ChatClient` over ``langchain-openai``'s ``ChatOpenAI`` (any OpenAI-compatible endpoint).
 
@@ -463,4 +475,5 @@ def openai_client(
         max_concurrency_cap=max_concurrency_cap,
         max_retries=int(max_retries), backoff_base=float(backoff_base), backoff_max=float(backoff_max),
         check_endpoint=bool(check_endpoint), check_timeout=min(float(timeout), 15.0), api_key=key,
+        price=Price.of(price, role),
     )

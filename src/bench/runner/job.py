@@ -181,6 +181,9 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     metrics = compute_metrics(case_questions, store.read("views"), answers, store.read("scores"), full_correct)
     metrics["missing_traces"] = missing
     metrics["model_calls"] = summarize_calls(read_jsonl(store.path("calls"), keys=()))
+    # what the job's calls cost at the price tables (model.price ...): null when a call is unpriced
+    metrics["cost_usd"] = metrics["model_calls"].get("total", {}).get("cost_usd")
+    metrics["spent_cost_usd"] = metrics["model_calls"].get("total", {}).get("spent_cost_usd")
     if limiters:  # model clients (an offline job has none: nothing to record)
         metrics["concurrency"] = concurrency_metrics(limiters)
     errors = sum(1 for a in answers if a.get("outcome") == "error")

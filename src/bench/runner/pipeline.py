@@ -4,6 +4,10 @@ The unit of work is one model-facing step: a case's view is built once by one ta
 pending question of the case is then answered by a task of its own (sharing that view), and
 each answer is judged by a further task. So ``workers`` calls are in flight whatever the
 number of questions per case, and an LLM judge's calls fill the slots answers leave free.
+With ``model.warm_prefix`` (real models) a view's first question
+goes alone and the others once its answer is in: every request of a view shares the prefix
+system, tools, view (the question comes last), and a provider's prefix cache only serves a
+prefix a *completed* request wrote, so sending them together would pay for it 5-8 times.
 Tasks report typed events; the calling thread handles them: it writes every record (one line
 per ``case_id``, ``qid``, appended as soon as it exists), calls the tracer and moves the
 progress bar.
@@ -32,53 +36,15 @@ from tqdm import tqdm
 
 from bench.components import calls_model
 from bench.evidence import evidence_flags
-from bench.llm import ContextOverflow, call_callbacks, call_tags
+from bench.llm import ContextOverflow, call_callbacks, call_observer, call_tags
+from bench.runner.events import Answered, JudgeFailed, PrefixWarm, Scored, ViewBuilt, ViewRecord
 from bench.runner.resume import prune
-from bench.schema import Answer, Case, Question, Score, View
+from bench.schema import Answer, Case, Question, View
 from bench.store import JobStore
 
 __all__ = ["Phase", "Pipeline"]
 
 log = logging.getLogger(__name__)
-
-
-# --------------------------------------------------------------------------- events
-
-@dataclass(frozen=True)
-class ViewBuilt:
-    case: Case
-    view: View | None  # None: building it failed
-    error: tuple[str, str] | None = None  # (error text, outcome) when it failed
-
-
-@dataclass(frozen=True)
-class ViewRecord:
-    case: Case
-    line: str  # the views.jsonl line, encoded on the worker
-
-
-@dataclass(frozen=True)
-class Answered:
-    case: Case
-    question: Question
-    answer: Answer
-    traced: bool  # its case has a trace (the phase traces, and the view was built)
-
-
-@dataclass(frozen=True)
-class Scored:
-    case: Case
-    question: Question
-    answer: Answer
-    score: Score
-    traced: bool
-
-
-@dataclass(frozen=True)
-class JudgeFailed:
-    case: Case
-    question: Question
-    error: BaseException
 
 
 @dataclass(frozen=True)
@@ -238,11 +204,20 @@ class Pipeline:
             emit(ViewRecord(case, JobStore.encode(record)))
         return task
 
-    def _answer_task(self, built: ViewBuilt, question: Question, phase: Phase) -> Callable:
+    def _answer_task(self, built: ViewBuilt, question: Question, phase: Phase, warms: bool = False) -> Callable:
+        """``warms``: the view's first question under warm prefixes; its first reply tells the others to go."""
         case = built.case
 
         def task(emit: Callable) -> None:
-            with self._calls(case, phase, qid=question.qid):
+            told = threading.Event()
+
+            def observe(record: dict[str, Any]) -> None:  # the prefix is written once a call returned
+                if not record.get("failed") and not told.is_set():
+                    told.set()
+                    emit(PrefixWarm(case))
+
+            with self._calls(case, phase, qid=question.qid), (
+                    call_observer(observe) if warms else contextlib.nullcontext()):
                 if built.view is None:
                     answer = error_answer(case, question, *(built.error or ("view failed",)))
                 else:
@@ -286,6 +261,9 @@ class Pipeline:
         total = sum(1 for c in work for q in c.questions if (c.case_id, q.qid) not in scores)
         failed: list[str] = []  # questions without a scored answer: the judge failed (or, reference: the answer)
         gate = _view_gate(policy)
+        # warm prefixes: a view's other questions wait until its first answer completed
+        warm = bool(getattr(self.answerer, "warm_prefix", False))
+        waiting: dict[str, list[Callable]] = {}
 
         def answered(case: Case, question: Question, answer: Answer, traced: bool, submit: Callable) -> None:
             if traced:
@@ -302,6 +280,7 @@ class Pipeline:
                 case, traced = event.case, phase.traced and event.view is not None
                 if traced:
                     self.tracer.case_started(case, event.view)
+                asks, pending = [], []
                 for question in case.questions:
                     key = (case.case_id, question.qid)
                     if key in scores:
@@ -309,11 +288,23 @@ class Pipeline:
                     if key in answers:  # answered before an interruption: only the score is missing
                         answered(case, question, Answer(**answers[key]), traced, submit)
                     else:
-                        submit(self._answer_task(event, question, phase))
+                        asks.append(self._answer_task(event, question, phase))
+                        pending.append(question)
+                if warm and len(asks) > 1 and event.view is not None:
+                    waiting[case.case_id] = asks[1:]
+                    asks = [self._answer_task(event, pending[0], phase, warms=True)]
+                for ask in asks:
+                    submit(ask)
                 if phase.views and event.view is not None and case.case_id not in viewed:
                     submit(self._record_task(case, event.view))
                 return False
+            if isinstance(event, PrefixWarm):
+                for ask in waiting.pop(event.case.case_id, []):  # the view's prefix is written now
+                    submit(ask)
+                return False
             if isinstance(event, Answered):
+                for ask in waiting.pop(event.case.case_id, []):  # answered without a call (a cache hit, an error)
+                    submit(ask)
                 if phase.answers:
                     store.append(phase.answers, event.answer)
                 answered(event.case, event.question, event.answer, event.traced, submit)

@@ -49,6 +49,9 @@ def _calls_numbers(path: Path) -> dict[str, Any] | None:
         "output_tokens": total.get("output_tokens"),
         "model_calls": total.get("calls"),
         "cache_hits": total.get("cache_hits"),
+        "cached_input_tokens": total.get("cached_tokens"),
+        "cost_usd": total.get("cost_usd"),
+        "spent_cost_usd": total.get("spent_cost_usd"),
     }
     for kind, numbers in by_kind.items():
         if kind != "total":
@@ -206,7 +209,7 @@ def jobs_frame(jobs: list[Job]) -> pd.DataFrame:
 SUMMARY_METRICS = (
     "accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "hedged_wrong_rate", "abstain_rate",
     "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens", "tokens_kept_ratio",
-    "summarizer_calls", "retrievals", "latency_s", "tokens_spent", "stale",
+    "summarizer_calls", "retrievals", "latency_s", "tokens_spent", "cost_usd", "stale",
     "compactions_per_case", "compactions_max", "evidence_survived_compactions",
 )
 

@@ -1,0 +1,58 @@
+"""What a model's calls cost: a price table per model, applied per call.
+
+``model.price`` (and ``judge.price``, ``summarizer.price``): USD per million tokens for input,
+cached input (the provider's prefix cache bills it at a fraction) and output, and ``batch``, the
+fraction of those prices a provider's batch API bills (0.5 for OpenAI's). Unset: no cost is
+computed (``cost_usd`` absent from the calls, ``null`` in ``metrics.json``), not a guessed one.
+
+    price = Price.of({"input": 0.15, "cached_input": 0.075, "output": 0.6})
+    price.cost(input_tokens=12_000, cached_tokens=8_000, output_tokens=300)   # USD
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from bench.llm.errors import ModelSetupError
+
+__all__ = ["Price"]
+
+_MILLION = 1_000_000
+
+
+@dataclass(frozen=True)
+class Price:
+    input: float                    # USD per million input tokens not read from the provider's cache
+    output: float                   # USD per million output tokens
+    cached_input: float | None = None  # USD per million cached input tokens (None: as input)
+    batch: float = 1.0              # fraction of these prices billed through the batch API
+
+    @classmethod
+    def of(cls, value: Any, role: str = "model") -> Price | None:
+        """The price table of a config value (a mapping), None when unset; one error line when wrong."""
+        if value is None or isinstance(value, Price):
+            return value
+        try:
+            data = dict(value)
+        except (TypeError, ValueError):
+            raise ModelSetupError(f"{role}.price: a mapping {{input, cached_input, output, batch}}, got {value!r}") from None
+        known = {f.name for f in fields(cls)}
+        if unknown := sorted(set(data) - known):
+            raise ModelSetupError(f"{role}.price: unknown key(s) {unknown} (keys: input, cached_input, output, batch)")
+        if "input" not in data or "output" not in data:
+            raise ModelSetupError(f"{role}.price needs input and output (USD per million tokens)")
+        for key, number in data.items():
+            if number is not None and (isinstance(number, bool) or not isinstance(number, int | float) or number < 0):
+                raise ModelSetupError(f"{role}.price.{key}: a non-negative number, got {number!r}")
+        if not 0 < float(data.get("batch", 1.0)) <= 1:
+            raise ModelSetupError(f"{role}.price.batch: the fraction billed in batch mode, in (0, 1], "
+                                  f"got {data['batch']!r}")
+        return cls(**{k: (float(v) if v is not None else None) for k, v in data.items()})
+
+    def cost(self, input_tokens: int, cached_tokens: int, output_tokens: int, batch: bool = False) -> float:
+        """USD of one call: uncached input, cached input and output at their rates (times ``batch``)."""
+        cached = min(max(cached_tokens, 0), max(input_tokens, 0))
+        cached_rate = self.input if self.cached_input is None else self.cached_input
+        usd = ((input_tokens - cached) * self.input + cached * cached_rate + output_tokens * self.output) / _MILLION
+        return usd * (self.batch if batch else 1.0)
