@@ -48,6 +48,8 @@ from bench.text import content_text
 
 __all__ = [
     "LangGraphAnswerer",
+    "first_messages",
+    "tools_for",
     "READ_TOOL",
     "READ_TOOL_SCHEMA",
     "sandbox_reply",
@@ -117,6 +119,22 @@ class PickleSerde:
         if kind != "pickle":
             raise ValueError(f"PickleSerde cannot load a {kind!r} checkpoint")
         return pickle.loads(payload)  # noqa: S301 - written by this process
+
+
+def first_messages(case: Case, view: View, question: Question) -> list[BaseMessage]:
+    """The messages of a question's first request: the case's system prompt (and the view's guidance),
+    the view, and the question last (every question of a view shares all but that last message)."""
+    system = case.system_prompt + (f"\n\n{view.guidance}" if view.guidance else "")
+    asked = ask_text(question.question, question.answer_format)  # the question, then its answer's shape
+    return [SystemMessage(system), *view.messages, HumanMessage(asked)]
+
+
+def tools_for(case: Case, view: View) -> list[dict[str, Any]]:
+    """The tools a question's requests offer: the case's, and the read tool when the view stored outputs."""
+    tools = [t for t in case.tools if _tool_name(t) != READ_TOOL]
+    if view.store:
+        tools.append(READ_TOOL_SCHEMA)
+    return tools
 
 
 class LangGraphAnswerer:
@@ -238,16 +256,11 @@ class LangGraphAnswerer:
         return sandbox_reply(name, bool(store)), None
 
     def tools_for(self, case: Case, view: View) -> list[dict[str, Any]]:
-        tools = [t for t in case.tools if _tool_name(t) != READ_TOOL]
-        if view.store:
-            tools.append(READ_TOOL_SCHEMA)
-        return tools
+        return tools_for(case, view)
 
     # ------------------------------------------------------------------ answering
     def answer(self, case: Case, view: View, question: Question) -> Answer:
-        system = case.system_prompt + (f"\n\n{view.guidance}" if view.guidance else "")
-        asked = ask_text(question.question, question.answer_format)  # the question, then its answer's shape
-        messages: list[BaseMessage] = [SystemMessage(system), *view.messages, HumanMessage(asked)]
+        messages = first_messages(case, view, question)
         tags = {**current_tags(), "case_id": case.case_id, "qid": question.qid, "arm": view.arm}
         thread = {"configurable": {"thread_id": f"{case.case_id}|{view.arm}|{question.qid}|{uuid.uuid4().hex[:8]}"},
                   "recursion_limit": 2 * self.max_steps + 4}

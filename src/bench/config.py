@@ -51,14 +51,16 @@ for _name, _resolver in (("bench.job_name", _job_name), ("bench.run_dir", _run_d
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 
 
-def compose(overrides: list[str] | tuple[str, ...] = (), config_dir: Path | str | None = None) -> Any:
+def compose(overrides: list[str] | tuple[str, ...] = (), config_dir: Path | str | None = None,
+            return_hydra_config: bool = False) -> Any:
     """The job config for ``overrides`` through Hydra's compose API (as ``bench.main`` would build it,
-    without a Hydra run): for the command-line tools and for tests."""
+    without a Hydra run): for the command-line tools and for tests (``return_hydra_config``: with
+    the ``hydra`` node, e.g. an experiment's ``hydra.sweeper.params``)."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
     with initialize_config_dir(config_dir=str(config_dir or CONF_DIR), version_base="1.3"):
-        return hydra_compose("config", overrides=list(overrides))
+        return hydra_compose("config", overrides=list(overrides), return_hydra_config=return_hydra_config)
 
 
 # Config keys that name a file or directory. A job resolves them against the directory the

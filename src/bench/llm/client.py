@@ -207,10 +207,12 @@ class ChatClient:
         Raises :class:`ContextOverflow` when the endpoint refuses the request as too long,
         :class:`ModelCallError` when it keeps failing (or fails in a way retries cannot fix).
         """
-        key = self.key(messages, tools, tool_choice)
-        record: dict[str, Any] = {"kind": self.kind, "model": self.model, **current_tags(), **(tags or {}),
-                                  "key": key[:16]}
-        cached = self.cache.get(key) if self.cache is not None else None
+        # the cache key serializes the whole request (5% of a call's client CPU): not made without a cache
+        key = self.key(messages, tools, tool_choice) if self.cache is not None else None
+        record: dict[str, Any] = {"kind": self.kind, "model": self.model, **current_tags(), **(tags or {})}
+        if key is not None:
+            record["key"] = key[:16]
+        cached = self.cache.get(key) if self.cache is not None and key is not None else None
         if cached is not None:
             reply = messages_from_dict([cached["message"]])[0]
             record.update(cached=True, retries=0, **cached["usage"], latency_s=cached.get("latency_s", 0.0))
@@ -227,7 +229,7 @@ class ChatClient:
         if not isinstance(reply, AIMessage):
             raise ModelCallError(f"{self.role}: {self.model} returned {type(reply).__name__}, not an AI message")
         usage = _usage_of(reply)
-        if self.cache is not None:
+        if self.cache is not None and key is not None:
             self.cache.put(key, {"message": _stored_reply(reply), "usage": usage, "latency_s": latency},
                            kind=self.kind, model=self.model)
         record.update(cached=False, retries=retries, **usage, latency_s=latency)

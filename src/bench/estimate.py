@@ -1,0 +1,214 @@
+"""What a job or a sweep will cost, before any model call (issue 22 item 3).
+
+    uv run python -m bench.estimate [--rate 5] [--latency 2] [--steps 1.5] [-m] <the job's overrides>
+    uv run python -m bench.estimate -m +experiment=mechanisms model=openai 'model.price={input: 0.15, output: 0.6}'
+
+Per job of the config (``-m``: every job of the sweep, expanded as Hydra's basic sweeper does:
+the experiment's ``hydra.sweeper.params``, then the command line's sweeps), from the real cases,
+views and questions (views are built offline: a model summarizer's calls are counted, its input is
+the history the offline summarizer was given):
+
+- **calls** of each kind: answers (``--steps`` model calls per question; the tool loop's first
+  request is the one measured), the full-history reference of a non-full arm, LLM judge calls,
+  summary calls;
+- **input tokens** (system prompt, tools, the view, the question) and **output tokens** (a typical
+  answer of the question's type, ``OUTPUT_TOKENS``; a judge's verdict; a summary);
+- **cached share**: under ``model.warm_prefix`` every question of a view after the first reads the
+  view's prefix from a provider's prefix cache (from 1,024 tokens on);
+- **cost** at the price tables (``model.price``, ``judge.price``, ``summarizer.price``), with and
+  without the batch discount; ``null`` where a table is missing;
+- **wall time** at ``--rate`` requests per second, or at the model's concurrency and ``--latency``.
+
+Nothing is sent: the command needs no key and no server. Exit 2 with one line on a bad override.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from collections import Counter
+from typing import Any
+
+__all__ = ["OUTPUT_TOKENS", "estimate_job", "sweep_overrides", "main"]
+
+# A typical answer's output tokens per question type (a typed JSON answer, a sentence or two of prose)
+OUTPUT_TOKENS = {"files_changed": 60, "first_edit": 150, "test_counts": 30, "first_error": 60, "tool_output": 120,
+                 "tool_value": 20, "call_count": 15, "first_tool_error": 50, "user_fact": 20, "latest_value": 20,
+                 "write_actions": 80}
+JUDGE_OUTPUT, SUMMARY_OUTPUT, MIN_CACHED = 40, 1500, 1024
+
+
+def sweep_overrides(args: list[str], multirun: bool) -> list[list[str]]:
+    """The override lists of the jobs: ``args`` alone, or the product of the sweep's parameters."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from omegaconf import OmegaConf
+
+    from bench.config import compose
+
+    if not multirun:
+        return [list(args)]
+    cfg = compose([a for a in args if not _is_sweep(a)], return_hydra_config=True)
+    params = OmegaConf.to_container(cfg.hydra.sweeper.params, resolve=False) if cfg.hydra.sweeper.get("params") else {}
+    arguments = [f"{key}={value}" for key, value in (params or {}).items()] + list(args)
+    choices: dict[str, list[str]] = {}
+    for override in OverridesParser.create().parse_overrides(arguments):
+        key = override.get_key_element()
+        values = (list(override.sweep_string_iterator()) if override.is_sweep_override()
+                  else [override.get_value_element_as_str()])
+        choices[key] = [f"{key}={value}" for value in values]  # a later override of a key replaces it
+    return [list(job) for job in itertools.product(*choices.values())]
+
+
+def _is_sweep(arg: str) -> bool:
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    try:
+        return OverridesParser.create().parse_overrides([arg])[0].is_sweep_override()
+    except Exception:  # noqa: BLE001 - the compose below reports a bad override
+        return False
+
+
+def _price(node: Any, role: str) -> Any:
+    from bench.llm.price import Price
+
+    return Price.of(node.get("price") if node is not None and hasattr(node, "get") else None, role)
+
+
+def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
+    """Calls, tokens, cached share and cost of the job ``python -m bench.main <overrides>`` would run."""
+    from bench.agent import first_messages, tools_for
+    from bench.arms import build_policy
+    from bench.components import calls_model
+    from bench.config import compose
+    from bench.jobcases import load_job_cases
+    from bench.policies import FullHistory, PolicyContext
+    from bench.tokens import TokenCounter
+
+    cfg = compose(overrides)
+    counter = TokenCounter(cfg.tokenizer.encoding)
+    summarizes = cfg.get("summarizer") is not None and cfg.summarizer.get("_target_", "").endswith("LLMSummarizer")
+    offline = compose([*overrides, "summarizer=offline"]) if summarizes else cfg  # views built without a call
+    policy = build_policy(offline, counter)
+    full = FullHistory(context=PolicyContext(counter=counter))
+    judged_by_model = "LLMJudge" in str(cfg.judge.get("_target_", "")) or "panel" in str(cfg.judge.get("_target_", ""))
+    warm = bool(cfg.model.get("warm_prefix", False))
+    cases = load_job_cases(cfg, counter).cases
+    kinds: dict[str, Counter] = {k: Counter() for k in ("answer", "reference", "judge", "summarizer")}
+    arms = [("answer", policy)] + ([("reference", full)] if not isinstance(policy, FullHistory) else [])
+    for case in cases:
+        if not case.questions:
+            continue
+        for kind, arm in arms:
+            view = arm(case)
+            if kind == "answer" and view.summarizer_calls and (summarizes or calls_model(policy)):
+                kinds["summarizer"]["calls"] += view.summarizer_calls
+                kinds["summarizer"]["input_tokens"] += view.summarizer_calls * max(0, view.full_tokens
+                                                                                   - view.kept_tokens)
+                kinds["summarizer"]["output_tokens"] += view.summarizer_calls * SUMMARY_OUTPUT
+            tools = counter.count_text(json.dumps(tools_for(case, view), sort_keys=True))
+            for order, question in enumerate(case.questions):
+                messages = first_messages(case, view, question)
+                prompt = counter.count_messages(messages) + tools
+                prefix = prompt - counter.count_messages(messages[-1:])
+                cached = prefix if warm and order > 0 and prefix >= MIN_CACHED else 0
+                row = kinds[kind]
+                row["calls"] += steps
+                row["input_tokens"] += prompt * steps
+                row["cached_tokens"] += cached + (prompt * (steps - 1) if steps > 1 and prompt >= MIN_CACHED else 0)
+                row["output_tokens"] += OUTPUT_TOKENS.get(question.type, 60) * steps
+                if judged_by_model:
+                    kinds["judge"]["calls"] += 1
+                    kinds["judge"]["input_tokens"] += 500 + counter.count_text(json.dumps(question.reference,
+                                                                                          default=str))
+                    kinds["judge"]["output_tokens"] += JUDGE_OUTPUT
+    prices = {"answer": _price(cfg.model, "model"), "reference": _price(cfg.model, "model"),
+              "judge": _price(cfg.judge, "judge"), "summarizer": _price(cfg.get("summarizer"), "summarizer")}
+    out: dict[str, Any] = {"overrides": overrides, "n_cases": len(cases),
+                           "n_questions": sum(len(c.questions) for c in cases), "kinds": {}}
+    total: Counter = Counter()
+    cost = batch_cost = 0.0
+    priced = True
+    for kind, row in kinds.items():
+        if not row["calls"]:
+            continue
+        entry = {k: round(v) for k, v in row.items()}
+        price = prices[kind]
+        if price is None:
+            entry["cost_usd"] = entry["batch_cost_usd"] = None
+            priced = False
+        else:
+            entry["cost_usd"] = round(price.cost(entry["input_tokens"], entry["cached_tokens"], entry["output_tokens"]), 4)
+            entry["batch_cost_usd"] = round(price.cost(entry["input_tokens"], entry["cached_tokens"],
+                                                       entry["output_tokens"], batch=True), 4)
+            cost += entry["cost_usd"]
+            batch_cost += entry["batch_cost_usd"]
+        out["kinds"][kind] = entry
+        total.update({k: v for k, v in entry.items() if k in ("calls", "input_tokens", "cached_tokens", "output_tokens")})
+    out["total"] = {**dict(total), "cached_share": round(total["cached_tokens"] / total["input_tokens"], 3)
+                    if total["input_tokens"] else None,
+                    "cost_usd": round(cost, 4) if priced and total["calls"] else None,
+                    "batch_cost_usd": round(batch_cost, 4) if priced and total["calls"] else None}
+    concurrency = cfg.model.get("max_concurrency")
+    out["concurrency"] = concurrency if isinstance(concurrency, int) else cfg.model.get("max_concurrency_cap")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.errors import BenchError
+    from bench.failures import one_line
+
+    parser = argparse.ArgumentParser(prog="python -m bench.estimate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("-m", "--multirun", action="store_true", help="every job of the sweep")
+    parser.add_argument("--rate", type=float, default=None, help="requests per second the endpoint allows")
+    parser.add_argument("--latency", type=float, default=2.0, help="seconds per request (with the concurrency)")
+    parser.add_argument("--steps", type=float, default=1.0, help="model calls per question (the agent's loop)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per job, then the total")
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides, as for python -m bench.main")
+    args = parser.parse_args(argv)
+    try:
+        jobs = [estimate_job(o, args.steps) for o in sweep_overrides(args.overrides, args.multirun)]
+    except (BenchError, Exception) as err:  # noqa: BLE001 - a bad override or config: one line
+        from hydra.errors import HydraException
+
+        from bench.argv import hydra_error_line
+
+        line = hydra_error_line(err, args.overrides) if isinstance(err, HydraException) else one_line(err)
+        print(f"error: {line}", file=sys.stderr)
+        return 2
+    grand: Counter = Counter()
+    cost: float | None = 0.0
+    batch: float | None = 0.0
+    for job in jobs:
+        total = job["total"]
+        grand.update({k: total.get(k, 0) for k in ("calls", "input_tokens", "cached_tokens", "output_tokens")})
+        cost = None if cost is None or total["cost_usd"] is None else cost + total["cost_usd"]
+        batch = None if batch is None or total["batch_cost_usd"] is None else batch + total["batch_cost_usd"]
+        if args.json:
+            print(json.dumps(job))
+        else:
+            usd = "n/a" if total["cost_usd"] is None else f"${total['cost_usd']:.2f} (batch ${total['batch_cost_usd']:.2f})"
+            print(f"{' '.join(job['overrides']) or '(defaults)'}: {job['n_cases']} cases, {job['n_questions']} questions; "
+                  f"{total.get('calls', 0):.0f} calls, {total.get('input_tokens', 0):,} input tokens "
+                  f"({100 * (total['cached_share'] or 0):.0f}% cached), {total.get('output_tokens', 0):,} output; {usd}")
+    concurrency = max(1, int(jobs[0]["concurrency"] or 1)) if jobs else 1
+    seconds = grand["calls"] / args.rate if args.rate else grand["calls"] * args.latency / concurrency
+    summary = {"jobs": len(jobs), **dict(grand),
+               "cached_share": round(grand["cached_tokens"] / grand["input_tokens"], 3) if grand["input_tokens"] else None,
+               "cost_usd": round(cost, 2) if cost is not None else None,
+               "batch_cost_usd": round(batch, 2) if batch is not None else None,
+               "wall_time_h": round(seconds / 3600, 3),
+               "wall_time_at": f"{args.rate} requests/s" if args.rate else f"{concurrency} in flight x {args.latency}s"}
+    print(json.dumps(summary) if args.json else
+          f"in all: {summary['jobs']} job(s), {grand['calls']:.0f} calls, {grand['input_tokens']:,} input tokens "
+          f"({100 * (summary['cached_share'] or 0):.0f}% cached), {grand['output_tokens']:,} output; cost "
+          f"{'n/a (no price table)' if cost is None else f'${cost:.2f}'}"
+          f"{'' if batch is None else f' (batch ${batch:.2f})'}; about "
+          f"{f'{seconds / 3600:.1f} h' if seconds >= 3600 else f'{seconds / 60:.1f} min'} at "
+          f"{summary['wall_time_at']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
