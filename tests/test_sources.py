@@ -3,9 +3,11 @@ take, and a new source that is one class plus its YAML."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -78,3 +80,26 @@ def test_a_throwaway_source_touches_only_its_class_and_yaml(tmp_path):
     assert selection.source["source"] == "reversed"
     with pytest.raises(ConfigError, match="dataset.path=x is not used by dataset.source=reversed"):
         as_source({"_target_": f"{__name__}._Reversed", "path": "x"})
+
+
+def test_shards_split_a_case_set_by_instance_disjoint_and_whole():
+    counter = TokenCounter()
+    dev = str(Path(__file__).parent / "data" / "real" / "dev.parquet")
+    whole = load_cases(LocalFile(path=dev), counter).cases
+    parts = [load_cases(LocalFile(path=dev, shard=f"{i}/3"), counter) for i in range(3)]
+    ids = [[c.case_id for c in p.cases] for p in parts]
+    assert sorted(sum(ids, [])) == sorted(c.case_id for c in whole)           # every case in one shard
+    assert all(set(a).isdisjoint(b) for a, b in itertools.combinations(ids, 2))
+    for part in parts:                                                        # an instance stays whole
+        assert part.skipped.get("shard", 0) == part.rows_read - len(part.cases) - len(part.rejected)
+    by_instance = {}
+    for index, part in enumerate(parts):
+        for case in part.cases:
+            by_instance.setdefault(case.instance_id, set()).add(index)
+    assert all(len(found) == 1 for found in by_instance.values())
+    assert load_cases(LocalFile(path=dev, shard="0/1"), counter).case_set_hash == load_cases(
+        LocalFile(path=dev), counter).case_set_hash
+    for bad in ("3/3", "1", "a/b", "-1/2"):
+        with pytest.raises(ConfigError, match="dataset.shard: I/N"):
+            LocalFile(path=dev, shard=bad)
+    validate(compose(["dataset=ops", "dataset.shard=1/4"]))

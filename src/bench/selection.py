@@ -99,6 +99,9 @@ def load_cases(source: Source | Mapping[str, Any], counter: TokenCounter | None 
         for position, row in enumerate(bar):
             rows_read += 1
             bar.set_postfix(cases=len(cases), refresh=False)
+            if not source.in_shard(row):  # another job's shard (dataset.shard=I/N)
+                skipped["shard"] = skipped.get("shard", 0) + 1
+                continue
             recorded = row.get("source_row")
             source_row = int(recorded) if isinstance(recorded, int) and not isinstance(recorded, bool) else position
             check_manifest(manifest, row, source_row, position)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import logging
 import re
@@ -99,6 +100,8 @@ class Source:
     roles: dict[str, str] | None = None    # other roles mapped to a chat role or skipped
     limit: int | None = None               # at most this many cases (the first that pass the filters)
     filters: Filters = field(default_factory=Filters)
+    shard: str | None = None               # "I/N": only the rows of the I-th of N shards (0-based), by instance
+    _shard: tuple[int, int] = field(default=(0, 1), init=False, repr=False)
 
     names: ClassVar[tuple[str, ...]] = ()  # the values of ``source`` this class reads
 
@@ -139,6 +142,20 @@ class Source:
                 raise ConfigError(f"dataset.roles.{role}: {target!r} is not one of {_ROLE_TARGETS}")
         if self.limit is not None and self.limit < 1:
             raise ConfigError(f"dataset.limit: must be at least 1 (or null for all rows), got {self.limit}")
+        if self.shard is not None:
+            found = re.fullmatch(r"(\d+)/(\d+)", str(self.shard).strip())
+            if not found or not int(found.group(1)) < int(found.group(2)):
+                raise ConfigError(f"dataset.shard: I/N with 0 <= I < N (the I-th of N shards), got {self.shard!r}")
+            self._shard = (int(found.group(1)), int(found.group(2)))
+
+    def in_shard(self, row: dict[str, Any]) -> bool:
+        """Whether the row belongs to this job's shard: a stable hash of its instance, so every case of
+        one instance (its cluster in the intervals) lands in the same shard, whatever the file order."""
+        if self.shard is None:
+            return True
+        index, count = self._shard
+        digest = hashlib.sha256(str(row.get("instance_id") or row.get("id") or "").encode("utf-8")).digest()
+        return int.from_bytes(digest[:8], "big") % count == index
 
     @classmethod
     def build(cls, settings: dict[str, Any], hint: str = "") -> Source:
