@@ -57,6 +57,8 @@ As a separate process (benchmarks), printing ``base_url`` on its first stdout li
 from __future__ import annotations
 
 import argparse
+import email
+import email.policy
 import hashlib
 import json
 import math
@@ -170,6 +172,8 @@ class FakeOpenAI:
         keep_raw: bool = False,
         dump_dir: str | None = None,
         prefix_cache: bool = False,
+        batch_delay: float = 0.0,
+        batch_expire: int = 0,
     ) -> None:
         if not 0.0 <= fail_rate <= 1.0:
             raise ValueError("fail_rate must be in [0, 1]")
@@ -216,6 +220,11 @@ class FakeOpenAI:
         # completed earlier request had the same ones (at least 1,024, in blocks of 128)
         self.prefix_cache = prefix_cache
         self._prefixes: set[bytes] = set()
+        # the Batch API: files (id -> text), batches (id -> state); a batch ends batch_delay seconds after
+        # it was created, when it is next polled; the first batch_expire batches expire unprocessed
+        self.batch_delay, self.batch_expire = float(batch_delay), int(batch_expire)
+        self.files: dict[str, str] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -354,6 +363,52 @@ class FakeOpenAI:
         entry["prefixes"] = prefixes
         return cached / len(tokens) if cached >= _MIN_CACHED else 0.0
 
+    # ------------------------------------------------------------------ the Batch API
+    def upload(self, text: str) -> dict[str, Any]:
+        with self._lock:
+            file_id = f"file-{len(self.files) + 1}"
+            self.files[file_id] = text
+        return {"id": file_id, "object": "file", "bytes": len(text), "purpose": "batch"}
+
+    def create_batch(self, request: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            batch_id = f"batch_{len(self.batches) + 1}"
+            self.batches[batch_id] = {"id": batch_id, "object": "batch", "status": "in_progress",
+                                      "input_file_id": request.get("input_file_id"), "created": time.monotonic(),
+                                      "expire": len(self.batches) < self.batch_expire}
+            return self._public(self.batches[batch_id])
+
+    def poll_batch(self, batch_id: str) -> dict[str, Any] | None:
+        """The batch's state; it is processed (each line as a chat request) once its delay has passed."""
+        with self._lock:
+            batch = self.batches.get(batch_id)
+            if batch is None or batch["status"] != "in_progress" or time.monotonic() - batch["created"] < self.batch_delay:
+                return self._public(batch) if batch else None
+            lines = self.files.get(batch["input_file_id"], "").splitlines()
+        if batch["expire"]:
+            batch["status"] = "expired"
+            return self._public(batch)
+        out = []
+        for line in lines:
+            if not line.strip():
+                continue
+            item = json.loads(line)
+            payload, prompt, completion = self.completion(item["body"])
+            with self._lock:
+                self._counter += 1
+                self._stats["batch_requests"] += 1
+                self._stats["prompt_tokens"] += prompt
+                self._stats["completion_tokens"] += completion
+            out.append(json.dumps({"id": f"req_{len(out)}", "custom_id": item["custom_id"],
+                                   "response": {"status_code": 200, "body": payload}, "error": None}))
+        batch["output_file_id"] = self.upload("\n".join(out) + "\n")["id"]
+        batch["status"] = "completed"
+        return self._public(batch)
+
+    @staticmethod
+    def _public(batch: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in batch.items() if k not in ("created", "expire")}
+
     def completion(self, body: dict[str, Any], prompt_tokens: int | None = None,
                    cached_share: float = 0.0) -> tuple[dict[str, Any], int, int]:
         """The chat.completion object of a successful reply, and its token counts."""
@@ -461,8 +516,23 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server_fake
         if not self._count() or not self._authorized():
             return
-        if self.path.split("?")[0].rstrip("/").endswith("/models"):
+        path = self.path.split("?")[0].rstrip("/")
+        if path.endswith("/models"):
             self._send(200, {"object": "list", "data": [{"id": fake.model, "object": "model", "owned_by": "fake"}]})
+        elif "/batches/" in path:
+            batch = fake.poll_batch(path.rsplit("/", 1)[1])
+            self._send(200, batch) if batch else self._send(404, _error("no such batch", "invalid_request_error", None))
+        elif path.endswith("/content") and "/files/" in path:
+            text = fake.files.get(path.split("/files/", 1)[1].rsplit("/", 1)[0])
+            if text is None:
+                self._send(404, _error("no such file", "invalid_request_error", None))
+            else:
+                encoded = text.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/jsonl")
+                self.send_header("Content-Length", str(len(encoded)))
+                self.end_headers()
+                self.wfile.write(encoded)
         else:
             self._send(404, _error(f"no route {self.path}", "invalid_request_error", None))
 
@@ -482,7 +552,18 @@ class _Handler(BaseHTTPRequestHandler):
         raw = data.decode("utf-8", "replace")
         if not self._count() or not self._authorized():
             return
-        if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):  # a key in the query is allowed
+        path = self.path.split("?")[0].rstrip("/")
+        if path.endswith("/files"):  # a multipart upload: its one file part is the batch's JSONL
+            message = email.message_from_bytes(b"Content-Type: " + self.headers.get("Content-Type", "").encode()
+                                               + b"\r\n\r\n" + data, policy=email.policy.default)
+            parts = [p for p in message.iter_parts() if p.get_filename()]
+            content = parts[0].get_content() if parts else ""
+            self._send(200, fake.upload(content.decode("utf-8") if isinstance(content, bytes) else content))
+            return
+        if path.endswith("/batches"):
+            self._send(200, fake.create_batch(json.loads(raw or "{}")))
+            return
+        if not path.endswith("/chat/completions"):  # a key in the query is allowed
             self._send(404, _error(f"no route {self.path}", "invalid_request_error", None))
             return
         try:

@@ -32,11 +32,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import openai
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict, messages_from_dict
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ToolMessage,
+    convert_to_messages,
+    convert_to_openai_messages,
+    message_to_dict,
+    messages_from_dict,
+)
 
 from bench import redact
 from bench.cache import ReplyStore, open_cache, request_key
 from bench.llm.accounting import current_tags, emit
+from bench.llm.batch import shared_round
 from bench.llm.errors import (
     ContextOverflow,
     EmptyReply,
@@ -138,6 +147,7 @@ class ChatClient:
     check_timeout: float = 15.0
     api_key: str | None = field(default=None, repr=False)
     price: Price | None = None  # USD per million tokens: each call's record gets its cost_usd
+    batch: Any = None  # a bench.llm.batch.BatchRound: the calls go through the Batch API (model.batch)
 
     def __post_init__(self) -> None:
         try:
@@ -239,10 +249,32 @@ class ChatClient:
 
     def _priced(self, record: dict[str, Any]) -> None:
         """The call's cost at the price table (a cache hit: what the original call cost)."""
+        if self.batch is not None:
+            record["batch"] = True
         if self.price is not None:
             record["cost_usd"] = round(self.price.cost(int(record.get("input_tokens") or 0),
                                                        int(record.get("cached_tokens") or 0),
-                                                       int(record.get("output_tokens") or 0)), 8)
+                                                       int(record.get("output_tokens") or 0),
+                                                       batch=bool(record.get("batch"))), 8)
+
+    def _invoke_batch(self, messages: list[BaseMessage], tools, tool_choice: str | None) -> tuple[Any, float, int]:
+        """One call through the Batch API: the request body as the chat endpoint takes it, its reply
+        as a LangChain message (public converters of langchain_core), latency from submit to reply."""
+        body = batch_body(self.model, self.params, messages, tools, tool_choice)
+        custom_id = request_key(self.request(messages, tools, tool_choice))[:40]
+        start = time.perf_counter()
+        reply = self.batch.submit(custom_id, body)
+        choices = (reply or {}).get("choices") or []
+        if not choices or not isinstance(choices[0].get("message"), dict):
+            raise ModelCallError(f"{self.model} at {self.endpoint}: a batch reply without a message")
+        message = convert_to_messages([{**choices[0]["message"], "role": "assistant"}])[0]
+        usage = reply.get("usage") or {}
+        message.usage_metadata = {
+            "input_tokens": int(usage.get("prompt_tokens") or 0), "output_tokens": int(usage.get("completion_tokens") or 0),
+            "total_tokens": int(usage.get("total_tokens") or 0),
+            "input_token_details": {"cache_read": int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)}}
+        message.response_metadata = {"finish_reason": choices[0].get("finish_reason"), "model_name": reply.get("model")}
+        return message, round(time.perf_counter() - start, 3), 0
 
     def _runnable(self, tools: list[dict[str, Any]] | None, tool_choice: str | None):
         if not tools:
@@ -251,6 +283,8 @@ class ChatClient:
 
     def _invoke(self, messages: list[BaseMessage], tools, tool_choice: str | None,
                 callbacks: list[Any] | None = None) -> tuple[Any, float, int]:
+        if self.batch is not None:
+            return self._invoke_batch(messages, tools, tool_choice)
         runnable = self._runnable(tools, tool_choice)
         config = {"callbacks": callbacks} if callbacks else None
         attempt = 0
@@ -296,6 +330,23 @@ class ChatClient:
 
 
 # --------------------------------------------------------------------------- construction
+
+def batch_body(model: str, params: dict[str, Any], messages: list[BaseMessage], tools: list[dict[str, Any]] | None,
+               tool_choice: str | None) -> dict[str, Any]:
+    """A chat completion request body as the Batch API's lines carry it (the same fields a direct call sends)."""
+    body: dict[str, Any] = {"model": model, "messages": convert_to_openai_messages(messages)}
+    if tools:
+        body["tools"] = tools
+        if tool_choice:
+            body["tool_choice"] = tool_choice
+    if params.get("temperature") is not None:
+        body["temperature"] = params["temperature"]
+    if params.get("seed") is not None:
+        body["seed"] = params["seed"]
+    if params.get("max_tokens") is not None and "max_tokens" not in (params.get("extra_body") or {}):
+        body["max_completion_tokens"] = params["max_tokens"]
+    return {**body, **(params.get("model_kwargs") or {}), **(params.get("extra_body") or {})}
+
 
 def _empty_reply_text(body: Any) -> str:
     """What a 200 reply without choices held (its error field if any, else the body), shortened."""
@@ -422,6 +473,9 @@ def openai_client(
     cache_enabled: bool = True,
     cache_url: str | None = None,
     price: dict[str, Any] | None = None,
+    batch: bool = False,
+    batch_quiet_s: float = 1.0,
+    batch_poll_s: float = 5.0,
 ) -> ChatClient:
     """A :class:`ChatClient` over ``langchain-openai``'s ``ChatOpenAI`` (any OpenAI-compatible endpoint).
 
@@ -478,4 +532,6 @@ def openai_client(
         max_retries=int(max_retries), backoff_base=float(backoff_base), backoff_max=float(backoff_max),
         check_endpoint=bool(check_endpoint), check_timeout=min(float(timeout), 15.0), api_key=key,
         price=Price.of(price, role),
+        batch=shared_round(base, key if key != "no-key" else None, quiet_s=batch_quiet_s, poll_s=batch_poll_s)
+        if batch else None,
     )

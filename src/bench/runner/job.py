@@ -51,7 +51,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from bench.arms import build_policy
-from bench.components import preflight
+from bench.components import clients_of, preflight
 from bench.config import dataset_source
 from bench.jobcases import load_job_cases
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
@@ -117,6 +117,9 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     policy = surfaced(build_policy, cfg, counter,
                        groups={"arm": cfg.arm, "summarizer": cfg.get("summarizer"), "mechanism": cfg.get("mechanism")})
     preflight(answerer, judge, policy)
+    for client in clients_of(answerer, judge, policy):  # batch mode: the job's batches are kept with it
+        if getattr(client, "batch", None) is not None:
+            client.batch.ledger = store.path("batches")
     declaration = declare(policy).to_dict()  # what the arm depends on and is (run.json "policy")
     limiters = find_limiters(answerer, judge, policy)
     previous = store.read_json("run.json") if resuming else None
