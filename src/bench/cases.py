@@ -18,6 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from bench.chatlog import UNREADABLE
+from bench.history import unpaired
 from bench.profiles import OPENHANDS, Profile
 from bench.schema import Case, Rejected
 from bench.text import content_text
@@ -179,25 +180,11 @@ def _drop_trailing(messages: list[BaseMessage], profile: Profile, dropped: list[
 
 def _check_pairing(messages: list[BaseMessage], positions: list[int]) -> None:
     """Reject unpaired calls and results; positions name trajectory messages."""
-    pending: dict[str, int] = {}
-    for position, message in zip(positions, messages, strict=False):  # trailing drops shorten messages
-        if isinstance(message, AIMessage):
-            if pending:
-                call_id, where = next(iter(pending.items()))
-                raise RejectedRow(f"tool call {call_id} (message {where}) has no result")
-            pending = {c["id"]: position for c in message.tool_calls}
-        elif isinstance(message, ToolMessage):
-            if message.tool_call_id not in pending:
-                raise RejectedRow(
-                    f"tool result for {message.tool_call_id} (message {position}) has no call"
-                )
-            del pending[message.tool_call_id]
-        elif pending:
-            call_id, where = next(iter(pending.items()))
-            raise RejectedRow(f"tool call {call_id} (message {where}) has no result")
-    if pending:
-        call_id, where = next(iter(pending.items()))
-        raise RejectedRow(f"tool call {call_id} (message {where}) has no result")
+    for kind, _index, ids in unpaired(messages):  # the first break of the step invariant (bench.history)
+        call_id, where = next(iter(ids.items()))
+        if kind == "result":
+            raise RejectedRow(f"tool result for {call_id} (message {positions[where]}) has no call")
+        raise RejectedRow(f"tool call {call_id} (message {positions[where]}) has no result")
 
 
 _TRUE, _FALSE = {"true", "1", "yes", "y", "t"}, {"false", "0", "no", "n", "f"}

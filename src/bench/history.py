@@ -12,6 +12,7 @@ over the whole history would give an early call a later call's output.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ from bench.formats import is_placeholder
 from bench.profiles import Profile
 from bench.text import content_text
 
-__all__ = ["ToolEvent", "pair_results", "tool_events", "args_text"]
+__all__ = ["ToolEvent", "pair_results", "tool_events", "args_text", "steps", "clean_start", "unpaired"]
 
 
 def args_text(args: dict[str, Any]) -> str:
@@ -88,3 +89,61 @@ def tool_events(messages: list[BaseMessage], profile: Profile) -> list[ToolEvent
                 if found:
                     cwd = found[-1]
     return events
+
+
+# --- steps: a call and all its results -------------------------------------------------------
+# The one home of the invariant "a step is an assistant message with the results of its calls":
+# where a history may be cut (steps, clean_start) and where it breaks it (unpaired).
+
+def steps(messages: list[BaseMessage], start: int = 0) -> list[tuple[int, int]]:
+    """Whole steps of ``messages[start:]`` as ``(begin, end)`` spans, oldest first.
+
+    A step is an assistant message with the results of its calls, or any other single
+    message (a user message, an assistant reply without calls). Cutting a valid history
+    between steps never splits a tool exchange or a turn. ``start`` must not point at a
+    tool result.
+    """
+    spans: list[tuple[int, int]] = []
+    index = start
+    while index < len(messages):
+        end = index + 1
+        if isinstance(messages[index], AIMessage) and messages[index].tool_calls:
+            while end < len(messages) and isinstance(messages[end], ToolMessage):
+                end += 1
+        spans.append((index, end))
+        index = end
+    return spans
+
+
+def clean_start(messages: list[BaseMessage], start: int) -> int:
+    """The first index >= ``start`` where a suffix of a valid history is valid itself.
+
+    A suffix of a valid history is invalid only when it opens with tool results whose call
+    was cut off (a call keeps all its results, which follow it), so the boundary moves
+    toward newer messages past those results.
+    """
+    start = max(0, start)
+    while start < len(messages) and isinstance(messages[start], ToolMessage):
+        start += 1
+    return start
+
+
+def unpaired(messages: list[BaseMessage]) -> Iterator[tuple[str, int | None, dict[str, int]]]:
+    """Where calls and results break the step invariant, in order: ``("result", i, {id: i})`` a result
+    whose call is not pending; ``("calls", i, {id: call index})`` calls whose results are missing when
+    message ``i`` comes (``None``: the history ends)."""
+    pending: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolMessage):
+            if message.tool_call_id not in pending:
+                yield "result", index, {message.tool_call_id: index}
+            else:
+                del pending[message.tool_call_id]
+            continue
+        if pending:
+            yield "calls", index, pending
+            pending = {}
+        if isinstance(message, AIMessage):
+            pending = {c["id"]: index for c in message.tool_calls}
+    if pending:
+        yield "calls", None, pending

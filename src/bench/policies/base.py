@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import BaseMessage
 
 from bench.components import calls_model, clients_of
+from bench.history import clean_start, steps, unpaired
 from bench.schema import Case, View
 from bench.tokens import TokenCounter
 
@@ -149,21 +150,11 @@ class Policy(Protocol):
 def view_problems(messages: list[BaseMessage]) -> list[str]:
     """Why a message list is not valid for the chat API (empty list when it is)."""
     problems: list[str] = []
-    pending: dict[str, int] = {}
-    for index, message in enumerate(messages):
-        if isinstance(message, ToolMessage):
-            if message.tool_call_id not in pending:
-                problems.append(f"message {index}: tool result {message.tool_call_id} without its call")
-            else:
-                del pending[message.tool_call_id]
-            continue
-        if pending:
-            problems.append(f"message {index}: calls {sorted(pending)} lack results")
-            pending = {}
-        if isinstance(message, AIMessage):
-            pending = {c["id"]: index for c in message.tool_calls}
-    if pending:
-        problems.append(f"end: calls {sorted(pending)} lack results")
+    for kind, index, ids in unpaired(messages):
+        if kind == "result":
+            problems.append(f"message {index}: tool result {next(iter(ids))} without its call")
+        else:
+            problems.append(f"{'end' if index is None else f'message {index}'}: calls {sorted(ids)} lack results")
     return problems
 
 
@@ -181,36 +172,3 @@ def make_view(case: Case, arm: str, messages: list[BaseMessage], counter: TokenC
         full_tokens=counter.count_messages(case.messages),
         **extra,
     )
-
-
-def steps(messages: list[BaseMessage], start: int = 0) -> list[tuple[int, int]]:
-    """Whole steps of ``messages[start:]`` as ``(begin, end)`` spans, oldest first.
-
-    A step is an assistant message with the results of its calls, or any other single
-    message (a user message, an assistant reply without calls). Cutting a valid history
-    between steps never splits a tool exchange or a turn. ``start`` must not point at a
-    tool result.
-    """
-    spans: list[tuple[int, int]] = []
-    index = start
-    while index < len(messages):
-        end = index + 1
-        if isinstance(messages[index], AIMessage) and messages[index].tool_calls:
-            while end < len(messages) and isinstance(messages[end], ToolMessage):
-                end += 1
-        spans.append((index, end))
-        index = end
-    return spans
-
-
-def clean_start(messages: list[BaseMessage], start: int) -> int:
-    """The first index >= ``start`` where a suffix of a valid history is valid itself.
-
-    A suffix of a valid history is invalid only when it opens with tool results whose call
-    was cut off (a call keeps all its results, which follow it), so the boundary moves
-    toward newer messages past those results.
-    """
-    start = max(0, start)
-    while start < len(messages) and isinstance(messages[start], ToolMessage):
-        start += 1
-    return start
