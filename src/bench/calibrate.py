@@ -48,8 +48,7 @@ __all__ = ["HUMAN_VERDICTS", "KNOWN_TYPES", "CalibrationError", "Row", "cohen_ka
 
 HUMAN_VERDICTS = ("correct", "wrong", "abstained")
 # The coding types (bench.questions) and issue 11's domain-neutral ones; a file may use any of them.
-DOMAIN_NEUTRAL_TYPES = ("tool_output", "tool_value", "call_count", "first_tool_error")
-KNOWN_TYPES = tuple(dict.fromkeys((*QUESTION_TYPES, *DOMAIN_NEUTRAL_TYPES)))
+KNOWN_TYPES = QUESTION_TYPES  # the registry's, in its order
 REQUIRED = ("id", "type", "question", "reference", "answer", "verdict")
 
 

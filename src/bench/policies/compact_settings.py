@@ -66,7 +66,13 @@ class Mechanisms:
         return self.tail or self.stepcut  # stepcut is a way of cutting the tail
 
     def switches(self) -> dict[str, bool]:
-        return {k: getattr(self, k) for k in ("tail", "stepcut", "offload", "collapse", "verify")}
+        return {k: getattr(self, k) for k in MECHANISM_SWITCHES}
+
+
+# the switches in the order the presets add them (conf/mechanism: each preset adds the next one):
+# the fields of Mechanisms that are yes/no, read once from the class
+MECHANISM_SWITCHES = tuple(f.name for f in fields(Mechanisms) if f.type in ("bool", bool))
+MECHANISM_NAMES = ("shipped", *MECHANISM_SWITCHES)
 
 
 def typed(kind: type, value: Any) -> Any:

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from bench.errors import BenchError
+from bench.profiles import OPENHANDS, TAU2
 from bench.questions.base import CaseFacts, QuestionType, ReaderAnswer, ordinal
 from bench.questions.call_count import CALL_COUNT
 from bench.questions.depth import DEPTHS, check_depths, depth_qid, pick_depths, question_depth
@@ -53,7 +54,9 @@ REGISTRY: dict[str, QuestionType] = {t.name: t for t in (
     WRITE_ACTIONS,  # sources whose profile names write tools (tau2; generic: dataset.write_tools)
 )}
 QUESTION_TYPES = tuple(REGISTRY)
-CODING_TYPES = ("files_changed", "first_edit", "test_counts", "first_error")
+# the types a coding run asks and an operations run cannot (they need a shell or an editor), read off the
+# types themselves
+CODING_TYPES = tuple(name for name, qtype in REGISTRY.items() if qtype.applies(OPENHANDS) and not qtype.applies(TAU2))
 
 
 class QuestionTypeError(BenchError, ValueError):

@@ -25,6 +25,8 @@ from typing import Any
 
 from bench.metrics import compute_metrics
 from bench.policies.base import declaration_of
+from bench.policies.compact_settings import MECHANISM_NAMES
+from bench.prompt_files import PROMPT_NAMES
 from bench.store import read_jsonl
 
 __all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_config",
@@ -32,8 +34,8 @@ __all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_conf
 
 log = logging.getLogger(__name__)
 
-MECHANISM_ORDER = {m: i for i, m in enumerate(("shipped", "tail", "stepcut", "offload", "collapse", "verify"))}
-PROMPT_ORDER = {p: i for i, p in enumerate(("sre", "generic", "hybrid", "hybrid_v2"))}
+MECHANISM_ORDER = {m: i for i, m in enumerate(MECHANISM_NAMES)}  # study order: as the presets build up
+PROMPT_ORDER = {p: i for i, p in enumerate(PROMPT_NAMES)}
 # keys that never make two jobs different configs (seed is what a config averages over)
 _NOT_IDENTITY = re.compile(r"^(seed|resume|output_dir|cache\..*|tracing\..*)$|(^|\.)seed$")
 # overrides that are not part of a config's readable label
