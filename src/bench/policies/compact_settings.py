@@ -10,21 +10,13 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from bench.errors import ConfigError
+from bench.prompt_files import load_prompt
 
 __all__ = ["MicroCompact", "AutoCompact", "Mechanisms", "typed", "DEFAULT_GUIDANCE", "DEFAULT_OFFLOAD_NOTE"]
 
-DEFAULT_GUIDANCE = (
-    "Some earlier tool outputs of this conversation were stored and replaced by references "
-    'of the form read_tool_output(handle="..."). Before you state exact code, numbers, paths '
-    "or other identifiers that came from such an output, open it with the read_tool_output "
-    "tool and copy the detail from it; do not rely on a summary or on memory for exact details."
-)
-DEFAULT_OFFLOAD_NOTE = (
-    "Some tool outputs in this conversation are stored outside it and referenced as "
-    'read_tool_output(handle="..."); they can be reopened later. Keep the references that point '
-    "to outputs that may matter, exactly as written, each with a short description of what the "
-    "output holds, so that the summary also serves as a guide to the stored details."
-)
+# the texts live in src/bench/prompts/ (conf/mechanism/shipped.yaml reads the same files)
+DEFAULT_GUIDANCE = load_prompt("verify_guidance.txt")
+DEFAULT_OFFLOAD_NOTE = load_prompt("offload_note.txt")
 
 
 @dataclass
