@@ -61,7 +61,7 @@ class CallCount:
         tool = question.target["tool"]
         if reading.summary and not reading.timeline_complete:
             return ReaderAnswer(None)
-        if tool in reading.collapsed or "*" in reading.collapsed:
+        if reading.may_have_collapsed(tool):
             return ReaderAnswer(None)  # removed retries may have been calls of it
         count = sum(1 for seen in reading.events if seen.event.name == tool)
         return ReaderAnswer(count or None)

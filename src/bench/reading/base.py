@@ -40,8 +40,13 @@ class Reading:
     files_complete: bool = False  # the summary lists every earlier file touched with a path
     # Collapsed retries the summary mentions at no known place: command prefixes (complete or not).
     unplaced_runs: list[tuple[str, bool]] = field(default_factory=list)
-    # Tools whose failed attempts notes of collapsed retries removed ("*": some tool, unknown).
+    # Tools whose failed attempts notes of collapsed retries removed.
     collapsed: set[str] = field(default_factory=set)
+    collapsed_unknown: bool = False  # the summary quotes such a note: attempts of some tool, unknown which
+
+    def may_have_collapsed(self, tool: str) -> bool:
+        """Whether removed retries may have been calls of ``tool`` (so its calls cannot be counted)."""
+        return self.collapsed_unknown or tool in self.collapsed
 
     @property
     def handles(self) -> list[str]:

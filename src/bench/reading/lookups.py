@@ -64,7 +64,7 @@ def find_call(reading: Reading, target: dict[str, Any], whole_output: bool = Fal
     if reading.summary and not reading.timeline_complete:
         return None
     tool, wanted, k = target["tool"], args_text(target["arguments"]), target["ordinal"]
-    if tool in reading.collapsed or "*" in reading.collapsed:
+    if reading.may_have_collapsed(tool):
         return None
     profile = reading.profile
     count = 0

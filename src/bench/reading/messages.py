@@ -110,7 +110,7 @@ def read_view(messages: list[BaseMessage], summary: str | None = None, case: Cas
         reading.summary = True
         reading.events.extend(events)
         if reading.unplaced_runs or RETRY_NOTE.search(summary):
-            reading.collapsed.add("*")
+            reading.collapsed_unknown = True
     reading.events.extend(_message_events(messages, handles, profile, reading.collapsed))
     opened: list[str] = []
     if store:
