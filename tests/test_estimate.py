@@ -62,3 +62,20 @@ def test_the_command_prints_each_job_and_the_total_and_refuses_a_bad_override_in
 def test_offline_defaults_estimate_without_a_server(option):
     estimate = estimate_job([f"dataset={option}", "dataset.limit=2"])
     assert estimate["n_questions"] > 0 and estimate["kinds"]["answer"]["calls"] == estimate["n_questions"]
+
+
+def test_a_job_records_the_estimate_beside_what_it_spent_and_the_report_shows_both(tmp_path):
+    from bench.study import load_jobs
+    from bench.study.tables import job_row
+
+    with FakeOpenAI() as server:
+        metrics = run(compose(["model=openai", "model.api_key_env=null", "dataset.limit=3", "arm=nlatest", "arm.n=10",
+                               "judge=exact", PRICE, f"model.base_url={server.base_url}", "cache.enabled=false",
+                               f"output_dir={tmp_path / 'job'}"]))
+    estimate = metrics["estimate"]
+    assert estimate["calls"] == metrics["model_calls"]["total"]["calls"]  # one call per answer, arm and reference
+    assert 0.5 < estimate["cost_usd"] / metrics["cost_usd"] < 2.0  # tokens counted apart (the fake omits tools)
+    stored = json.loads((tmp_path / "job" / "metrics.json").read_text())
+    assert stored["estimate"] == estimate
+    row = job_row(load_jobs([tmp_path / "job"])[0])
+    assert row["estimated_cost_usd"] == pytest.approx(estimate["cost_usd"]) and row["cost_usd"] > 0

@@ -43,6 +43,7 @@ from bench.config import ConfigError
 from bench.llm import ChatClient, ContextOverflow, current_callbacks, current_tags, openai_client, sum_usage
 from bench.profiles import OPENHANDS, Profile
 from bench.questions.answers import ask_text
+from bench.read_tool import READ_TOOL, READ_TOOL_SCHEMA, tools_for
 from bench.schema import Answer, Case, Question, View
 from bench.text import content_text
 
@@ -56,23 +57,6 @@ __all__ = [
     "THINK_REPLY",
 ]
 
-READ_TOOL = "read_tool_output"
-READ_TOOL_SCHEMA: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": READ_TOOL,
-        "description": (
-            "Open a tool output that was cleared from this conversation and stored. Pass the handle "
-            'exactly as it appears in a placeholder such as read_tool_output(handle="..."). '
-            "Returns the full stored output."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {"handle": {"type": "string", "description": "The opaque handle of a stored output."}},
-            "required": ["handle"],
-        },
-    },
-}
 THINK_REPLY = "Your thought has been logged."
 FINISH_REPLY = "Finished."
 _HANDLE = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
@@ -127,14 +111,6 @@ def first_messages(case: Case, view: View, question: Question) -> list[BaseMessa
     system = case.system_prompt + (f"\n\n{view.guidance}" if view.guidance else "")
     asked = ask_text(question.question, question.answer_format)  # the question, then its answer's shape
     return [SystemMessage(system), *view.messages, HumanMessage(asked)]
-
-
-def tools_for(case: Case, view: View) -> list[dict[str, Any]]:
-    """The tools a question's requests offer: the case's, and the read tool when the view stored outputs."""
-    tools = [t for t in case.tools if _tool_name(t) != READ_TOOL]
-    if view.store:
-        tools.append(READ_TOOL_SCHEMA)
-    return tools
 
 
 class LangGraphAnswerer:
@@ -295,10 +271,6 @@ class LangGraphAnswerer:
         usage = sum_usage(records, model=self.client.model, steps=steps, step_limit=int(limit))
         return Answer(**base, answer=text, usage=usage, retrievals=list(state.get("retrievals") or []),
                       outcome=outcome, error=error)
-
-
-def _tool_name(tool: dict[str, Any]) -> str | None:
-    return (tool.get("function") or {}).get("name") or tool.get("name")
 
 
 def _finish_text(args: dict[str, Any], message: AIMessage) -> str:

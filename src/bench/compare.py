@@ -38,7 +38,8 @@ METRICS = (
     "detectable_difference",
     "abstain_rate", "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens",
     "tokens_kept_ratio", "mean_kept_messages", "summarizer_calls", "retrievals", "context_overflow", "errors",
-    "latency_s", "tokens_spent", "model_calls", "cache_hits", "cost_usd", "spent_cost_usd", "wall_time_s",
+    "latency_s", "tokens_spent", "model_calls", "cache_hits", "cost_usd", "spent_cost_usd", "estimated_cost_usd",
+    "wall_time_s",
     "missing_traces",
 )
 _PROVENANCE = ("status", "case_set_hash", "prompt_hash", "git.commit", "git.dirty", "dataset.source",

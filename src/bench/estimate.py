@@ -12,7 +12,7 @@ the history the offline summarizer was given):
   request is the one measured), the full-history reference of a non-full arm, LLM judge calls,
   summary calls;
 - **input tokens** (system prompt, tools, the view, the question) and **output tokens** (a typical
-  answer of the question's type, ``OUTPUT_TOKENS``; a judge's verdict; a summary);
+  answer of the question's type, ``bench.runner.costing.OUTPUT_TOKENS``; a judge's verdict; a summary);
 - **cached share**: under ``model.warm_prefix`` every question of a view after the first reads the
   view's prefix from a provider's prefix cache (from 1,024 tokens on);
 - **cost** at the price tables (``model.price``, ``judge.price``, ``summarizer.price``), with and
@@ -31,14 +31,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-__all__ = ["OUTPUT_TOKENS", "estimate_job", "sweep_overrides", "main"]
-
-# A typical answer's output tokens per question type (a typed JSON answer, a sentence or two of prose)
-OUTPUT_TOKENS = {"files_changed": 60, "first_edit": 150, "test_counts": 30, "first_error": 60, "tool_output": 120,
-                 "tool_value": 20, "call_count": 15, "first_tool_error": 50, "user_fact": 20, "latest_value": 20,
-                 "write_actions": 80}
-JUDGE_OUTPUT, SUMMARY_OUTPUT, MIN_CACHED = 40, 1500, 1024
-
+__all__ = ["estimate_job", "sweep_overrides", "main"]
 
 def sweep_overrides(args: list[str], multirun: bool) -> list[list[str]]:
     """The override lists of the jobs: ``args`` alone, or the product of the sweep's parameters."""
@@ -78,12 +71,12 @@ def _price(node: Any, role: str) -> Any:
 
 def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     """Calls, tokens, cached share and cost of the job ``python -m bench.main <overrides>`` would run."""
-    from bench.agent import first_messages, tools_for
     from bench.arms import build_policy
     from bench.components import calls_model
     from bench.config import compose
     from bench.jobcases import load_job_cases
     from bench.policies import FullHistory, PolicyContext
+    from bench.runner.costing import SUMMARY_OUTPUT, new_tally, priced, tally, tally_judge
     from bench.tokens import TokenCounter
 
     cfg = compose(overrides)
@@ -91,65 +84,30 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     summarizes = cfg.get("summarizer") is not None and cfg.summarizer.get("_target_", "").endswith("LLMSummarizer")
     offline = compose([*overrides, "summarizer=offline"]) if summarizes else cfg  # views built without a call
     policy = build_policy(offline, counter)
-    full = FullHistory(context=PolicyContext(counter=counter))
     judged_by_model = "LLMJudge" in str(cfg.judge.get("_target_", "")) or "panel" in str(cfg.judge.get("_target_", ""))
     warm = bool(cfg.model.get("warm_prefix", False))
     cases = load_job_cases(cfg, counter).cases
-    kinds: dict[str, Counter] = {k: Counter() for k in ("answer", "reference", "judge", "summarizer")}
-    arms = [("answer", policy)] + ([("reference", full)] if not isinstance(policy, FullHistory) else [])
+    kinds = new_tally()
+    reference = not isinstance(policy, FullHistory)
+    full = FullHistory(context=PolicyContext(counter=counter))
     for case in cases:
         if not case.questions:
             continue
-        for kind, arm in arms:
-            view = arm(case)
-            if kind == "answer" and view.summarizer_calls and (summarizes or calls_model(policy)):
-                kinds["summarizer"]["calls"] += view.summarizer_calls
-                kinds["summarizer"]["input_tokens"] += view.summarizer_calls * max(0, view.full_tokens
-                                                                                   - view.kept_tokens)
-                kinds["summarizer"]["output_tokens"] += view.summarizer_calls * SUMMARY_OUTPUT
-            tools = counter.count_text(json.dumps(tools_for(case, view), sort_keys=True))
-            for order, question in enumerate(case.questions):
-                messages = first_messages(case, view, question)
-                prompt = counter.count_messages(messages) + tools
-                prefix = prompt - counter.count_messages(messages[-1:])
-                cached = prefix if warm and order > 0 and prefix >= MIN_CACHED else 0
-                row = kinds[kind]
-                row["calls"] += steps
-                row["input_tokens"] += prompt * steps
-                row["cached_tokens"] += cached + (prompt * (steps - 1) if steps > 1 and prompt >= MIN_CACHED else 0)
-                row["output_tokens"] += OUTPUT_TOKENS.get(question.type, 60) * steps
-                if judged_by_model:
-                    kinds["judge"]["calls"] += 1
-                    kinds["judge"]["input_tokens"] += 500 + counter.count_text(json.dumps(question.reference,
-                                                                                          default=str))
-                    kinds["judge"]["output_tokens"] += JUDGE_OUTPUT
+        view = policy(case)
+        if view.summarizer_calls and (summarizes or calls_model(policy)):
+            kinds["summarizer"]["calls"] += view.summarizer_calls
+            kinds["summarizer"]["input_tokens"] += view.summarizer_calls * max(0, view.full_tokens - view.kept_tokens)
+            kinds["summarizer"]["output_tokens"] += view.summarizer_calls * SUMMARY_OUTPUT
+        tally(kinds, "answer", case, view.kept_tokens, view.guidance, bool(view.store), counter, warm=warm, steps=steps)
+        if reference:
+            whole = full(case)
+            tally(kinds, "reference", case, whole.kept_tokens, None, False, counter, warm=warm, steps=steps)
+        for _ in range(2 if reference else 1) if judged_by_model else ():  # the reference's answers are judged too
+            tally_judge(kinds, case, counter)
     prices = {"answer": _price(cfg.model, "model"), "reference": _price(cfg.model, "model"),
               "judge": _price(cfg.judge, "judge"), "summarizer": _price(cfg.get("summarizer"), "summarizer")}
     out: dict[str, Any] = {"overrides": overrides, "n_cases": len(cases),
-                           "n_questions": sum(len(c.questions) for c in cases), "kinds": {}}
-    total: Counter = Counter()
-    cost = batch_cost = 0.0
-    priced = True
-    for kind, row in kinds.items():
-        if not row["calls"]:
-            continue
-        entry = {k: round(v) for k, v in row.items()}
-        price = prices[kind]
-        if price is None:
-            entry["cost_usd"] = entry["batch_cost_usd"] = None
-            priced = False
-        else:
-            entry["cost_usd"] = round(price.cost(entry["input_tokens"], entry["cached_tokens"], entry["output_tokens"]), 4)
-            entry["batch_cost_usd"] = round(price.cost(entry["input_tokens"], entry["cached_tokens"],
-                                                       entry["output_tokens"], batch=True), 4)
-            cost += entry["cost_usd"]
-            batch_cost += entry["batch_cost_usd"]
-        out["kinds"][kind] = entry
-        total.update({k: v for k, v in entry.items() if k in ("calls", "input_tokens", "cached_tokens", "output_tokens")})
-    out["total"] = {**dict(total), "cached_share": round(total["cached_tokens"] / total["input_tokens"], 3)
-                    if total["input_tokens"] else None,
-                    "cost_usd": round(cost, 4) if priced and total["calls"] else None,
-                    "batch_cost_usd": round(batch_cost, 4) if priced and total["calls"] else None}
+                           "n_questions": sum(len(c.questions) for c in cases), **priced(kinds, prices)}
     concurrency = cfg.model.get("max_concurrency")
     out["concurrency"] = concurrency if isinstance(concurrency, int) else cfg.model.get("max_concurrency_cap")
     return out

@@ -51,7 +51,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from bench.arms import build_policy
-from bench.components import clients_of, preflight
+from bench.components import calls_model, clients_of, preflight
 from bench.config import dataset_source
 from bench.jobcases import load_job_cases
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
@@ -59,6 +59,7 @@ from bench.llm import call_sink, summarize_calls
 from bench.llm.limiter import concurrency_metrics, find_limiters
 from bench.metrics import compute_metrics
 from bench.policies import FullHistory, PolicyContext, declare
+from bench.runner.costing import job_estimate
 from bench.runner.pipeline import Phase, Pipeline
 from bench.runner.provenance import now, provenance
 from bench.runner.resume import ResumeError, check_resume
@@ -181,12 +182,19 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
 
     # 5. metrics and status
     answers = store.read("answers")
-    metrics = compute_metrics(case_questions, store.read("views"), answers, store.read("scores"), full_correct)
+    views = store.read("views")
+    metrics = compute_metrics(case_questions, views, answers, store.read("scores"), full_correct)
     metrics["missing_traces"] = missing
     metrics["model_calls"] = summarize_calls(read_jsonl(store.path("calls"), keys=()))
     # what the job's calls cost at the price tables (model.price ...): null when a call is unpriced
     metrics["cost_usd"] = metrics["model_calls"].get("total", {}).get("cost_usd")
     metrics["spent_cost_usd"] = metrics["model_calls"].get("total", {}).get("spent_cost_usd")
+    if calls_model(answerer) or calls_model(judge):  # what bench.estimate would have said, beside the actual
+        metrics["estimate"] = job_estimate(
+            selection.cases, views, counter, _prices(answerer, judge, policy),
+            warm=bool(getattr(answerer, "warm_prefix", False)), judged=calls_model(judge),
+            reference=full_correct is not None, summarized=calls_model(policy))["total"]
+    del views
     if limiters:  # model clients (an offline job has none: nothing to record)
         metrics["concurrency"] = concurrency_metrics(limiters)
     errors = sum(1 for a in answers if a.get("outcome") == "error")
@@ -225,3 +233,11 @@ def trace_options(cfg: DictConfig) -> TraceOptions:
                         upload_dataset=bool(tracing.get("upload_dataset", True)),
                         timeout=float(tracing.get("timeout", 5) or 5),
                         dataset_label=dataset_source(cfg.dataset).label(), arm=cfg.arm.get("name"))
+
+
+def _prices(answerer: Any, judge: Any, policy: Any) -> dict[str, Any]:
+    """Each kind's price table, from the first model client of the part that makes those calls."""
+    def first(part: Any) -> Any:
+        return next((c.price for c in clients_of(part) if getattr(c, "price", None) is not None), None)
+
+    return {"answer": first(answerer), "reference": first(answerer), "judge": first(judge), "summarizer": first(policy)}

@@ -180,6 +180,9 @@ def job_row(job: Job) -> dict[str, Any]:
         "tokens_kept_ratio": m.get("tokens_kept_ratio"),
         "mean_kept_messages": m.get("mean_kept_messages"),
         "summarizer_calls": m.get("summarizer_calls"),
+        # what bench.estimate says of the job (from its views), beside what it spent (cost_usd, tokens)
+        "estimated_cost_usd": ((job.stored_metrics or {}).get("estimate") or {}).get("cost_usd"),
+        "estimated_input_tokens": ((job.stored_metrics or {}).get("estimate") or {}).get("input_tokens"),
         "retrievals": m["retrievals"],
         "context_overflow": m["outcomes"].get("context_overflow", 0),
         "errors": m["outcomes"].get("error", 0),
@@ -209,7 +212,7 @@ def jobs_frame(jobs: list[Job]) -> pd.DataFrame:
 SUMMARY_METRICS = (
     "accuracy", "accuracy_relative_to_full", "confidently_wrong_rate", "hedged_wrong_rate", "abstain_rate",
     "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens", "tokens_kept_ratio",
-    "summarizer_calls", "retrievals", "latency_s", "tokens_spent", "cost_usd", "stale",
+    "summarizer_calls", "retrievals", "latency_s", "tokens_spent", "cost_usd", "estimated_cost_usd", "stale",
     "compactions_per_case", "compactions_max", "evidence_survived_compactions",
 )
 

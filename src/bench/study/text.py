@@ -51,7 +51,8 @@ TABLE_COLUMNS = (  # (metric, header); accuracy and rel. full are followed by th
     ("evidence_visible_rate", "ev. visible"), ("evidence_recoverable_rate", "ev. recoverable"),
     ("mean_kept_tokens", "tokens kept"), ("tokens_kept_ratio", "kept ratio"),
     ("summarizer_calls", "summ. calls"), ("retrievals", "retrievals"),
-    ("latency_s", "latency s"), ("tokens_spent", "tokens spent"), ("cost_usd", "cost $"), ("stale", "stale"),
+    ("latency_s", "latency s"), ("tokens_spent", "tokens spent"), ("cost_usd", "cost $"),
+    ("estimated_cost_usd", "est. cost $"), ("stale", "stale"),
 )
 
 

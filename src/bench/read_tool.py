@@ -1,0 +1,44 @@
+"""The read tool: how an answering agent opens a stored output (its name, its schema), and the tools a
+question's requests offer. One home for the name every summary, placeholder and guidance text cites.
+
+Kept apart from ``bench.agent`` so what needs only the tools (``bench.runner.costing``) does not
+import LangGraph.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.formats import HANDLE_TOOL
+
+__all__ = ["READ_TOOL", "READ_TOOL_SCHEMA", "tools_for"]
+
+READ_TOOL = HANDLE_TOOL  # the name bench.formats writes in placeholders and handle references
+READ_TOOL_SCHEMA: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": READ_TOOL,
+        "description": (
+            "Open a tool output that was cleared from this conversation and stored. Pass the handle "
+            'exactly as it appears in a placeholder such as read_tool_output(handle="..."). '
+            "Returns the full stored output."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {"handle": {"type": "string", "description": "The opaque handle of a stored output."}},
+            "required": ["handle"],
+        },
+    },
+}
+
+
+def _tool_name(tool: dict[str, Any]) -> str | None:
+    return (tool.get("function") or {}).get("name") or tool.get("name")
+
+
+def tools_for(case: Any, view: Any) -> list[dict[str, Any]]:
+    """The tools a question's requests offer: the case's, and the read tool when the view stored outputs."""
+    tools = [t for t in case.tools if _tool_name(t) != READ_TOOL]
+    if view.store:
+        tools.append(READ_TOOL_SCHEMA)
+    return tools

@@ -1,0 +1,117 @@
+"""The estimate of a job's model calls, tokens and cost from its views (``bench.estimate``, and the
+job's own ``metrics.json`` ``estimate``, computed the same way from the views it built, so a report
+can show the estimate beside what the job spent).
+
+    kinds = new_tally()
+    tally(kinds, "answer", case, view.kept_tokens, view.guidance, bool(view.store), counter, warm=True)
+    priced(kinds, prices)     # {"kinds": ..., "total": {calls, input_tokens, cached_tokens, ..., cost_usd}}
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from types import SimpleNamespace
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from bench.questions.answers import ask_text
+from bench.read_tool import tools_for
+from bench.schema import Case
+from bench.tokens import TokenCounter
+
+__all__ = ["OUTPUT_TOKENS", "JUDGE_INPUT", "JUDGE_OUTPUT", "SUMMARY_OUTPUT", "MIN_CACHED", "new_tally", "tally",
+           "tally_judge", "priced", "job_estimate"]
+
+# A typical answer's output tokens per question type (a typed JSON answer, a sentence or two of prose)
+OUTPUT_TOKENS = {"files_changed": 60, "first_edit": 150, "test_counts": 30, "first_error": 60, "tool_output": 120,
+                 "tool_value": 20, "call_count": 15, "first_tool_error": 50, "user_fact": 20, "latest_value": 20,
+                 "write_actions": 80}
+JUDGE_INPUT, JUDGE_OUTPUT, SUMMARY_OUTPUT, MIN_CACHED = 500, 40, 1500, 1024
+KINDS = ("answer", "reference", "judge", "summarizer")
+
+
+def new_tally() -> dict[str, Counter]:
+    return {kind: Counter() for kind in KINDS}
+
+
+def tally(kinds: dict[str, Counter], kind: str, case: Case, kept_tokens: int, guidance: str | None,
+          has_store: bool, counter: TokenCounter, *, warm: bool = False, steps: float = 1.0) -> None:
+    """Add the answer requests of ``case``'s questions on a view of ``kept_tokens`` (the view's messages):
+    system prompt (and guidance), tools, the view, the question; under warm prefixes every question
+    after the view's first reads the shared prefix from the provider's cache (from 1,024 tokens on)."""
+    system = case.system_prompt + (f"\n\n{guidance}" if guidance else "")
+    tools = counter.count_text(json.dumps(tools_for(case, SimpleNamespace(store={"": ""} if has_store else {})),
+                                          sort_keys=True))
+    head = counter.count_messages([SystemMessage(system)]) + tools + kept_tokens
+    row = kinds[kind]
+    for order, question in enumerate(case.questions):
+        prompt = head + counter.count_messages([HumanMessage(ask_text(question.question, question.answer_format))])
+        cached = head if warm and order > 0 and head >= MIN_CACHED else 0
+        row["calls"] += steps
+        row["input_tokens"] += prompt * steps
+        row["cached_tokens"] += cached + (prompt * (steps - 1) if steps > 1 and prompt >= MIN_CACHED else 0)
+        row["output_tokens"] += OUTPUT_TOKENS.get(question.type, 60) * steps
+
+
+def tally_judge(kinds: dict[str, Counter], case: Case, counter: TokenCounter) -> None:
+    """An LLM judge's call per question: the rubric prompt (about JUDGE_INPUT tokens) and the reference."""
+    for question in case.questions:
+        kinds["judge"]["calls"] += 1
+        kinds["judge"]["input_tokens"] += JUDGE_INPUT + counter.count_text(json.dumps(question.reference, default=str))
+        kinds["judge"]["output_tokens"] += JUDGE_OUTPUT
+
+
+def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
+    """Per kind and in total: calls, tokens, cached share and cost at ``prices`` (kind -> Price or None),
+    with and without the batch discount (None where a kind has no price table)."""
+    out: dict[str, Any] = {"kinds": {}}
+    total: Counter = Counter()
+    cost = batch_cost = 0.0
+    every_priced = True
+    for kind, row in kinds.items():
+        if not row["calls"]:
+            continue
+        entry: dict[str, Any] = {k: round(v) for k, v in row.items()}
+        price = prices.get(kind)
+        if price is None:
+            entry["cost_usd"] = entry["batch_cost_usd"] = None
+            every_priced = False
+        else:
+            entry["cost_usd"] = round(price.cost(entry["input_tokens"], entry["cached_tokens"], entry["output_tokens"]), 6)
+            entry["batch_cost_usd"] = round(price.cost(entry["input_tokens"], entry["cached_tokens"],
+                                                       entry["output_tokens"], batch=True), 6)
+            cost += entry["cost_usd"]
+            batch_cost += entry["batch_cost_usd"]
+        out["kinds"][kind] = entry
+        total.update({k: v for k, v in entry.items() if k in ("calls", "input_tokens", "cached_tokens", "output_tokens")})
+    out["total"] = {**dict(total), "cached_share": round(total["cached_tokens"] / total["input_tokens"], 3)
+                    if total["input_tokens"] else None,
+                    "cost_usd": round(cost, 6) if every_priced and total["calls"] else None,
+                    "batch_cost_usd": round(batch_cost, 6) if every_priced and total["calls"] else None}
+    return out
+
+
+def job_estimate(cases: list[Case], views: list[dict[str, Any]], counter: TokenCounter, prices: dict[str, Any], *,
+                 warm: bool, judged: bool, reference: bool, summarized: bool) -> dict[str, Any]:
+    """What ``bench.estimate`` would have said of this job, from the views it built (``views.jsonl``
+    records): the same tallies, so the report can show the estimate beside what was spent."""
+    kinds = new_tally()
+    by_case = {v["case_id"]: v for v in views}
+    for case in cases:
+        view = by_case.get(case.case_id)
+        if view is None or not case.questions:
+            continue
+        tally(kinds, "answer", case, int(view["kept_tokens"]), view.get("guidance"), bool(view.get("handles")),
+              counter, warm=warm)
+        if summarized and view.get("summarizer_calls"):
+            calls = int(view["summarizer_calls"])
+            kinds["summarizer"]["calls"] += calls
+            kinds["summarizer"]["input_tokens"] += calls * max(0, int(view["full_tokens"]) - int(view["kept_tokens"]))
+            kinds["summarizer"]["output_tokens"] += calls * SUMMARY_OUTPUT
+        if reference:
+            tally(kinds, "reference", case, int(view["full_tokens"]), None, False, counter, warm=warm)
+        for _ in range(2 if reference else 1) if judged else ():
+            tally_judge(kinds, case, counter)
+    return priced(kinds, prices)
