@@ -103,3 +103,18 @@ def test_shards_split_a_case_set_by_instance_disjoint_and_whole():
         with pytest.raises(ConfigError, match="dataset.shard: I/N"):
             LocalFile(path=dev, shard=bad)
     validate(compose(["dataset=ops", "dataset.shard=1/4"]))
+
+
+def test_the_report_merges_the_shards_of_one_case_set_into_one_set_with_one_interval(tmp_path):
+    from bench.runner import run
+    from bench.study import load_jobs
+
+    whole = run(compose(["dataset=ops", f"output_dir={tmp_path / 'whole'}", "cache.enabled=false"]))
+    for index in range(3):
+        run(compose(["dataset=ops", f"dataset.shard={index}/3", f"output_dir={tmp_path / 'shards' / str(index)}",
+                     "cache.enabled=false"]))
+    jobs = load_jobs([tmp_path / "shards"])
+    assert len(jobs) == 1 and len(jobs[0].shard_paths) == 3 and jobs[0].status == "complete"
+    merged = jobs[0].metrics
+    assert merged["n_questions"] == whole["n_questions"] and merged["accuracy"] == pytest.approx(whole["accuracy"])
+    assert merged["accuracy_ci"] == pytest.approx(whole["accuracy_ci"])  # one set, one interval

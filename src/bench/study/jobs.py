@@ -64,6 +64,7 @@ class Job:
     full_correct: set[str] | None = None  # qids the full arm answered correctly (relative to full)
     label: str = ""
     shared: list[str] = field(default_factory=list)  # overrides of every job in the report, not in label
+    shard_paths: list[Path] = field(default_factory=list)  # the shards merged into this job (dataset.shard)
 
     @property
     def name(self) -> str:
@@ -237,7 +238,7 @@ def load_job(path: Path | str) -> Job:
 
 def load_jobs(paths: Iterable[Path | str]) -> list[Job]:
     """Jobs ordered by config (see :func:`_config_order`), seeds together, each with a readable config label."""
-    jobs = [load_job(p) for p in find_job_dirs(paths)]
+    jobs = merge_shards([load_job(p) for p in find_job_dirs(paths)])
     shared = _assign_labels(jobs)
     for job in jobs:
         job.shared = shared
@@ -302,3 +303,47 @@ def _assign_labels(jobs: list[Job]) -> list[str]:
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     return text if len(text) <= 24 else text[:21] + "..."
+
+
+def merge_shards(jobs: list[Job]) -> list[Job]:
+    """The shards of one case set (jobs equal but for ``dataset.shard``) as one job: their records
+    together, so its metrics, and its intervals, are the whole case set's (one set, one interval)."""
+    groups: dict[str, list[Job]] = {}
+    for job in jobs:
+        if (job.config.get("dataset") or {}).get("shard"):
+            key = {k: v for k, v in _without_shard(job.config).items() if k not in ("output_dir", "resume")}
+            groups.setdefault(json.dumps(key, sort_keys=True, default=str), []).append(job)
+    merged: dict[int, Job] = {}
+    for group in (g for g in groups.values() if len(g) > 1):
+        merged.update(dict.fromkeys((id(j) for j in group), _merged(group)))
+    out: list[Job] = []
+    for job in jobs:
+        whole = merged.get(id(job), job)
+        if whole not in out:
+            out.append(whole)
+    return out
+
+
+def _without_shard(config: dict[str, Any]) -> dict[str, Any]:
+    dataset = {k: v for k, v in (config.get("dataset") or {}).items() if k != "shard"}
+    return {**config, "dataset": dataset}
+
+
+def _merged(shards: list[Job]) -> Job:
+    first = shards[0]
+    cases = [c for j in shards for c in j.cases]
+    views = [v for j in shards for v in j.views]
+    answers = [a for j in shards for a in j.answers]
+    scores = [s for j in shards for s in j.scores]
+    full_correct = (set().union(*(j.full_correct for j in shards if j.full_correct is not None))
+                    if all(j.full_correct is not None for j in shards) else None)
+    digest = hashlib.sha256("\n".join(sorted(str(j.run.get("case_set_hash")) for j in shards)).encode()).hexdigest()
+    run = {**first.run, "case_set_hash": digest[:16], "shards": [str(j.path) for j in shards],
+           "status": "complete" if all(j.status == "complete" for j in shards) else "incomplete"}
+    stored = {"missing_traces": [t for j in shards for t in ((j.stored_metrics or {}).get("missing_traces") or [])]}
+    return Job(path=first.path, run=run, config=_without_shard(first.config),
+               overrides=[o for o in first.overrides if not o.startswith("dataset.shard=")],
+               metrics=compute_metrics(cases, views, answers, scores, full_correct), stored_metrics=stored,
+               cases=cases, views=views, answers=answers, scores=scores,
+               status=run["status"], problems=[f"{j.name}: {p}" for j in shards for p in j.problems],
+               full_correct=full_correct, shard_paths=[j.path for j in shards])

@@ -30,9 +30,10 @@ __all__ = ["job_row", "jobs_frame", "configs_frame", "types_frame", "questions_f
 # ---------------------------------------------------------------- frames
 
 
-def _calls_numbers(path: Path) -> dict[str, Any] | None:
-    """Latency and tokens of the job's model calls (``calls.jsonl``), as ``metrics.json`` sums them."""
-    records = read_jsonl(path / "calls.jsonl")
+def _calls_numbers(paths: list[Path]) -> dict[str, Any] | None:
+    """Latency and tokens of the job's model calls (``calls.jsonl``; a merged set of shards: all of
+    theirs), as ``metrics.json`` sums them."""
+    records = [r for path in paths for r in read_jsonl(path / "calls.jsonl")]
     if not records:
         return None
     try:
@@ -187,7 +188,7 @@ def job_row(job: Job) -> dict[str, Any]:
         "context_overflow": m["outcomes"].get("context_overflow", 0),
         "errors": m["outcomes"].get("error", 0),
     })
-    row.update(_calls_numbers(job.path) or _usage_numbers(job.answers))
+    row.update(_calls_numbers(job.shard_paths or [job.path]) or _usage_numbers(job.answers))
     row.update({
         "wall_time_s": _duration(job.run),
         "missing_traces": len((job.stored_metrics or {}).get("missing_traces") or []),
