@@ -75,8 +75,8 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     from bench.components import calls_model
     from bench.config import compose
     from bench.jobcases import load_job_cases
-    from bench.policies import FullHistory, PolicyContext
-    from bench.runner.costing import SUMMARY_OUTPUT, new_tally, priced, tally, tally_judge
+    from bench.policies import FullHistory
+    from bench.runner.costing import job_estimate
     from bench.tokens import TokenCounter
 
     cfg = compose(overrides)
@@ -84,30 +84,19 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     summarizes = cfg.get("summarizer") is not None and cfg.summarizer.get("_target_", "").endswith("LLMSummarizer")
     offline = compose([*overrides, "summarizer=offline"]) if summarizes else cfg  # views built without a call
     policy = build_policy(offline, counter)
-    judged_by_model = "LLMJudge" in str(cfg.judge.get("_target_", "")) or "panel" in str(cfg.judge.get("_target_", ""))
-    warm = bool(cfg.model.get("warm_prefix", False))
     cases = load_job_cases(cfg, counter).cases
-    kinds = new_tally()
-    reference = not isinstance(policy, FullHistory)
-    full = FullHistory(context=PolicyContext(counter=counter))
-    for case in cases:
-        if not case.questions:
-            continue
-        view = policy(case)
-        if view.summarizer_calls and (summarizes or calls_model(policy)):
-            kinds["summarizer"]["calls"] += view.summarizer_calls
-            kinds["summarizer"]["input_tokens"] += view.summarizer_calls * max(0, view.full_tokens - view.kept_tokens)
-            kinds["summarizer"]["output_tokens"] += view.summarizer_calls * SUMMARY_OUTPUT
-        tally(kinds, "answer", case, view.kept_tokens, view.guidance, bool(view.store), counter, warm=warm, steps=steps)
-        if reference:
-            whole = full(case)
-            tally(kinds, "reference", case, whole.kept_tokens, None, False, counter, warm=warm, steps=steps)
-        for _ in range(2 if reference else 1) if judged_by_model else ():  # the reference's answers are judged too
-            tally_judge(kinds, case, counter)
+    # what a job's views.jsonl would record of each view, the part the estimate reads (bench.runner.costing)
+    views = [{"case_id": case.case_id, "kept_tokens": view.kept_tokens, "full_tokens": view.full_tokens,
+              "guidance": view.guidance, "handles": view.handles, "summarizer_calls": view.summarizer_calls}
+             for case in cases if case.questions for view in (policy(case),)]
     prices = {"answer": _price(cfg.model, "model"), "reference": _price(cfg.model, "model"),
               "judge": _price(cfg.judge, "judge"), "summarizer": _price(cfg.get("summarizer"), "summarizer")}
+    judged = "LLMJudge" in str(cfg.judge.get("_target_", "")) or "panel" in str(cfg.judge.get("_target_", ""))
+    estimate = job_estimate(cases, views, counter, prices, warm=bool(cfg.model.get("warm_prefix", False)),
+                            judged=judged, reference=not isinstance(policy, FullHistory),
+                            summarized=summarizes or calls_model(policy), steps=steps)
     out: dict[str, Any] = {"overrides": overrides, "n_cases": len(cases),
-                           "n_questions": sum(len(c.questions) for c in cases), **priced(kinds, prices)}
+                           "n_questions": sum(len(c.questions) for c in cases), **estimate}
     concurrency = cfg.model.get("max_concurrency")
     out["concurrency"] = concurrency if isinstance(concurrency, int) else cfg.model.get("max_concurrency_cap")
     return out

@@ -94,9 +94,9 @@ def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
 
 
 def job_estimate(cases: list[Case], views: list[dict[str, Any]], counter: TokenCounter, prices: dict[str, Any], *,
-                 warm: bool, judged: bool, reference: bool, summarized: bool) -> dict[str, Any]:
-    """What ``bench.estimate`` would have said of this job, from the views it built (``views.jsonl``
-    records): the same tallies, so the report can show the estimate beside what was spent."""
+                 warm: bool, judged: bool, reference: bool, summarized: bool, steps: float = 1.0) -> dict[str, Any]:
+    """The estimate of a job from its views (``views.jsonl`` records, or ``bench.estimate``'s views built
+    offline): one tally for both, so the report's estimate is the one the command prints."""
     kinds = new_tally()
     by_case = {v["case_id"]: v for v in views}
     for case in cases:
@@ -104,14 +104,14 @@ def job_estimate(cases: list[Case], views: list[dict[str, Any]], counter: TokenC
         if view is None or not case.questions:
             continue
         tally(kinds, "answer", case, int(view["kept_tokens"]), view.get("guidance"), bool(view.get("handles")),
-              counter, warm=warm)
+              counter, warm=warm, steps=steps)
         if summarized and view.get("summarizer_calls"):
             calls = int(view["summarizer_calls"])
             kinds["summarizer"]["calls"] += calls
             kinds["summarizer"]["input_tokens"] += calls * max(0, int(view["full_tokens"]) - int(view["kept_tokens"]))
             kinds["summarizer"]["output_tokens"] += calls * SUMMARY_OUTPUT
         if reference:
-            tally(kinds, "reference", case, int(view["full_tokens"]), None, False, counter, warm=warm)
+            tally(kinds, "reference", case, int(view["full_tokens"]), None, False, counter, warm=warm, steps=steps)
         for _ in range(2 if reference else 1) if judged else ():
             tally_judge(kinds, case, counter)
     return priced(kinds, prices)
