@@ -21,7 +21,7 @@ from omegaconf.errors import ValidationError
 
 from bench.errors import ConfigError
 from bench.prompt_files import load_prompt
-from bench.sources import Source, as_source, source_classes
+from bench.sources import KEY_HINTS, Source, as_source, source_classes
 from bench.typecheck import check_types
 
 __all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
@@ -129,14 +129,6 @@ def validate(cfg: Any) -> None:
     _check_secrets(cfg)
 
 
-# Where a key the chosen source does not take is read instead: the fix the error line names.
-_KEY_HINTS = {"path": " (use dataset=local dataset.path=FILE to read a file, dataset=chat for a chat log)",
-              "format": " (use dataset=local dataset.path=FILE to read a file, dataset=chat for a chat log)",
-              "hf_name": " (use dataset=hf for the Hugging Face source)",
-              "revision": " (use dataset=hf for the Hugging Face source)",
-              "split": " (use dataset=hf for the Hugging Face source)"}
-
-
 def source_keys() -> set[str]:
     """Every key some source class takes (``dataset.<key>``), derived from the classes."""
     return {f.name for cls in source_classes() for f in dataclasses.fields(cls)}
@@ -147,7 +139,7 @@ def unused_source_key(key: str, value: str, chosen: str) -> str | None:
     does not (Hydra refuses it at compose time; this names the source that reads it)."""
     if key not in source_keys():
         return None
-    return f"dataset.{key}={value} is not used by dataset={chosen}{_KEY_HINTS.get(key, '')}"
+    return f"dataset.{key}={value} is not used by dataset={chosen}{KEY_HINTS.get(key, '')}"
 
 
 def dataset_source(node: Any) -> Source:
@@ -159,12 +151,7 @@ def dataset_source(node: Any) -> Source:
         raise ConfigError(f"dataset: a mapping of settings, got {settings!r}")
     if not settings.get("_target_"):
         raise ConfigError("dataset._target_: missing (the source class, e.g. bench.sources.LocalFile)")
-    try:
-        return as_source(settings)
-    except ConfigError as err:
-        unknown = re.match(r"dataset\.(\w+)=.* is not used by", str(err))
-        hint = _KEY_HINTS.get(unknown.group(1), "") if unknown else ""
-        raise ConfigError(f"{err}{hint}") from None
+    return as_source(settings)
 
 
 def _check_secrets(cfg: Any) -> None:

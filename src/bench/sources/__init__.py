@@ -16,11 +16,11 @@ and tool declarations (what the tools mean), ``limit`` and ``filters``.
 
 from __future__ import annotations
 
-from bench.sources.base import SHIPPED, Filters, Source, as_source, sample_path, source_classes
+from bench.sources.base import KEY_HINTS, SHIPPED, Filters, Source, as_source, sample_path, source_classes
 from bench.sources.files import ChatLog, LocalFile
 from bench.sources.hub import Hub
 from bench.sources.rows import KNOWN_COLUMNS, REQUIRED_COLUMNS, check_columns
 from bench.sources.shipped import Shipped
 
-__all__ = ["Source", "Filters", "Shipped", "LocalFile", "ChatLog", "Hub", "as_source", "source_classes", "sample_path",
+__all__ = ["Source", "Filters", "Shipped", "LocalFile", "ChatLog", "Hub", "as_source", "KEY_HINTS", "source_classes", "sample_path",
            "check_columns", "REQUIRED_COLUMNS", "KNOWN_COLUMNS", "SHIPPED"]

@@ -16,7 +16,7 @@ from bench.errors import ConfigError
 from bench.profiles import PROFILES, Profile, declared_profile
 from bench.typecheck import check_types
 
-__all__ = ["Source", "Filters", "as_source", "sample_path", "SHIPPED"]
+__all__ = ["Source", "Filters", "as_source", "KEY_HINTS", "sample_path", "SHIPPED"]
 
 log = logging.getLogger("bench.selection")  # reported as the data loading it belongs to
 
@@ -25,6 +25,12 @@ SHIPPED = {
     "sample": ("sample.jsonl",),  # synthetic coding trajectories (samples/README.md)
     "ops": ("ops", "dev.jsonl"),  # 12 real tau2-bench telecom runs (samples/ops/README.md, PROVENANCE.md)
 }
+# Where a key the chosen source does not take is read instead: the fix the error line names.
+KEY_HINTS = {"path": " (use dataset=local dataset.path=FILE to read a file, dataset=chat for a chat log)",
+             "format": " (use dataset=local dataset.path=FILE to read a file, dataset=chat for a chat log)",
+             "hf_name": " (use dataset=hf for the Hugging Face source)",
+             "revision": " (use dataset=hf for the Hugging Face source)",
+             "split": " (use dataset=hf for the Hugging Face source)"}
 _ROLE_TARGETS = ("system", "user", "assistant", "tool", "skip")
 
 
@@ -78,12 +84,11 @@ class Filters:
         return None
 
 
-def _refuse_unknown(cls: type, data: dict[str, Any], prefix: str, hint: str = "") -> None:
+def _refuse_unknown(cls: type, data: dict[str, Any], prefix: str) -> None:
     known = [f.name for f in fields(cls)]
     for key, value in data.items():
         if key not in known:
-            raise ConfigError(f"{prefix}.{key}={value} is not a setting of {prefix} (its keys: {', '.join(known)})"
-                              f"{hint}")
+            raise ConfigError(f"{prefix}.{key}={value} is not a setting of {prefix} (its keys: {', '.join(known)})")
 
 
 @dataclass(kw_only=True)
@@ -158,15 +163,16 @@ class Source:
         return int.from_bytes(digest[:8], "big") % count == index
 
     @classmethod
-    def build(cls, settings: dict[str, Any], hint: str = "") -> Source:
-        """The source from plain settings: a key the class does not take is one ConfigError line."""
+    def build(cls, settings: dict[str, Any]) -> Source:
+        """The source from plain settings: a key the class does not take is one ConfigError line, naming
+        the source that reads it (``KEY_HINTS``)."""
         data = dict(settings)
         known = [f.name for f in fields(cls)]
         name = data.get("source", next(f.default for f in fields(cls) if f.name == "source"))
         for key, value in data.items():
             if key not in known:
                 raise ConfigError(f"dataset.{key}={value} is not used by dataset.source={name} "
-                                  f"({cls.__name__} takes: {', '.join(known)}){hint}")
+                                  f"({cls.__name__} takes: {', '.join(known)}){KEY_HINTS.get(key, '')}")
         try:
             return cls(**data)
         except TypeError as err:  # a required key left out
