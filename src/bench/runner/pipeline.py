@@ -280,7 +280,7 @@ class Pipeline:
                 case, traced = event.case, phase.traced and event.view is not None
                 if traced:
                     self.tracer.case_started(case, event.view)
-                asks, pending = [], []
+                pending = []
                 for question in case.questions:
                     key = (case.case_id, question.qid)
                     if key in scores:
@@ -288,13 +288,12 @@ class Pipeline:
                     if key in answers:  # answered before an interruption: only the score is missing
                         answered(case, question, Answer(**answers[key]), traced, submit)
                     else:
-                        asks.append(self._answer_task(event, question, phase))
                         pending.append(question)
-                if warm and len(asks) > 1 and event.view is not None:
-                    waiting[case.case_id] = asks[1:]
-                    asks = [self._answer_task(event, pending[0], phase, warms=True)]
-                for ask in asks:
-                    submit(ask)
+                hold = warm and len(pending) > 1 and event.view is not None  # the first goes alone
+                if hold:
+                    waiting[case.case_id] = [self._answer_task(event, q, phase) for q in pending[1:]]
+                for question in pending[:1] if hold else pending:
+                    submit(self._answer_task(event, question, phase, warms=hold))
                 if phase.views and event.view is not None and case.case_id not in viewed:
                     submit(self._record_task(case, event.view))
                 return False
