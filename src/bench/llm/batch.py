@@ -94,19 +94,21 @@ class BatchRound:
                     if not future.done():
                         future.set_exception(ModelCallError(f"batch at {self.endpoint}: {type(err).__name__}: {err}"))
 
-    def _known(self) -> dict[str, str]:
-        """custom_id -> batch id of this job's earlier batches (a resumed job polls them again)."""
+    def _entries(self) -> list[dict[str, Any]]:
+        """The job's ledger: one ``{batch_id, custom_ids}`` per batch it submitted (damaged lines skipped)."""
         if self.ledger is None or not self.ledger.is_file():
-            return {}
-        known: dict[str, str] = {}
+            return []
+        entries = []
         for line in self.ledger.read_text(encoding="utf-8").splitlines():
             try:
-                entry = json.loads(line)
+                entries.append(json.loads(line))
             except ValueError:
                 continue
-            for custom_id in entry.get("custom_ids") or []:
-                known[custom_id] = entry.get("batch_id")
-        return known
+        return entries
+
+    def _known(self) -> dict[str, str]:
+        """custom_id -> batch id of this job's earlier batches (a resumed job polls them again)."""
+        return {cid: entry.get("batch_id") for entry in self._entries() for cid in entry.get("custom_ids") or []}
 
     def _run_round(self, taken: dict[str, tuple[dict[str, Any], Future, int]]) -> None:
         known = self._known()
@@ -117,6 +119,7 @@ class BatchRound:
                 groups.setdefault(known[cid], []).append(cid)
         if fresh:
             groups[self._create(fresh, taken)] = fresh
+        again: set[str] = set()
         for batch_id, ids in groups.items():
             replies = self._results(batch_id)
             for cid in ids:
@@ -128,11 +131,13 @@ class BatchRound:
                     with self._lock:
                         self._pending[cid] = (body, future, tries + 1)
                         self._last = time.monotonic()
-                    self._forget(cid)
+                    again.add(cid)
                 else:
                     why = (reply or {}).get("error") or "no result in the batch output"
                     future.set_exception(ModelCallError(f"batch {batch_id} at {self.endpoint}: {why} "
                                                         f"(after {self.attempts} attempts)"))
+        if again:
+            self._forget(again)
 
     def _create(self, ids: list[str], taken: dict[str, tuple[dict[str, Any], Future, int]]) -> str:
         lines = "".join(json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions",
@@ -151,19 +156,13 @@ class BatchRound:
         log.info("batch %s: %d request(s) submitted to %s", batch_id, len(ids), self.endpoint)
         return batch_id
 
-    def _forget(self, custom_id: str) -> None:
-        """A request sent again gets a new batch: its old batch is no longer where its reply is."""
+    def _forget(self, custom_ids: set[str]) -> None:
+        """Requests sent again get a new batch: their old batches are no longer where their replies are."""
         if self.ledger is None or not self.ledger.is_file():
             return
-        kept = []
-        for line in self.ledger.read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            entry["custom_ids"] = [c for c in entry.get("custom_ids") or [] if c != custom_id]
-            kept.append(json.dumps(entry))
-        self.ledger.write_text("".join(k + "\n" for k in kept), encoding="utf-8")
+        kept = [{**entry, "custom_ids": [c for c in entry.get("custom_ids") or [] if c not in custom_ids]}
+                for entry in self._entries()]
+        self.ledger.write_text("".join(json.dumps(k) + "\n" for k in kept), encoding="utf-8")
 
     def _results(self, batch_id: str) -> dict[str, dict[str, Any]]:
         """custom_id -> {status_code, body} or {error} of an ended batch (polled with backoff)."""

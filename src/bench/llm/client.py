@@ -230,7 +230,7 @@ class ChatClient:
             emit(record)
             return reply, record
         try:
-            reply, latency, retries = self._invoke(messages, tools, tool_choice, callbacks)
+            reply, latency, retries = self._invoke(messages, tools, tool_choice, callbacks, key)
         except (ContextOverflow, ModelCallError) as err:
             record.update(cached=False, failed=True, retries=getattr(err, "retries", 0),
                           outcome="context_overflow" if isinstance(err, ContextOverflow) else "error")
@@ -257,11 +257,12 @@ class ChatClient:
                                                        int(record.get("output_tokens") or 0),
                                                        batch=bool(record.get("batch"))), 8)
 
-    def _invoke_batch(self, messages: list[BaseMessage], tools, tool_choice: str | None) -> tuple[Any, float, int]:
+    def _invoke_batch(self, messages: list[BaseMessage], tools, tool_choice: str | None,
+                      key: str | None = None) -> tuple[Any, float, int]:
         """One call through the Batch API: the request body as the chat endpoint takes it, its reply
         as a LangChain message (public converters of langchain_core), latency from submit to reply."""
         body = batch_body(self.model, self.params, messages, tools, tool_choice)
-        custom_id = request_key(self.request(messages, tools, tool_choice))[:40]
+        custom_id = (key or self.key(messages, tools, tool_choice))[:40]  # the cache's key when it made one
         start = time.perf_counter()
         reply = self.batch.submit(custom_id, body)
         choices = (reply or {}).get("choices") or []
@@ -282,9 +283,9 @@ class ChatClient:
         return self.llm.bind_tools(tools, tool_choice=tool_choice) if tool_choice else self.llm.bind_tools(tools)
 
     def _invoke(self, messages: list[BaseMessage], tools, tool_choice: str | None,
-                callbacks: list[Any] | None = None) -> tuple[Any, float, int]:
+                callbacks: list[Any] | None = None, key: str | None = None) -> tuple[Any, float, int]:
         if self.batch is not None:
-            return self._invoke_batch(messages, tools, tool_choice)
+            return self._invoke_batch(messages, tools, tool_choice, key)
         runnable = self._runnable(tools, tool_choice)
         config = {"callbacks": callbacks} if callbacks else None
         attempt = 0
