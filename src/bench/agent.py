@@ -34,7 +34,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -42,8 +42,7 @@ from langgraph.runtime import Runtime
 from bench.config import ConfigError
 from bench.llm import ChatClient, ContextOverflow, current_callbacks, current_tags, openai_client, sum_usage
 from bench.profiles import OPENHANDS, Profile
-from bench.questions.answers import ask_text
-from bench.read_tool import READ_TOOL, READ_TOOL_SCHEMA, tools_for
+from bench.read_tool import READ_TOOL, READ_TOOL_SCHEMA, first_messages, tools_for
 from bench.schema import Answer, Case, Question, View
 from bench.text import content_text
 
@@ -103,14 +102,6 @@ class PickleSerde:
         if kind != "pickle":
             raise ValueError(f"PickleSerde cannot load a {kind!r} checkpoint")
         return pickle.loads(payload)  # noqa: S301 - written by this process
-
-
-def first_messages(case: Case, view: View, question: Question) -> list[BaseMessage]:
-    """The messages of a question's first request: the case's system prompt (and the view's guidance),
-    the view, and the question last (every question of a view shares all but that last message)."""
-    system = case.system_prompt + (f"\n\n{view.guidance}" if view.guidance else "")
-    asked = ask_text(question.question, question.answer_format)  # the question, then its answer's shape
-    return [SystemMessage(system), *view.messages, HumanMessage(asked)]
 
 
 class LangGraphAnswerer:

@@ -63,7 +63,7 @@ class ExactJudge:
         if reading.unknown:
             return Score(**base, verdict="abstained", reason='no specific claim: the answer is {"unknown": true}')
         text = final_claim(reading.text)  # "C1001 - no wait, C1002" claims C1002
-        if offers_alternatives(text) and text.strip():  # "either SFO or JFK, I can't tell which": candidates
+        if offers_alternatives(text):  # "either SFO or JFK, I can't tell which": candidates
             return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")
         values_only = getattr(qtype, "values_only", False)
         if values_only and is_abstention(text) and not declined_values(text, question.question):

@@ -1,5 +1,6 @@
-"""The read tool: how an answering agent opens a stored output (its name, its schema), and the tools a
-question's requests offer. One home for the name every summary, placeholder and guidance text cites.
+"""What a question's request holds: its messages (``first_messages``), the tools it offers
+(``tools_for``), among them the read tool that opens a stored output (its name, its schema: one home
+for the name every summary, placeholder and guidance text cites).
 
 Kept apart from ``bench.agent`` so what needs only the tools (``bench.runner.costing``) does not
 import LangGraph.
@@ -9,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.formats import HANDLE_TOOL
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-__all__ = ["READ_TOOL", "READ_TOOL_SCHEMA", "tools_for"]
+from bench.formats import HANDLE_TOOL
+from bench.questions.answers import ask_text
+
+__all__ = ["READ_TOOL", "READ_TOOL_SCHEMA", "first_messages", "tools_for"]
 
 READ_TOOL = HANDLE_TOOL  # the name bench.formats writes in placeholders and handle references
 READ_TOOL_SCHEMA: dict[str, Any] = {
@@ -42,3 +46,11 @@ def tools_for(case: Any, view: Any) -> list[dict[str, Any]]:
     if view.store:
         tools.append(READ_TOOL_SCHEMA)
     return tools
+
+
+def first_messages(case: Any, view: Any, question: Any) -> list[BaseMessage]:
+    """The messages of a question's first request: the case's system prompt (and the view's guidance),
+    the view, and the question last (every question of a view shares all but that last message)."""
+    system = case.system_prompt + (f"\n\n{view.guidance}" if view.guidance else "")
+    asked = ask_text(question.question, question.answer_format)  # the question, then its answer's shape
+    return [SystemMessage(system), *view.messages, HumanMessage(asked)]

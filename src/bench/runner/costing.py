@@ -14,10 +14,7 @@ from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
-
-from bench.questions.answers import ask_text
-from bench.read_tool import tools_for
+from bench.read_tool import first_messages, tools_for
 from bench.schema import Case
 from bench.tokens import TokenCounter
 
@@ -41,13 +38,15 @@ def tally(kinds: dict[str, Counter], kind: str, case: Case, kept_tokens: int, gu
     """Add the answer requests of ``case``'s questions on a view of ``kept_tokens`` (the view's messages):
     system prompt (and guidance), tools, the view, the question; under warm prefixes every question
     after the view's first reads the shared prefix from the provider's cache (from 1,024 tokens on)."""
-    system = case.system_prompt + (f"\n\n{guidance}" if guidance else "")
-    tools = counter.count_text(json.dumps(tools_for(case, SimpleNamespace(store={"": ""} if has_store else {})),
-                                          sort_keys=True))
-    head = counter.count_messages([SystemMessage(system)]) + tools + kept_tokens
+    view = SimpleNamespace(guidance=guidance, messages=[], store={"": ""} if has_store else {})  # its tokens given
+    tools = counter.count_text(json.dumps(tools_for(case, view), sort_keys=True))
+    if not case.questions:
+        return
     row = kinds[kind]
+    system = first_messages(case, view, case.questions[0])[0]  # the request as the agent sends it, view left out
+    head = counter.count_messages([system]) + tools + kept_tokens  # what every question of the view shares
     for order, question in enumerate(case.questions):
-        prompt = head + counter.count_messages([HumanMessage(ask_text(question.question, question.answer_format))])
+        prompt = head + counter.count_messages(first_messages(case, view, question)[-1:])
         cached = head if warm and order > 0 and head >= MIN_CACHED else 0
         row["calls"] += steps
         row["input_tokens"] += prompt * steps

@@ -7,7 +7,7 @@ import importlib
 import logging
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
@@ -199,10 +199,6 @@ class Source:
     def label(self) -> str:
         """A short name for the rows (Langfuse dataset names)."""
         return self.source
-
-    def settings(self) -> dict[str, Any]:
-        """The source's settings as plain data (filters included)."""
-        return asdict(self)
 
 
 def _plain(value: Any) -> Any:
