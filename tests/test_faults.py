@@ -315,7 +315,7 @@ def test_prompt_hash_is_recorded_when_the_prompt_shapes_the_views():
     from bench.runner.provenance import provenance
     from bench.tokens import TokenCounter
 
-    selection = SimpleNamespace(source="x", rows_read=0, skipped=0, cases=[], rejected=[])
+    selection = SimpleNamespace(source="x", rows_read=0, skipped=0, n_cases=0, rejected=[])
     hashes = {}
     for name, overrides in {"full": ["arm=full"], "nlatest": ["arm=nlatest", "arm.n=10"],
                             "matched": ["arm=nlatest", "arm.match=compact"], "compact": ["arm=compact"]}.items():

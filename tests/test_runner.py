@@ -116,13 +116,15 @@ def test_pure_cpu_views_are_built_one_at_a_time_model_views_concurrently(tmp_pat
     import threading
     import time
 
+    from bench.runner.caseset import CaseSet
     from bench.runner.pipeline import Phase, Pipeline
     from bench.schema import Score
-    from bench.selection import load_cases
+    from bench.selection import CaseStream
     from bench.store import JobStore
     from bench.tracing import NullTracer
 
-    cases = load_cases(job_cfg(tmp_path).dataset).cases
+    cases = CaseSet.write(CaseStream(job_cfg(tmp_path).dataset), tmp_path / "cases.jsonl")
+    cases.commit()
 
     class Policy:
         name = "probe"
@@ -154,4 +156,4 @@ def test_pure_cpu_views_are_built_one_at_a_time_model_views_concurrently(tmp_pat
         store = JobStore(tmp_path / f"gate-{calls_model}")
         Pipeline(store, Answerer(), Judge(), NullTracer(), workers=4).run_phase(cases, policy, Phase.of_arm("probe"))
         assert policy.peak == expected, (calls_model, policy.peak)
-        assert len(store.read("views")) == len(cases) and len(store.read("scores")) == sum(len(c.questions) for c in cases)
+        assert len(store.read("views")) == len(cases) and len(store.read("scores")) == sum(len(e.qids) for e in cases.entries)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from bench.config import dataset_source, plain
-from bench.selection import Selection, load_cases
+from bench.selection import CaseStream, Selection, load_cases
 from bench.tokens import TokenCounter
 
-__all__ = ["load_job_cases", "question_choice"]
+__all__ = ["job_case_stream", "load_job_cases", "question_choice"]
 
 
 def question_choice(cfg: Any) -> tuple[list[str] | None, list[Any] | None]:
@@ -27,6 +27,12 @@ def question_choice(cfg: Any) -> tuple[list[str] | None, list[Any] | None]:
     if isinstance(depths, str | int):
         depths = [depths]
     return types, depths
+
+
+def job_case_stream(cfg: Any, counter: TokenCounter | None = None) -> CaseStream:
+    """The cases of ``cfg.dataset``'s rows with ``cfg.questions``' types and depths, one at a time (a job)."""
+    types, depths = question_choice(cfg)
+    return CaseStream(dataset_source(cfg.dataset), counter, types, depths)
 
 
 def load_job_cases(cfg: Any, counter: TokenCounter | None = None, keep_rows: bool = False) -> Selection:

@@ -26,7 +26,7 @@ from bench.panel import panel_metrics
 from bench.schema import STALE_REASON, VERDICTS
 from bench.stats import detectable_difference, proportion_interval, ratio_interval
 
-__all__ = ["compute_metrics", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
+__all__ = ["compute_metrics", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
 
 # Tokens back from the end of the history to the latest message that shows the answer.
 DISTANCE_BUCKETS = (("<2k", 0, 2_000), ("2-8k", 2_000, 8_000), ("8-32k", 8_000, 32_000), (">32k", 32_000, None))
@@ -58,6 +58,18 @@ def distance_bucket(question: dict[str, Any]) -> str | None:
 
 def _rate(numerator: float, denominator: float) -> float | None:
     return round(numerator / denominator, 4) if denominator else None
+
+
+# What the metrics read of a question, and of a view: a job keeps only these of its cases and views
+# (a case set of any size; the rest is in cases.jsonl and views.jsonl).
+QUESTION_FIELDS = ("qid", "type", "in_task_text", "evidence_back", "nearest_back", "depth")
+VIEW_OMITTED = ("messages", "summary")
+
+
+def metric_case(case: dict[str, Any]) -> dict[str, Any]:
+    """A ``cases.jsonl`` record as :func:`compute_metrics` reads it: ids and its questions' :data:`QUESTION_FIELDS`."""
+    return {"case_id": case["case_id"], "instance_id": case.get("instance_id"),
+            "questions": [{k: q[k] for k in QUESTION_FIELDS if k in q} for q in case["questions"]]}
 
 
 def headline_questions(cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

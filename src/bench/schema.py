@@ -6,6 +6,7 @@ and back without loss, so ``cases.jsonl`` and ``views.jsonl`` can be reloaded ex
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -221,7 +222,7 @@ class Score:
         return record
 
 
-def case_set_hash(cases: list[Case] | list[dict[str, Any]]) -> str:
+def case_set_hash(cases: Iterable[Case] | Iterable[dict[str, Any]]) -> str:
     """The digest of a case set (cases or their ``cases.jsonl`` records): same cases, same hash."""
     import hashlib
     import json

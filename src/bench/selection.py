@@ -18,7 +18,7 @@ A job builds its source from the config in ``bench.jobcases``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,7 @@ from bench.schema import Case, Rejected, case_set_hash
 from bench.sources import REQUIRED_COLUMNS, SHIPPED, Source, as_source, sample_path
 from bench.tokens import TokenCounter
 
-__all__ = ["DatasetError", "Selection", "load_cases", "sample_path", "REQUIRED_COLUMNS", "SHIPPED"]
+__all__ = ["DatasetError", "Selection", "CaseStream", "count_drops", "load_cases", "sample_path", "REQUIRED_COLUMNS", "SHIPPED"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,10 @@ class Selection:
     def case_set_hash(self) -> str:
         return case_set_hash(self.cases)
 
+    @property
+    def n_cases(self) -> int:
+        return len(self.cases)
+
 
 def _check_types_apply(types: Any, profile: Profile) -> None:
     """DatasetError when question types were chosen and none applies to the profile (a 0-question job)."""
@@ -65,76 +69,111 @@ def _check_types_apply(types: Any, profile: Profile) -> None:
                            f"{profile.name!r} (types that apply: {', '.join(fits) or 'none'})")
 
 
-def load_cases(source: Source | Mapping[str, Any], counter: TokenCounter | None = None, types: Any = None,
-               keep_rows: bool = False, depths: Any = None) -> Selection:
-    """Read ``source``'s rows until ``source.limit`` cases pass its filters (all rows when no limit).
+class CaseStream:
+    """A source's selected cases, one at a time, with their questions (before the template rule,
+    which needs the whole set: :class:`bench.questions.guess.TemplateCount`).
 
-    ``source``: a :class:`bench.sources.Source`, or its settings (``bench.sources.as_source``).
+    Iterating yields ``(case, row)`` until ``source.limit`` cases passed the filters (all rows when
+    no limit); afterwards ``rejected``, ``rows_read``, ``skipped`` and :meth:`where` describe the
+    reading. Nothing of a yielded case is kept here but its source row index.
 
     ``types``: the question types to build (None: every type that applies to the profile).
     ``depths``: ``questions.depths`` (None: the earliest eligible target of each type).
-    Template answers over the selected case set are dropped last (``bench.questions.guess``).
-    ``keep_rows``: keep each selected case's raw source row in ``Selection.rows`` (bench.download).
     A row that carries a ``source_row`` column (a file written by ``bench.download``) keeps that
-    index, so a downloaded selection has the case ids and case-set hash of its source."""
-    counter = counter or TokenCounter()
-    source = as_source(source)
-    profile = source.profile_of()
-    _check_types_apply(types, profile)
-    manifest = manifest_of(source.manifest_file())
-    limit = source.limit
-    filters = source.filters
-    cases: list[Case] = []
-    rejected: list[Rejected] = []
-    skipped: dict[str, int] = {}
-    repos: set[str] = set()
-    rows_read = 0
-    kept_rows: list[dict[str, Any]] = []
-    seen_ids: dict[str, int] = {}  # case_id -> the row position that took it
-    from tqdm import tqdm
+    index, so a downloaded selection has the case ids and case-set hash of its source.
+    """
 
-    # the bar counts the rows as they are read; closed when reading stops (also on an error)
-    with tqdm(source.rows(), desc="loading rows", unit="row", dynamic_ncols=True, mininterval=0.5,
-              leave=False) as bar:
-        for position, row in enumerate(bar):
-            rows_read += 1
-            bar.set_postfix(cases=len(cases), refresh=False)
-            if not source.in_shard(row):  # another job's shard (dataset.shard=I/N)
-                skipped["shard"] = skipped.get("shard", 0) + 1
-                continue
-            recorded = row.get("source_row")
-            source_row = int(recorded) if isinstance(recorded, int) and not isinstance(recorded, bool) else position
-            check_manifest(manifest, row, source_row, position)
-            result = row_to_case(row, source_row, profile)
-            if isinstance(result, Case) and result.case_id in seen_ids:  # its records would overwrite the first's
-                result = Rejected(source_row, result.instance_id,
-                                  f"duplicate of row {seen_ids[result.case_id]} of the file: "
-                                  f"same instance_id and source_row, so the same case_id {result.case_id}",
-                                  result.trajectory_id)
-            if isinstance(result, Rejected):
-                log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
-                rejected.append(result)
-                continue
-            add_questions(result, counter, types, depths)
-            failed = filters.failed(result, counter.count_messages(result.messages), repos)
-            if failed:
-                skipped[failed] = skipped.get(failed, 0) + 1
-                continue
-            repos.add(result.repo)
-            seen_ids[result.case_id] = position
-            cases.append(result)
-            if keep_rows:
-                kept_rows.append(row)
-            if limit and len(cases) >= limit:
-                break
+    def __init__(self, source: Source | Mapping[str, Any], counter: TokenCounter | None = None, types: Any = None,
+                 depths: Any = None) -> None:
+        self.counter = counter or TokenCounter()
+        self.source = as_source(source)
+        self.profile = self.source.profile_of()
+        _check_types_apply(types, self.profile)
+        self.types, self.depths = types, depths
+        self.rejected: list[Rejected] = []
+        self.skipped: dict[str, int] = {}
+        self.rows_read = 0
+        self.source_rows: list[int] = []
+
+    def __iter__(self) -> Iterator[tuple[Case, dict[str, Any]]]:
+        source, profile, counter = self.source, self.profile, self.counter
+        manifest = manifest_of(source.manifest_file())
+        limit, filters = source.limit, source.filters
+        repos: set[str] = set()
+        seen_ids: dict[str, int] = {}  # case_id -> the row position that took it
+        from tqdm import tqdm
+
+        # the bar counts the rows as they are read; closed when reading stops (also on an error)
+        with tqdm(source.rows(), desc="loading rows", unit="row", dynamic_ncols=True, mininterval=0.5,
+                  leave=False) as bar:
+            for position, row in enumerate(bar):
+                self.rows_read += 1
+                bar.set_postfix(cases=len(self.source_rows), refresh=False)
+                if not source.in_shard(row):  # another job's shard (dataset.shard=I/N)
+                    self.skipped["shard"] = self.skipped.get("shard", 0) + 1
+                    continue
+                recorded = row.get("source_row")
+                source_row = int(recorded) if isinstance(recorded, int) and not isinstance(recorded, bool) else position
+                check_manifest(manifest, row, source_row, position)
+                result = row_to_case(row, source_row, profile)
+                if isinstance(result, Case) and result.case_id in seen_ids:  # its records would overwrite the first's
+                    result = Rejected(source_row, result.instance_id,
+                                      f"duplicate of row {seen_ids[result.case_id]} of the file: "
+                                      f"same instance_id and source_row, so the same case_id {result.case_id}",
+                                      result.trajectory_id)
+                if isinstance(result, Rejected):
+                    log.warning("rejected row %d (%s): %s", source_row, result.instance_id, result.reason)
+                    self.rejected.append(result)
+                    continue
+                add_questions(result, counter, self.types, self.depths)
+                failed = filters.failed(result, counter.count_messages(result.messages), repos)
+                if failed:
+                    self.skipped[failed] = self.skipped.get(failed, 0) + 1
+                    continue
+                repos.add(result.repo)
+                seen_ids[result.case_id] = position
+                self.source_rows.append(source_row)
+                yield result, row
+                if limit and len(self.source_rows) >= limit:
+                    break
+
+    def where(self) -> dict[str, Any]:
+        """The selection's provenance (``run.json`` "dataset")."""
+        return {"source": self.source.source, "profile": self.profile.name, **self.source.provenance(),
+                "source_rows": list(self.source_rows)}
+
+    def log_selected(self, dropped: dict[str, int]) -> None:
+        """The one line that says what was selected (``dropped``: question drops by type and reason)."""
+        log.info("selected %d cases from %d rows (%d rejected, skipped by filter: %s); dropped questions: %s",
+                 len(self.source_rows), self.rows_read, len(self.rejected), self.skipped or "none",
+                 dropped or "none")
+
+
+def count_drops(dropped: dict[str, int], drops: Iterable[tuple[str, str]]) -> None:
+    """Add a case's dropped questions, ``(type, reason)``, to the tally by type and reason (the log line's)."""
+    for qtype, reason in drops:
+        key = f"{qtype}: {reason.split(' (')[0].split(':')[0]}"
+        dropped[key] = dropped.get(key, 0) + 1
+
+
+def load_cases(source: Source | Mapping[str, Any], counter: TokenCounter | None = None, types: Any = None,
+               keep_rows: bool = False, depths: Any = None) -> Selection:
+    """The cases of ``source`` in memory (:class:`CaseStream`), template answers over the set
+    dropped last (``bench.questions.guess``).
+
+    ``source``: a :class:`bench.sources.Source`, or its settings (``bench.sources.as_source``).
+    ``keep_rows``: keep each selected case's raw source row in ``Selection.rows`` (bench.download).
+    A job streams its cases instead (``bench.runner.caseset``): the same cases, ids and hash."""
+    stream = CaseStream(source, counter, types, depths)
+    cases: list[Case] = []
+    kept_rows: list[dict[str, Any]] = []
+    for case, row in stream:
+        cases.append(case)
+        if keep_rows:
+            kept_rows.append(row)
     drop_templates(cases)
     dropped: dict[str, int] = {}
     for case in cases:
-        for drop in case.dropped_questions:
-            key = f"{drop.type}: {drop.reason.split(' (')[0].split(':')[0]}"
-            dropped[key] = dropped.get(key, 0) + 1
-    log.info("selected %d cases from %d rows (%d rejected, skipped by filter: %s); dropped questions: %s",
-             len(cases), rows_read, len(rejected), skipped or "none", dropped or "none")
-    where = {"source": source.source, "profile": profile.name, **source.provenance(),
-             "source_rows": [c.source_row for c in cases]}
-    return Selection(cases, rejected, where, rows_read, skipped, rows=kept_rows)
+        count_drops(dropped, ((d.type, d.reason) for d in case.dropped_questions))
+    stream.log_selected(dropped)
+    return Selection(cases, stream.rejected, stream.where(), stream.rows_read, stream.skipped, rows=kept_rows)

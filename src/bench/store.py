@@ -33,7 +33,7 @@ from typing import Any
 
 from bench.redact import scrub
 
-__all__ = ["JobStore", "JobFileError", "RECORD_JSON", "KEYED", "read_jsonl", "iter_lines", "safe_line",
+__all__ = ["JobStore", "JobFileError", "RECORD_JSON", "KEYED", "read_jsonl", "iter_jsonl", "iter_lines", "safe_line",
            "write_json", "read_json"]
 
 log = logging.getLogger(__name__)
@@ -64,14 +64,14 @@ def safe_line(text: str) -> str:
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
-    """``(line number from 1, bytes without the newline, ends with a newline)`` of a file, split at b"\\n" only."""
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    last = len(lines) - 1
-    for index, line in enumerate(lines):
-        if index == last and not line:
-            break  # the file ends with a newline
-        yield index + 1, line, index < last
+    """``(line number from 1, bytes without the newline, ends with a newline)`` of a file, split at b"\\n" only.
+
+    Read line by line (a binary file splits at b"\\n" only), so a job's largest file (``views.jsonl``,
+    ``cases.jsonl``: about 0.1 MB a case) is never held whole."""
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, 1):
+            complete = line.endswith(b"\n")
+            yield number, line[:-1] if complete else line, complete
 
 
 def parse_line(line: bytes, keys: tuple[str, ...] = ()) -> dict[str, Any] | None:
@@ -85,13 +85,16 @@ def parse_line(line: bytes, keys: tuple[str, ...] = ()) -> dict[str, Any] | None
     return record
 
 
-def read_jsonl(path: Path | str, keys: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-    """Records of a JSONL file; a torn last line is ignored, damaged lines are skipped with a warning."""
+def iter_jsonl(path: Path | str, keys: tuple[str, ...] | None = None,
+               omit: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+    """Records of a JSONL file one at a time; a torn last line is ignored, damaged lines are skipped with a
+    warning (once the file is read). ``omit``: top-level fields left out of every record (a view's
+    ``messages``: what a reader of many records need not hold)."""
     path = Path(path)
     if not path.exists():
-        return []
+        return
     keys = KEYED.get(path.name.removesuffix(".jsonl"), ()) if keys is None else keys
-    records, bad = [], []
+    bad = []
     for number, line, complete in iter_lines(path):
         if not line.strip():
             continue
@@ -100,11 +103,18 @@ def read_jsonl(path: Path | str, keys: tuple[str, ...] | None = None) -> list[di
             if complete:
                 bad.append(number)
             continue  # an incomplete last line was torn by a kill mid-write
-        records.append(record)
+        for field in omit:
+            record.pop(field, None)
+        yield record
     if bad:
         log.warning("%s: skipped %d damaged line(s) (line %s); resume moves them to %s.bad", path, len(bad),
                     _line_numbers(bad), path.name)
-    return records
+
+
+def read_jsonl(path: Path | str, keys: tuple[str, ...] | None = None,
+               omit: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Records of a JSONL file (:func:`iter_jsonl`) as a list."""
+    return list(iter_jsonl(path, keys, omit))
 
 
 def _line_numbers(numbers: list[int]) -> str:
@@ -186,8 +196,11 @@ class JobStore:
     def path(self, name: str) -> Path:
         return self.dir / (name if "." in name else f"{name}.jsonl")
 
-    def read(self, name: str) -> list[dict[str, Any]]:
-        return read_jsonl(self.path(name))
+    def read(self, name: str, omit: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        return read_jsonl(self.path(name), omit=omit)
+
+    def iter(self, name: str, omit: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+        return iter_jsonl(self.path(name), omit=omit)
 
     def quarantine(self, names: Iterable[str] = ("views", "answers", "scores", "reference_scores", "calls")) -> int:
         """Move damaged lines of these files to ``<file>.bad`` (warning with file and line numbers); count them.

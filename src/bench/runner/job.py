@@ -42,6 +42,7 @@ failing leaves that score missing (the job stays ``incomplete`` and resume retri
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import time
@@ -53,18 +54,18 @@ from omegaconf import DictConfig
 from bench.arms import build_policy
 from bench.components import calls_model, clients_of, preflight
 from bench.config import dataset_source
-from bench.jobcases import load_job_cases
+from bench.jobcases import job_case_stream
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
 from bench.llm import call_sink, summarize_calls
 from bench.llm.limiter import concurrency_metrics, find_limiters
-from bench.metrics import compute_metrics
+from bench.metrics import VIEW_OMITTED, compute_metrics
 from bench.policies import FullHistory, PolicyContext, declare
+from bench.runner.caseset import CaseSet
 from bench.runner.costing import job_estimate
 from bench.runner.pipeline import Phase, Pipeline
 from bench.runner.provenance import now, provenance
 from bench.runner.resume import ResumeError, check_resume
 from bench.runner.setup import build, surfaced, worker_threads
-from bench.schema import case_set_hash as hash_case_set
 from bench.store import JobStore, read_jsonl
 from bench.tokens import TokenCounter
 from bench.tracing import TraceOptions, build_tracer
@@ -127,32 +128,42 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     if resuming:
         check_resume(cfg, out, previous)
 
-    # 2. cases
+    # 2. cases: read once, written to cases.jsonl as they come; the job keeps an index, not the histories
     if resuming:
         store.quarantine()  # damaged lines -> <file>.bad; their questions are asked again
-    selection = load_job_cases(cfg, counter)
-    records = [c.to_dict() for c in selection.cases]  # each history serialized once per job
-    case_set_hash = hash_case_set(records)
-    if resuming and previous.get("case_set_hash") not in (None, case_set_hash):
-        raise ResumeError(f"resume={out}: the dataset selection differs from the job's "
-                          f"(case-set hash {previous.get('case_set_hash')} -> {case_set_hash})")
+    cases = CaseSet.write(job_case_stream(cfg, counter), store.path("cases"))
+    try:
+        if resuming and previous.get("case_set_hash") not in (None, cases.case_set_hash):
+            raise ResumeError(f"resume={out}: the dataset selection differs from the job's "
+                              f"(case-set hash {previous.get('case_set_hash')} -> {cases.case_set_hash})")
+        cases.commit()
+    except BaseException:
+        cases.discard()
+        raise
+    with contextlib.closing(cases):
+        return _run_cases(cfg, store, cases, previous, resuming, started, counter, answerer, judge, policy,
+                          declaration, limiters)
+
+
+def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[str, Any] | None, resuming: bool,
+               started: str, counter: TokenCounter, answerer: Any, judge: Any, policy: Any,
+               declaration: dict[str, Any], limiters: list[Any]) -> dict[str, Any]:
+    out = store.dir
+    case_set_hash = cases.case_set_hash
     if previous:
         started = previous.get("started") or started
     resumed = list((previous or {}).get("resumed") or []) + ([now()] if resuming else [])
-    if not selection.cases:
-        log.warning("no case to run: %d rows read, %d rejected (see %s)", selection.rows_read,
-                    len(selection.rejected), store.path("rejected"))
-    store.write_all("cases", records)
-    # what the metrics read of the cases; the serialized histories go now, not after the job
-    case_questions = [{k: r[k] for k in ("case_id", "instance_id", "questions")} for r in records]
-    del records
-    store.write_all("rejected", selection.rejected)
-    store.write_json("run.json", provenance(cfg, selection, "incomplete", started, case_set_hash=case_set_hash,
+    if not cases.n_cases:
+        log.warning("no case to run: %d rows read, %d rejected (see %s)", cases.rows_read,
+                    len(cases.rejected), store.path("rejected"))
+    case_questions = cases.metric_cases  # what the metrics read of the cases
+    store.write_all("rejected", cases.rejected)
+    store.write_json("run.json", provenance(cfg, cases, "incomplete", started, case_set_hash=case_set_hash,
                                                  policy=declaration,
                                                  resumed=resumed))
 
     tracer = build_tracer(trace_options(cfg), out)
-    tracer.start_job(out.name, selection.cases)
+    tracer.start_job(out.name, cases)
     workers = worker_threads(cfg.model)
     arm = cfg.arm.get("name")
 
@@ -167,22 +178,22 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     try:
         with call_sink(lambda record: store.append("calls", record)):
             pipeline = Pipeline(store, answerer, judge, tracer, workers, limiters)
-            pipeline.run_phase(selection.cases, policy, Phase.of_arm(arm))
+            pipeline.run_phase(cases, policy, Phase.of_arm(arm))
             full_correct = None
             if declaration["role"] != "reference":  # the reference scores itself
                 full = FullHistory(context=PolicyContext(counter=counter))
-                full_correct = pipeline.run_phase(selection.cases, full, Phase.reference())
+                full_correct = pipeline.run_phase(cases, full, Phase.reference())
     finally:
         gc.unfreeze()
-    log.info("answered and scored %d cases in %.2fs", len(selection.cases), time.perf_counter() - t0)
-    missing = tracer.missing_traces([c.case_id for c in selection.cases])
+    log.info("answered and scored %d cases in %.2fs", cases.n_cases, time.perf_counter() - t0)
+    missing = tracer.missing_traces([e.case_id for e in cases.entries])
     if missing:
         log.warning("%d case(s) have no trace: %s", len(missing), missing)
     tracer.flush()
 
     # 5. metrics and status
     answers = store.read("answers")
-    views = store.read("views")
+    views = store.read("views", omit=VIEW_OMITTED)  # the views' figures and flags, not their messages
     metrics = compute_metrics(case_questions, views, answers, store.read("scores"), full_correct)
     metrics["missing_traces"] = missing
     metrics["model_calls"] = summarize_calls(read_jsonl(store.path("calls"), keys=()))
@@ -191,7 +202,7 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     metrics["spent_cost_usd"] = metrics["model_calls"].get("total", {}).get("spent_cost_usd")
     if calls_model(answerer) or calls_model(judge):  # what bench.estimate would have said, beside the actual
         metrics["estimate"] = job_estimate(
-            selection.cases, views, counter, _prices(answerer, judge, policy),
+            cases, views, counter, _prices(answerer, judge, policy),
             warm=bool(getattr(answerer, "warm_prefix", False)), judged=calls_model(judge),
             reference=full_correct is not None, summarized=calls_model(policy))["total"]
     del views
@@ -204,7 +215,7 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
                 and (full_correct is None or pipeline.complete.get("reference", True)))
     store.write_json("metrics.json", metrics)
     status = "complete" if complete else "incomplete"
-    store.write_json("run.json", provenance(cfg, selection, status, started, case_set_hash=case_set_hash,
+    store.write_json("run.json", provenance(cfg, cases, status, started, case_set_hash=case_set_hash,
                                                  policy=declaration,
                                                  resumed=resumed, n_errors=errors))
     total = metrics["model_calls"].get("total", {})

@@ -27,7 +27,7 @@ import contextvars
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +37,8 @@ from tqdm import tqdm
 from bench.components import calls_model
 from bench.evidence import evidence_flags
 from bench.llm import ContextOverflow, call_callbacks, call_observer, call_tags
+from bench.metrics import VIEW_OMITTED
+from bench.runner.caseset import CaseEntry, CaseSet
 from bench.runner.events import Answered, JudgeFailed, PrefixWarm, Scored, ViewBuilt, ViewRecord
 from bench.runner.resume import prune
 from bench.schema import Answer, Case, Question, View
@@ -52,7 +54,9 @@ class _Fatal:
     error: BaseException
 
 
-_DONE = object()  # a task returned
+@dataclass(frozen=True)
+class _Done:  # a task of this case returned
+    case_id: str
 
 
 @dataclass(frozen=True)
@@ -101,20 +105,21 @@ class Pipeline:
         self.complete: dict[str, bool] = {}  # phase name -> every question answered without error and scored
 
     # ---- the executor
-    def _execute(self, first: list[Callable], handle: Callable, desc: str, total: int) -> None:
+    def _execute(self, first: Iterator[tuple[str, Callable]], handle: Callable, desc: str, total: int) -> None:
         """Run each ``task(emit)`` on the workers; ``handle(event, submit)`` in this thread.
 
-        ``first`` are the view tasks. ``handle`` may ``submit`` more tasks and returns True
-        when the event completes a question (the progress bar moves). A task that raises (a
-        bug, a simulated kill) stops the job: nothing new starts, the error is raised here.
+        ``first`` are the view tasks, ``(case_id, task)``, taken as cases close: at most
+        :meth:`window` cases are open (a case is open from its view task until its last task
+        returned), so what a job holds in memory is a few cases, not its case set. ``handle`` may
+        ``submit(task, case_id)`` more tasks and returns True when the event completes a question
+        (the progress bar moves). A task that raises (a bug, a simulated kill) stops the job:
+        nothing new starts, the error is raised here.
         """
-        if not first:
-            return
         events: queue.SimpleQueue = queue.SimpleQueue()
         stop = threading.Event()
         bar = tqdm(total=total, desc=desc, unit="q", dynamic_ncols=True, mininterval=0.5, disable=total == 0)
 
-        def wrapped(task: Callable) -> None:
+        def wrapped(task: Callable, case_id: str) -> None:
             try:
                 if not stop.is_set():
                     task(events.put)
@@ -122,24 +127,30 @@ class Pipeline:
                 stop.set()
                 events.put(_Fatal(err))
             finally:
-                events.put(_DONE)
+                events.put(_Done(case_id))
 
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="bench-task")
-        submitted = 0
+        running: dict[str, int] = {}  # open case -> its tasks submitted and not yet returned
 
-        def submit(task: Callable) -> None:
-            nonlocal submitted
-            submitted += 1
-            pool.submit(contextvars.copy_context().run, wrapped, task)
+        def submit(task: Callable, case_id: str) -> None:
+            running[case_id] = running.get(case_id, 0) + 1
+            pool.submit(contextvars.copy_context().run, wrapped, task, case_id)
+
+        def open_next() -> None:
+            for case_id, task in first:
+                submit(task, case_id)
+                return
 
         try:
-            for task in first:
-                submit(task)
-            finished = 0
-            while finished < submitted:
+            for _ in range(self.window):
+                open_next()
+            while running:
                 event = events.get()
-                if event is _DONE:
-                    finished += 1
+                if isinstance(event, _Done):
+                    running[event.case_id] -= 1
+                    if not running[event.case_id]:  # the case is done: the next one opens
+                        del running[event.case_id]
+                        open_next()
                     continue
                 if isinstance(event, _Fatal):
                     raise event.error
@@ -155,6 +166,11 @@ class Pipeline:
             raise
         pool.shutdown(wait=True)
         bar.close()
+
+    @property
+    def window(self) -> int:
+        """Cases open at once: enough views built ahead to keep every worker busy with their questions."""
+        return 2 * self.workers + 2
 
     # ---- the tasks
     def _answer(self, case: Case, view: View, question: Question) -> Answer:
@@ -172,8 +188,9 @@ class Pipeline:
         stack.enter_context(call_callbacks(callbacks))
         return stack
 
-    def _view_task(self, case: Case, policy: Any, phase: Phase, gate: Any) -> Callable:
+    def _view_task(self, cases: CaseSet, entry: CaseEntry, policy: Any, phase: Phase, gate: Any) -> Callable:
         def task(emit: Callable) -> None:
+            case = cases.load(entry)  # read from cases.jsonl now, let go when its questions are done
             with self._calls(case, phase):
                 try:
                     with gate:
@@ -238,7 +255,7 @@ class Pipeline:
         return task
 
     # ---- one phase
-    def run_phase(self, cases: list[Case], policy: Any, phase: Phase) -> set[str]:
+    def run_phase(self, cases: CaseSet, policy: Any, phase: Phase) -> set[str]:
         """Build the views, answer and judge every question not yet scored; the qids scored correct.
 
         Resuming, finished answers and scores are kept, answers with ``outcome=error`` (and,
@@ -250,15 +267,17 @@ class Pipeline:
         no_view: set[str] = set()
         if phase.answers:
             answers = prune(store, phase.answers, not_error)
-            scores = prune(store, phase.scores, lambda r: (r["case_id"], r["qid"]) in answers)
+            kept = prune(store, phase.scores, lambda r: (r["case_id"], r["qid"]) in answers)
             # a view refused as too long for the summarizer has no record: it is not built again for nothing
             no_view = {a["case_id"] for a in answers.values() if str(a.get("error") or "").startswith("view failed")}
         else:
-            scores = prune(store, phase.scores, not_error)
-        viewed = {v["case_id"] for v in store.read(phase.views)} if phase.views else set()
-        work = [c for c in cases if (phase.views and c.case_id not in viewed and c.case_id not in no_view)
-                or any((c.case_id, q.qid) not in scores for q in c.questions)]
-        total = sum(1 for c in work for q in c.questions if (c.case_id, q.qid) not in scores)
+            kept = prune(store, phase.scores, not_error)
+        scores = {key: record["verdict"] for key, record in kept.items()}  # (case_id, qid) -> verdict
+        del kept
+        viewed = {v["case_id"] for v in store.iter(phase.views, omit=VIEW_OMITTED)} if phase.views else set()
+        work = [e for e in cases.entries if (phase.views and e.case_id not in viewed and e.case_id not in no_view)
+                or any((e.case_id, qid) not in scores for qid in e.qids)]
+        total = sum(1 for e in work for qid in e.qids if (e.case_id, qid) not in scores)
         failed: list[str] = []  # questions without a scored answer: the judge failed (or, reference: the answer)
         gate = _view_gate(policy)
         # warm prefixes: a view's other questions wait until its first answer completed
@@ -268,7 +287,7 @@ class Pipeline:
         def answered(case: Case, question: Question, answer: Answer, traced: bool, submit: Callable) -> None:
             if traced:
                 self.tracer.answer_recorded(case, question, answer)
-            submit(self._judge_task(case, question, answer, phase, traced))
+            submit(self._judge_task(case, question, answer, phase, traced), case.case_id)
 
         def handle(event: Any, submit: Callable) -> bool:
             if isinstance(event, ViewRecord):
@@ -293,17 +312,17 @@ class Pipeline:
                 if hold:
                     waiting[case.case_id] = [self._answer_task(event, q, phase) for q in pending[1:]]
                 for question in pending[:1] if hold else pending:
-                    submit(self._answer_task(event, question, phase, warms=hold))
+                    submit(self._answer_task(event, question, phase, warms=hold), case.case_id)
                 if phase.views and event.view is not None and case.case_id not in viewed:
-                    submit(self._record_task(case, event.view))
+                    submit(self._record_task(case, event.view), case.case_id)
                 return False
             if isinstance(event, PrefixWarm):
                 for ask in waiting.pop(event.case.case_id, []):  # the view's prefix is written now
-                    submit(ask)
+                    submit(ask, event.case.case_id)
                 return False
             if isinstance(event, Answered):
                 for ask in waiting.pop(event.case.case_id, []):  # answered without a call (a cache hit, an error)
-                    submit(ask)
+                    submit(ask, event.case.case_id)
                 if phase.answers:
                     store.append(phase.answers, event.answer)
                 answered(event.case, event.question, event.answer, event.traced, submit)
@@ -315,7 +334,7 @@ class Pipeline:
                     if event.answer.outcome == "error":
                         failed.append(event.question.qid)
                 store.append(phase.scores, record)
-                scores[(event.case.case_id, event.question.qid)] = record
+                scores[(event.case.case_id, event.question.qid)] = record["verdict"]
                 if event.traced:
                     self.tracer.score_recorded(event.case, event.question, event.score)
                 return True
@@ -324,6 +343,7 @@ class Pipeline:
                 return True
             raise TypeError(f"unknown event {event!r}")
 
-        self._execute([self._view_task(c, policy, phase, gate) for c in work], handle, phase.label, total)
+        views = ((e.case_id, self._view_task(cases, e, policy, phase, gate)) for e in work)
+        self._execute(views, handle, phase.label, total)
         self.complete[phase.name] = not failed
-        return {qid for (_, qid), r in scores.items() if r["verdict"] == "correct"}
+        return {qid for (_, qid), verdict in scores.items() if verdict == "correct"}

@@ -68,7 +68,7 @@ def provenance(cfg: Any, selection: Any, status: str, started: str, *, case_set_
         "dataset": selection.source,
         "rows_read": selection.rows_read,
         "rows_skipped_by_filter": selection.skipped,
-        "n_cases": len(selection.cases),
+        "n_cases": selection.n_cases,
         "n_rejected": len(selection.rejected),
         "case_set_hash": case_set_hash,
         "prompt_hash": text_hash(prompt_text),

@@ -19,6 +19,7 @@ cases as a dataset), :mod:`bench.tracing.tracer` (traces, spans, scores).
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ class NullTracer:
 
     name = "local"
 
-    def start_job(self, job_name: str, cases: list[Any]) -> None: ...
+    def start_job(self, job_name: str, cases: Collection[Any]) -> None: ...
 
     def case_started(self, case: Any, view: Any) -> None: ...
 

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from typing import Any
 
 from bench.schema import case_set_hash
@@ -14,14 +15,15 @@ from bench.schema import case_set_hash
 __all__ = ["dataset_name", "dataset_item_id", "upload_dataset", "is_transport"]
 
 
-def dataset_name(label: str, cases: list[Any], override: str | None = None) -> str:
+def dataset_name(label: str, cases: Collection[Any], override: str | None = None) -> str:
     """``tracing.dataset`` or ``bench-<label>-<case-set hash>`` (same cases, same name); ``label`` is
     the source's (:meth:`bench.sources.Source.label`: the file's stem, the hub dataset's name, or
     the source name)."""
     if override:
         return str(override)
     label = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in str(label or "data"))
-    return f"bench-{label}-{case_set_hash(cases)[:12]}"
+    known = getattr(cases, "case_set_hash", None)  # a job's case set knows its hash: not read again
+    return f"bench-{label}-{(known if isinstance(known, str) else case_set_hash(cases))[:12]}"
 
 
 def dataset_item_id(name: str, case_id: str) -> str:
@@ -42,7 +44,7 @@ def _item(case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[st
     return item_input, expected, metadata
 
 
-def upload_dataset(client: Any, name: str, cases: list[Any], description: str | None = None,
+def upload_dataset(client: Any, name: str, cases: Collection[Any], description: str | None = None,
                    retries: int = 1) -> dict[str, Any]:
     """Create (or update) the dataset and upsert one item per case; returns ids."""
     options = {"max_retries": retries}

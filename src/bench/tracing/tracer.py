@@ -36,6 +36,7 @@ import hashlib
 import json
 import logging
 import threading
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -140,7 +141,7 @@ class LangfuseTracer:
 
     # -- hooks
 
-    def start_job(self, job_name: str, cases: list[Any]) -> None:
+    def start_job(self, job_name: str, cases: Collection[Any]) -> None:
         self.run_name = self._run_name(job_name)
         path = self._traces_file()
         if path and path.exists():
