@@ -117,9 +117,6 @@ def _reference_problems(sample: SampleRow, expected: Accepted, case: Case) -> li
 def bench_problems(rows: list[SampleRow], selection: Selection, route: str) -> list[str]:
     """Each row's expectation against what ``load_cases`` made of it (``route`` names the reading)."""
     problems: list[str] = []
-    if tuple(QUESTIONS) != tuple(CODING_TYPES):
-        problems.append(f"the rows expect the coding question types {list(QUESTIONS)}, bench asks "
-                        f"{list(CODING_TYPES)}: add their expectations (samplegen.expected)")
     cases = {c.trajectory_id: c for c in selection.cases}
     rejected = {r.trajectory_id: r for r in selection.rejected}
     if [c.trajectory_id for c in selection.cases] != [s.tid for s in rows if isinstance(s.expected, Accepted)]:
@@ -158,6 +155,9 @@ def bench_problems(rows: list[SampleRow], selection: Selection, route: str) -> l
 def check_sample(rows: list[SampleRow], path: Path, datasets: bool = True) -> list[str]:
     """Every problem of the sample file at ``path`` (the shipped one) and of bench's reading of it."""
     problems = file_problems(path.read_text(encoding="utf-8"))
+    if tuple(QUESTIONS) != tuple(CODING_TYPES):
+        problems.append(f"the rows expect the coding question types {list(QUESTIONS)}, bench asks "
+                        f"{list(CODING_TYPES)}: add their expectations (samplegen.expected)")
     if sample_path().resolve() != path.resolve():
         return problems + [f"bench reads its sample from {sample_path()}, not {path}: install this checkout "
                            "(uv sync) to check what it ships"]
