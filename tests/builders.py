@@ -1,68 +1,60 @@
-"""Tiny builders for nebius-schema rows, so each rule gets a case built for it."""
+"""Tiny builders for nebius-schema rows, so each rule gets a case built for it.
+
+Written in the trajectory DSL the shipped sample is generated with (``samplegen.trajectory``,
+``scripts/samplegen``): the same message, call, exchange, row and observation shapes.
+"""
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from samplegen.trajectory import Call, bash_out, editor_reply, exchange, message, nebius_row, tool_call
 
 ROOT = "/workspace/acme__widgets__1.0"
 
 
 def system(text: str = "You are a coding agent.") -> dict[str, Any]:
-    return {"role": "system", "content": text, "tool_calls": None, "tool_call_id": None, "name": None}
+    return message("system", text)
 
 
 def user(text: str | None = None) -> dict[str, Any]:
-    text = text or f"<uploaded_files>\n{ROOT}\n</uploaded_files>\nFix the widget bug."
-    return {"role": "user", "content": text, "tool_calls": None, "tool_call_id": None, "name": None}
+    return message("user", text or f"<uploaded_files>\n{ROOT}\n</uploaded_files>\nFix the widget bug.")
 
 
 def call(call_id: str, name: str, args: dict[str, Any] | str) -> dict[str, Any]:
-    arguments = args if isinstance(args, str) else json.dumps(args)
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    return tool_call(call_id, name, args)
 
 
 def assistant(*calls: dict[str, Any], text: str = "") -> dict[str, Any]:
-    return {"role": "assistant", "content": text, "tool_calls": list(calls) or None,
-            "tool_call_id": None, "name": None}
+    return message("assistant", text, tool_calls=list(calls) or None)
 
 
 def result(call_id: str, name: str, content: str) -> dict[str, Any]:
-    return {"role": "tool", "content": content, "tool_calls": None, "tool_call_id": call_id, "name": name}
+    return message("tool", content, tool_call_id=call_id, name=name)
 
 
 def bash(call_id: str, command: str, output: str, exit_code: int = 0, **extra) -> list[dict[str, Any]]:
-    """An execute_bash call and its OpenHands-style reply."""
-    return [
-        assistant(call("c" + call_id, "execute_bash", {"command": command, **extra})),
-        result("c" + call_id, "execute_bash",
-               f"{output}\n[Current working directory: {ROOT}]\n[Command finished with exit code {exit_code}]"),
-    ]
+    """An execute_bash call and its OpenHands-style reply (working directory and exit code markers)."""
+    reply = bash_out(output, exit_code, ROOT, python=None)
+    return exchange("", [Call("execute_bash", {"command": command, **extra}, reply, id="c" + call_id)])
 
 
 def edit(call_id: str, command: str, path: str, reply: str | None = None, **args) -> list[dict[str, Any]]:
     """A str_replace_editor call and its reply (success by default)."""
-    if reply is None:
-        reply = (f"File created successfully at: {path}" if command == "create"
-                 else f"The file {path} has been edited. Here's the result of running `cat -n`.")
-    return [
-        assistant(call("c" + call_id, "str_replace_editor", {"command": command, "path": path, **args})),
-        result("c" + call_id, "str_replace_editor", reply),
-    ]
+    reply = editor_reply(command, path) if reply is None else reply
+    return exchange("", [Call("str_replace_editor", {"command": command, "path": path, **args}, reply,
+                              id="c" + call_id)])
 
 
 def row(*messages: dict[str, Any] | list[dict[str, Any]], patch_files: tuple[str, ...] = (),
         instance_id: str = "acme__widgets-1", **extra) -> dict[str, Any]:
     flat: list[dict[str, Any]] = [system(), user()]
-    for message in messages:
-        flat.extend(message if isinstance(message, list) else [message])
+    for item in messages:
+        flat.extend(item if isinstance(item, list) else [item])
     patch = "".join(f"diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n@@ -1 +1 @@\n-a\n+b\n" for p in patch_files)
-    return {"trajectory_id": f"t-{instance_id}", "instance_id": instance_id, "repo": "acme/widgets",
-            "resolved": True, "exit_status": "submit", "model_patch": patch,
-            "tools": [{"type": "function", "function": {"name": "execute_bash", "description": "Run",
-                                                         "parameters": {"type": "object", "properties": {
-                                                             "command": {"type": "string"}}}}}],
-            "trajectory": flat, **extra}
+    tools = [{"type": "function", "function": {"name": "execute_bash", "description": "Run", "parameters": {
+        "type": "object", "properties": {"command": {"type": "string"}}}}}]
+    return {**nebius_row(f"t-{instance_id}", instance_id, "acme/widgets", True, "submit", patch, tools, flat), **extra}
 
 
 def random_history(rng, max_steps: int = 30, output_lengths=(10, 400, 501, 900, 2000)):
