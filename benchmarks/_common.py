@@ -61,11 +61,13 @@ def resolve_data(data: str) -> Path:
     return Path(data)
 
 
-def make_cases_file(source: Path, n_cases: int, out_dir: Path) -> Path:
+def make_cases_file(source: Path, n_cases: int, out_dir: Path, row_group_size: int | None = None) -> Path:
     """A file of ``n_cases`` rows: the rows of ``source`` repeated, copies with distinct ids.
 
     Rows of a jsonl source that cannot become a case (the shipped sample has a few, on
     purpose) are left out; a parquet source is taken as is (dev.parquet's rows are all valid).
+    ``row_group_size``: rows per parquet row group (a reader holds one group at a time; the hub's
+    parquet files have groups of a few hundred rows); None: pyarrow's default (one group here).
     """
     if source.suffix == ".jsonl":
         from bench.cases import row_to_case
@@ -95,7 +97,7 @@ def make_cases_file(source: Path, n_cases: int, out_dir: Path) -> Path:
         if column in picked.column_names:
             values = [v if c == 0 else f"{v}-copy{c}" for v, c in zip(picked[column].to_pylist(), copy, strict=True)]
             picked = picked.set_column(picked.column_names.index(column), column, pa.array(values))
-    pq.write_table(picked, out)
+    pq.write_table(picked, out, row_group_size=row_group_size)
     return out
 
 

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from bench.errors import DatasetError
 from bench.sources.base import Source
-from bench.sources.rows import check_hub_reachable, stream_rows
+from bench.sources.rows import PARQUET_BATCH_ROWS, check_hub_reachable, stream_rows
 
 __all__ = ["Hub"]
 
@@ -32,7 +32,7 @@ class Hub(Source):
 
         datasets.disable_progress_bars()
         try:
-            stream = datasets.load_dataset(self.hf_name, revision=self.revision, split=self.split, streaming=True)
+            stream = _open(datasets, self.hf_name, revision=self.revision, split=self.split, streaming=True)
         except Exception as err:  # noqa: BLE001
             raise DatasetError(
                 f"cannot open {where}: {type(err).__name__}: {err}. The Hugging Face hub may be "
@@ -43,6 +43,17 @@ class Hub(Source):
 
     def provenance(self) -> dict[str, Any]:
         return {"path": None, "hf_name": self.hf_name, "revision": self.revision}
+
+
+def _open(datasets: Any, name: str, **kwargs: Any) -> Any:
+    """The dataset's stream in small batches (:data:`PARQUET_BATCH_ROWS`) where its builder takes
+    a batch size (parquet, as the pinned dataset is); as the builder reads otherwise."""
+    try:
+        return datasets.load_dataset(name, batch_size=PARQUET_BATCH_ROWS, **kwargs)
+    except ValueError as err:  # "BuilderConfig ... doesn't have a 'batch_size' key": not parquet
+        if "batch_size" not in str(err):
+            raise
+    return datasets.load_dataset(name, **kwargs)
 
     def label(self) -> str:
         return str(self.hf_name).rsplit("/", 1)[-1]

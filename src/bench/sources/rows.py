@@ -10,7 +10,7 @@ from typing import Any
 
 from bench.errors import DatasetError
 
-__all__ = ["REQUIRED_COLUMNS", "KNOWN_COLUMNS", "check_columns", "stream_rows", "format_of", "empty_file",
+__all__ = ["PARQUET_BATCH_ROWS", "REQUIRED_COLUMNS", "KNOWN_COLUMNS", "check_columns", "stream_rows", "format_of", "empty_file",
            "check_hub_reachable", "required_path"]
 
 log = logging.getLogger("bench.selection")  # reported as the data loading it belongs to
@@ -40,7 +40,32 @@ def check_columns(columns: list[str] | None, where: str) -> None:
         )
 
 
+# Rows per batch a parquet stream converts to Python at once. ``datasets`` defaults to a whole row
+# group (hundreds or thousands of rows, several MB each as Python objects): measured on a 5,000-row
+# file in groups of 100 rows, 925 MB held while cases were made from its rows, 355 MB with 8.
+PARQUET_BATCH_ROWS = 8
+
+
+def arrow_returns_freed_memory() -> None:
+    """Arrow's allocator gives freed pages back to the system at once.
+
+    Why: reading rows through ``datasets`` allocates each row group's buffers in Arrow's memory
+    pool, and the default pool (mimalloc) keeps freed pages for later: measured, 723 MB held after
+    300 rows of a 5,000-row parquet file of which Arrow had at most 123 MB allocated. jemalloc
+    with no purge delay holds what is allocated (230 MB for the whole job's reading, flat in the
+    number of rows). Public pyarrow calls; left as it is where pyarrow has no jemalloc."""
+    import pyarrow as pa
+
+    try:
+        pool = pa.jemalloc_memory_pool()
+        pa.jemalloc_set_decay_ms(0)
+    except NotImplementedError:  # a pyarrow built without jemalloc (ArrowNotImplementedError)
+        return
+    pa.set_memory_pool(pool)
+
+
 def stream_rows(stream: Any, where: str) -> Iterator[dict[str, Any]]:
+    arrow_returns_freed_memory()
     check_columns(list(stream.column_names) if stream.column_names else None, where)
     log.info("reading rows from %s ...", where)
     rows = 0
