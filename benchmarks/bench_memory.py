@@ -1,21 +1,26 @@
-"""Memory of an in-process sweep: resident set size after each job and the sweep's peak.
+"""Memory as the case set grows: peak RSS and wall time of one job at 15 ... 10,000 cases.
 
-    uv run python benchmarks/bench_memory.py [--cases 30] [--experiment mechanisms] [--data dev]
+    uv run python benchmarks/bench_memory.py [--cases 15,150,1500,5000,10000] [--arm full] [--data dev]
+    uv run python benchmarks/bench_memory.py --sweep [--cases 30] [--experiment mechanisms]
 
-Runs ``python -m bench.main -m +experiment=<experiment>`` on a ``--cases``-case file (the
-rows of ``--data`` repeated with distinct ids; 30 real OpenHands cases from dev.parquet by
-default) with Hydra's basic launcher, so every job of the sweep runs one after the other in
-one process, offline, without the end-of-sweep report (its plotting is not a job's memory).
-The process's RSS is sampled every 0.1 s; each job's row is the RSS when its ``run.json``
-turns ``complete``. Flat means the last jobs sit where the first ones do: a process that
-keeps something of every job grows by about that much per job.
+Each size is one offline job (``python -m bench.main dataset=local ...``, response cache off) on a
+parquet file of that many cases: the real rows of ``--data`` (dev.parquet's 15 OpenHands runs)
+repeated with distinct ids, in row groups of 100 rows (hub parquet files come in groups; a
+reader holds one at a time). Peak RSS is the job process's own (``wait4``), so sizes do not
+mix. Flat means the last sizes sit where the first ones do: what a job keeps per case is an index.
+
+``--sweep`` measures the other axis: an in-process ``--multirun`` (Hydra's basic launcher runs the
+jobs one after the other in one process), RSS when each job's ``run.json`` turns complete; a
+process that kept something of every job would grow by about that much per job.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,6 +29,49 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, make_cases_file, resolve_data  # noqa: E402
+
+ENV = {**os.environ, "TQDM_DISABLE": "1"}
+
+
+def _job(data: Path, out: Path, arm: str) -> tuple[float, float, dict]:
+    """(wall s, peak RSS MB, metrics) of one job in its own process."""
+    command = [sys.executable, "-m", "bench.main", "dataset=local", f"dataset.path={data}", f"arm={arm}",
+               f"output_dir={out}", "cache.enabled=false"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"job failed ({' '.join(command)}):\n{stderr[-2000:]}")
+    return wall, usage.ru_maxrss / 1024, json.loads((out / "metrics.json").read_text())
+
+
+def _make_file(data: str, size: int, folder: Path) -> Path:
+    """The cases file, written by another process: a child's peak RSS counts the memory of the
+    process it was forked from (Linux records the old image's high-water mark at exec), so this one
+    must stay small while the table is built."""
+    code = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); from _common import "
+            "make_cases_file, resolve_data; print(make_cases_file(resolve_data(sys.argv[2]), int(sys.argv[3]), "
+            "Path(sys.argv[4]), row_group_size=100))")
+    done = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parent), data, str(size),
+                           str(folder)], capture_output=True, text=True, check=True, env=ENV)
+    return Path(done.stdout.strip())
+
+
+def scaling(sizes: list[int], arm: str, data: str) -> int:
+    print(f"one offline job per size, arm={arm}, rows of {data} repeated (row groups of 100), cache off")
+    print(f"{'cases':>7}  {'questions':>9}  {'wall s':>7}  {'ms/case':>7}  {'peak RSS MB':>11}")
+    with tempfile.TemporaryDirectory(prefix="bench_memory_") as tmp:
+        for size in sizes:
+            folder = Path(tmp) / str(size)
+            folder.mkdir()
+            path = _make_file(data, size, folder)
+            wall, peak, metrics = _job(path, folder / "job", arm)
+            print(f"{metrics['n_cases']:>7}  {metrics['n_questions']:>9}  {wall:7.1f}  {1000 * wall / size:7.1f}  "
+                  f"{peak:11.0f}", flush=True)
+            shutil.rmtree(folder)  # the next size's room on disk
+    return 0
 
 
 def _rss_mb(pid: int) -> float | None:
@@ -49,21 +97,16 @@ def _completed(sweep: Path, seen: set[Path]) -> list[Path]:
     return sorted(new)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", type=int, default=30)
-    parser.add_argument("--experiment", default="mechanisms")
-    parser.add_argument("--data", default="dev", help="dev | sample | FILE")
-    args = parser.parse_args(argv)
+def sweep(n_cases: int, experiment: str, data: str) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_memory_") as tmp:
-        data = make_cases_file(resolve_data(args.data), args.cases, Path(tmp))
-        sweep = Path(tmp) / "sweep"
-        command = [sys.executable, "-m", "bench.main", "-m", f"+experiment={args.experiment}", "dataset=local",
-                   f"dataset.path={data}", f"hydra.sweep.dir={sweep}", f"cache.path={tmp}/cache.sqlite",
+        path = make_cases_file(resolve_data(data), n_cases, Path(tmp))
+        sweep_dir = Path(tmp) / "sweep"
+        command = [sys.executable, "-m", "bench.main", "-m", f"+experiment={experiment}", "dataset=local",
+                   f"dataset.path={path}", f"hydra.sweep.dir={sweep_dir}", f"cache.path={tmp}/cache.sqlite",
                    "hydra.callbacks.report.enabled=false"]
         start = time.perf_counter()
         proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                env={**__import__("os").environ, "TQDM_DISABLE": "1"})
+                                env=ENV)
         seen: set[Path] = set()
         rows: list[tuple[int, float, str]] = []
         peak = 0.0
@@ -71,18 +114,17 @@ def main(argv: list[str] | None = None) -> int:
             rss = _rss_mb(proc.pid)
             if rss is not None:
                 peak = max(peak, rss)
-                for path in _completed(sweep, seen):
-                    seen.add(path)
-                    rows.append((len(rows) + 1, rss, path.parent.name))
+                for done in _completed(sweep_dir, seen):
+                    seen.add(done)
+                    rows.append((len(rows) + 1, rss, done.parent.name))
             time.sleep(0.1)
-        stderr = proc.stderr.read()
+        stderr = proc.stderr.read() if proc.stderr else ""
         wall = time.perf_counter() - start
         if proc.returncode != 0:
             print(stderr[-2000:], file=sys.stderr)
             return proc.returncode
     maxrss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # kB on Linux
-    print(f"+experiment={args.experiment}, {args.cases} cases ({args.data}), basic launcher, "
-          f"{len(rows)} jobs in {wall:.0f}s")
+    print(f"+experiment={experiment}, {n_cases} cases ({data}), basic launcher, {len(rows)} jobs in {wall:.0f}s")
     print(f"{'job':>4}  {'RSS MB':>7}  directory")
     for index, rss, name in rows:
         print(f"{index:>4}  {rss:7.0f}  {name}")
@@ -93,6 +135,20 @@ def main(argv: list[str] | None = None) -> int:
               f"({(last - first) / max(len(rows) - 3, 1):+.1f} MB per job)")
     print(f"peak RSS: {maxrss:.0f} MB (sampled: {peak:.0f} MB)")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", default=None, help="sizes, comma-separated (--sweep: one size, default 30)")
+    parser.add_argument("--arm", default="full", help="the arm of each job (nlatest, compact ... add the reference)")
+    parser.add_argument("--data", default="dev", help="dev | sample | FILE")
+    parser.add_argument("--sweep", action="store_true", help="RSS per job of an in-process sweep instead")
+    parser.add_argument("--experiment", default="mechanisms")
+    args = parser.parse_args(argv)
+    if args.sweep:
+        return sweep(int(args.cases or 30), args.experiment, args.data)
+    sizes = [int(s) for s in (args.cases or "15,150,1500,5000,10000").split(",")]
+    return scaling(sizes, args.arm, args.data)
 
 
 if __name__ == "__main__":

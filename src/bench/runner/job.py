@@ -7,7 +7,9 @@ Order of work:
 
 1. Build the answering model, the judge and the arm (with its summarizer) and run their
    fail-fast checks (missing key, unreachable endpoint) before any case work.
-2. Load the cases; write ``cases.jsonl``, ``rejected.jsonl`` and ``run.json`` (``incomplete``).
+2. Read the cases once, case by case, into ``cases.jsonl`` (:mod:`bench.runner.caseset`: the job
+   keeps an index, not the histories, so memory stays flat as the case set grows); write
+   ``rejected.jsonl`` and ``run.json`` (``incomplete``).
 3. Work runs on ``model.max_concurrency`` workers (``model.max_concurrency_cap`` for ``auto``,
    whose adaptive limiter then decides how many calls are in flight; 1 for the offline
    model): one task

@@ -1,6 +1,7 @@
 """The work of a job: views, answers and judgments as tasks on worker threads, records in order.
 
-The unit of work is one model-facing step: a case's view is built once by one task; each
+The unit of work is one model-facing step: a case's view is built once by one task (which loads
+the case from ``cases.jsonl``; a few cases are open at a time, see :meth:`Pipeline.window`); each
 pending question of the case is then answered by a task of its own (sharing that view), and
 each answer is judged by a further task. So ``workers`` calls are in flight whatever the
 number of questions per case, and an LLM judge's calls fill the slots answers leave free.
