@@ -73,8 +73,9 @@ as_user() {  # run "$@" as the server's user
     fi
 }
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+free_port() {  # one the kernel hands out (else a random high port: start() tries again if it is taken)
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null \
+        || echo $((20000 + RANDOM % 40000))
 }
 
 start() {
@@ -89,7 +90,7 @@ start() {
     for attempt in 1 2 3 4 5; do  # a free port may be taken before the server binds it: try another
         port=$(free_port)
         if as_user "$user" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -s \
-            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
             start >/dev/null 2>&1; then
             echo "export BENCH_TEST_PG_URL=postgresql://bench@127.0.0.1:$port/postgres"
             echo "export BENCH_PG_DIR=$dir"

@@ -75,5 +75,5 @@ def server_url() -> tuple[str | None, Callable[[], None], str]:
     try:
         url, stop = start_server()
     except (PgUnavailable, OSError, subprocess.TimeoutExpired) as err:
-        return None, lambda: None, f"no PostgreSQL server: {err} (set {URL_ENV}, or run `bash .ci/postgres.sh install`)"
+        return None, lambda: None, f"no PostgreSQL server ({err}; or give one's URL in {URL_ENV})"
     return url, stop, ""
