@@ -418,3 +418,33 @@ def test_the_urls_user_and_query_reach_no_file_of_a_job_or_a_sweep_and_a_refusal
     assert len(list((tmp_path / "sweep").glob("*seed=0"))) == 3
     for text in (done.stdout, done.stderr, sweep.stdout, sweep.stderr):
         assert secret not in text and "bench@127" not in text
+
+
+@pytest.mark.slow  # a local Ray instance and its worker processes: ~60 s; .ci/run runs it
+def test_a_ray_sweep_shares_the_server_with_any_later_job(pg_url, tmp_path):
+    """docs/study.md's cluster sweep on one machine: Ray's worker processes answer through the
+    fake endpoint and keep every reply on the server; a job after the sweep, in another process,
+    makes no call for the full arm (the sweep's full job paid for it)."""
+    pytest.importorskip("hydra_plugins.hydra_ray_launcher", reason="the ray extra is not installed (uv sync --extra ray)")
+    from bench.config import compose
+    from bench.runner import run
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LANGFUSE_") and k != "RAY_ENABLE_UV_RUN_RUNTIME_ENV"}
+    with FakeOpenAI() as server:
+        model = ["model=openai", f"model.base_url={server.base_url}", "model.api_key_env=null"]
+        done = subprocess.run([sys.executable, "-m", "bench.main", "-m", "+experiment=smoke", *model,
+                               f"cache.url={pg_url}", "hydra/launcher=ray_cluster", "+hydra.launcher.ray.init.num_cpus=2",
+                               "+hydra.launcher.ray.init.include_dashboard=false", f"hydra.sweep.dir={tmp_path / 'sweep'}"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        swept = server.stats()["requests"]
+        metrics = run(compose([*model, "+experiment=smoke", "+experiment/arm=full", f"cache.url={pg_url}",
+                               f"output_dir={tmp_path / 'after'}"]))
+        assert server.stats()["requests"] == swept  # every reply of the full arm came from the server
+    jobs = sorted((tmp_path / "sweep").glob("*/run.json"))
+    assert len(jobs) == 3 and all(json.loads(p.read_text())["status"] == "complete" for p in jobs)
+    assert "RayLauncher" in (tmp_path / "sweep" / "multirun.yaml").read_text()
+    assert metrics["model_calls"]["total"]["calls"] == 0 and metrics["model_calls"]["total"]["cache_hits"] > 0
+    made = sum(json.loads(p.with_name("metrics.json").read_text())["model_calls"]["total"]["calls"] for p in jobs)
+    assert made == swept and 0 < rows(pg_url, f"SELECT count(*) FROM {TABLE}")[0][0] <= swept
+    assert not (tmp_path / ".cache").exists()  # no job fell back to the SQLite file at cache.path
