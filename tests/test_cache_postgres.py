@@ -230,7 +230,7 @@ def test_processes_and_threads_writing_the_same_keys(pg_url):
 def test_a_lost_connection_is_replaced_and_a_server_gone_is_one_warning_then_tried_again(pg_url, caplog, monkeypatch):
     from bench.cache import postgres
 
-    cache = PostgresCache(pg_url, pool_size=1)
+    cache = PostgresCache(pg_url, pool_size=2)
     key = request_key({"k": 1})
     cache.put(key, REPLY, kind="answer", model="m")
     # the server ends the session (a restart, an idle timeout): the next statement reconnects
@@ -240,12 +240,24 @@ def test_a_lost_connection_is_replaced_and_a_server_gone_is_one_warning_then_tri
         assert cache.get(key) == REPLY and cache.broken is None
         assert not caplog.text
 
-        # the database goes away: one warning, then every get misses and every put is dropped
+        # the database goes away while two statements hold both connections and sixteen threads wait
+        # for one: one warning, every waiter returns (a miss), none waits for a connection that is gone
         name = pg_url.rsplit("/", 1)[1]
+        held = [cache._acquire(), cache._acquire()]
+        results: list[object] = []
+        threads = [threading.Thread(target=lambda: results.extend(cache.get(key) for _ in range(5)))
+                   for _ in range(16)]
+        for thread in threads:
+            thread.start()
         with psycopg.connect(with_database(pg_url, "postgres"), autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
             admin.execute(f'ALTER DATABASE "{name}" RENAME TO "{name}_away"')
             try:
+                for conn in held:
+                    cache._discard(conn)  # what a statement that lost its connection does
+                for thread in threads:
+                    thread.join(60)
+                assert not any(t.is_alive() for t in threads) and results == [None] * 80
                 assert cache.get(key) is None and cache.broken  # the job goes on and calls the endpoint
                 cache.put(request_key({"k": 2}), REPLY, kind="answer", model="m")  # nothing kept, no error
                 assert cache.get(key) is None

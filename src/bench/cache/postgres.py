@@ -107,8 +107,10 @@ class PostgresCache:
         self.path = shown_url(self.url)  # the name in warnings (as ResponseCache.path)
         self.connect_timeout_s = connect_timeout_s
         self.pool_size = max(1, pool_size)
-        self._idle: queue.LifoQueue[Any] = queue.LifoQueue()
-        self._opened = 0  # connections open (idle or in use)
+        # one item per connection slot: an open connection, or None (a slot to open one in). LIFO: a
+        # warm connection is taken before an empty slot. A discarded connection gives its slot back,
+        # so a thread waiting for one is never left waiting on connections that are gone.
+        self._slots: queue.LifoQueue[Any] = queue.LifoQueue()
         self._lock = threading.Lock()
         self.broken: str | None = None
         self._retry_at = 0.0  # broken: when the server is tried again
@@ -127,48 +129,52 @@ class PostgresCache:
             conn.close()
             raise CacheUnavailable(f"cache.url={self.path}: table {TABLE} is not a response cache "
                                    f"({_pg_reason(err)})") from None
-        self._opened = 1
-        self._idle.put(conn)
+        for _ in range(self.pool_size - 1):
+            self._slots.put(None)
+        self._slots.put(conn)
 
     # ---- the pool
     def _acquire(self) -> Any:
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
-        with self._lock:
-            room = self._opened < self.pool_size
-            if room:
-                self._opened += 1
-        if not room:  # every connection in use: wait for one (statements are short)
-            return self._idle.get()
+        """A connection (waits while every slot is in use; statements are short)."""
+        conn = self._slots.get()
+        if conn is not None:
+            return conn
         try:
             return _pg_connect(self.url, self.connect_timeout_s)
         except BaseException:
-            with self._lock:
-                self._opened -= 1
+            self._slots.put(None)
             raise
 
     def _release(self, conn: Any) -> None:
-        self._idle.put(conn)
+        self._slots.put(conn)
 
     def _discard(self, conn: Any) -> None:
         try:
             conn.close()
         except Exception:  # noqa: BLE001, S110 - a connection already gone
             pass
+        self._slots.put(None)
+
+    def _skipping(self) -> bool:
+        """True while the store is broken and its next try is not due; the first caller after that
+        time tries (and sets the next), the others skip."""
+        if not self.broken:
+            return False
         with self._lock:
-            self._opened -= 1
+            now = time.monotonic()
+            if now < self._retry_at:
+                return True
+            self._retry_at = now + RETRY_BROKEN_S
+            return False
 
     def _run(self, sql: str, params: tuple[Any, ...], fetch: bool = False) -> Any:
         """One statement on a pooled connection; a lost connection is replaced once; None (and a
         warning) when that fails too."""
         import psycopg
 
-        if self.broken:
-            if time.monotonic() < self._retry_at:
-                return None
-            self._retry_at = time.monotonic() + RETRY_BROKEN_S  # one try per period, whichever thread comes
+        if self._skipping():
+            return None
+        trying_again = self.broken is not None  # this caller is the one try of this period
         for attempt in range(2):
             try:
                 conn = self._acquire()
@@ -176,6 +182,9 @@ class PostgresCache:
                 if attempt == 1:
                     self._break(err)
                 continue
+            if self.broken and not trying_again:  # found gone by another thread while this one waited
+                self._release(conn)
+                return None
             try:
                 cursor = conn.execute(sql, params)
                 row = cursor.fetchone() if fetch else None
@@ -228,9 +237,17 @@ class PostgresCache:
 
     def close(self) -> None:
         """Close the pooled connections (call it when no thread uses the store; a later call opens new ones)."""
+        conns = []
         while True:
             try:
-                conn = self._idle.get_nowait()
+                conns.append(self._slots.get_nowait())
             except queue.Empty:
-                return
-            self._discard(conn)
+                break
+        for conn in conns:
+            if conn is not None:
+                try:
+                    conn.close()
+                except Exception:  # noqa: BLE001, S110 - a connection already gone
+                    pass
+        for _ in conns:
+            self._slots.put(None)
