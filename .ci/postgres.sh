@@ -7,6 +7,8 @@
 #                                     # free port, trust auth (loopback only); prints two lines:
 #                                     #   export BENCH_TEST_PG_URL=postgresql://bench@127.0.0.1:PORT/postgres
 #                                     #   export BENCH_PG_DIR=/tmp/bench-pg.XXXXXX
+#   bash .ci/postgres.sh start --watch PID   # the same, and the server is stopped (DIR deleted) once
+#                                     # process PID ends, however it ends (a test run that crashed)
 #   bash .ci/postgres.sh stop DIR     # stops the server of DIR and deletes DIR
 #
 # initdb and postgres refuse to run as root: as root the server runs as the `postgres` user
@@ -79,7 +81,7 @@ free_port() {  # one the kernel hands out (else a random high port: start() trie
 }
 
 start() {
-    local bin user dir port attempt
+    local watch=${1:-} bin user dir port attempt
     bin=$(bindir) || die "no PostgreSQL server binaries (initdb, pg_ctl): run \`bash .ci/postgres.sh install\` (root, apt) or set BENCH_PG_BINDIR"
     user=$(server_user)
     dir=$(mktemp -d "${BENCH_PG_TMP:-/tmp}/bench-pg.XXXXXX")
@@ -92,6 +94,9 @@ start() {
         if as_user "$user" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -s \
             -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
             start >/dev/null 2>&1; then
+            if [ -n "$watch" ]; then  # detached, its output nowhere: the caller's pipe closes now
+                setsid bash "$0" _watch "$watch" "$dir" </dev/null >/dev/null 2>&1 &
+            fi
             echo "export BENCH_TEST_PG_URL=postgresql://bench@127.0.0.1:$port/postgres"
             echo "export BENCH_PG_DIR=$dir"
             return 0
@@ -113,9 +118,23 @@ stop() {
     rm -rf "$dir"
 }
 
+watch() {  # stop the server of DIR once PID is gone (or DIR was stopped already)
+    local pid=$1 dir=$2
+    while kill -0 "$pid" 2>/dev/null && [ -d "$dir" ]; do sleep 2; done
+    stop "$dir"
+}
+
 case "${1:-}" in
     install) install ;;
-    start) start ;;
+    start)
+        if [ "${2:-}" = "--watch" ]; then
+            [[ "${3:-}" =~ ^[0-9]+$ ]] || die "start --watch needs a process id"
+            start "$3"
+        else
+            start
+        fi
+        ;;
     stop) stop "${2:-}" ;;
-    *) die "usage: bash .ci/postgres.sh install | start | stop DIR" ;;
+    _watch) watch "${2:-}" "${3:-}" ;;
+    *) die "usage: bash .ci/postgres.sh install | start [--watch PID] | stop DIR" ;;
 esac

@@ -31,7 +31,9 @@ class PgUnavailable(RuntimeError):
 
 def start_server() -> tuple[str, Callable[[], None]]:
     """A new throwaway server: its URL and a function that stops it (and deletes its data)."""
-    done = subprocess.run(["bash", str(SCRIPT), "start"], capture_output=True, text=True, timeout=120)
+    # --watch: the server goes with this process even if it never gets to call stop() (a crashed worker)
+    done = subprocess.run(["bash", str(SCRIPT), "start", "--watch", str(os.getpid())], capture_output=True, text=True,
+                          timeout=120)
     if done.returncode != 0:
         raise PgUnavailable(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "postgres.sh failed")
     values = dict(line.removeprefix("export ").split("=", 1) for line in done.stdout.splitlines()
