@@ -28,9 +28,12 @@ __all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PAT
            "quote_override", "plain", "flat_keys", "dataset_source"]
 
 def _job_name(override_dirname: str, seed: Any) -> str:
-    """Readable sweep subdirectory: the overrides, seed last, no path separators."""
+    """Readable sweep subdirectory: the overrides, seed last, no path separators, no URL's userinfo or
+    query (an experiment whose ``exclude_keys`` lacks ``cache.url`` or a ``base_url`` with ``?key=``)."""
+    from bench.redact import mask_urls
+
     parts = [p for p in override_dirname.split(",") if p] if override_dirname else []
-    name = ",".join([*parts, f"seed={seed}"])
+    name = mask_urls(",".join([*parts, f"seed={seed}"]))
     return re.sub(r"[/\\\s]+", "_", name)
 
 

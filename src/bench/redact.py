@@ -24,7 +24,7 @@ import re
 import threading
 from collections.abc import Iterable
 
-__all__ = ["register", "register_basic_auth", "register_env", "register_url", "register_urls", "scrub", "scrub_file", "install_logging",
+__all__ = ["register", "register_basic_auth", "register_env", "register_url", "register_urls", "scrub", "scrub_file", "mask_urls", "install_logging",
            "console_once", "literal_secret", "secret_in_setting", "looks_like_key", "check_key_env", "FILE_ONLY"]
 
 _LOCK = threading.Lock()
@@ -131,6 +131,16 @@ def scrub(text: str) -> str:
     return text
 
 
+_URL_USERINFO = re.compile(r"(://)[^/@\s'\"<>,]+@")
+_URL_QUERY = re.compile(r"(://[^\s'\"<>,?]*)\?[^\s'\"<>,]*")
+
+
+def mask_urls(text: str) -> str:
+    """Every URL's userinfo and query string in ``text`` as ``***``, registered or not: for names
+    made of overrides (a sweep job's directory), resolved where no secret may be registered yet."""
+    return _URL_QUERY.sub(r"\1?***", _URL_USERINFO.sub(r"\1***@", text))
+
+
 # --------------------------------------------------------------------------- logging
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -214,6 +224,8 @@ _SECRET_NAMES = re.compile(r"(?:^|[._])(?:api_?key|secret(?:_key)?|password|pass
                            r"|authorization|bearer)$", re.IGNORECASE)
 _USERINFO = re.compile(r"://[^/@\s'\"]+@")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PG_PASSWORD_PARAM = re.compile(r"[?&](?:ssl)?password=", re.IGNORECASE)
+_PG_HINT = "give the password in PGPASSWORD or ~/.pgpass (postgresql://user@host:port/db)"
 _ENV_HINT = ("export the key in an environment variable and name that variable with "
              "model.api_key_env / judge.api_key_env / summarizer.api_key_env (LANGFUSE_* for Langfuse)")
 
@@ -262,13 +274,15 @@ def secret_in_setting(key: str, value: str, *, command_line: bool = True) -> str
                                           r"['\"]?\s*:", value, re.IGNORECASE)
     if _SECRET_NAMES.search(key) or dict_key:
         return f"{key}: do not put keys in the config or on the command line; {_ENV_HINT}"
-    if _USERINFO.search(value) and not (key == "cache.url" and ":" not in _USERINFO.search(value).group()[3:]):
+    cache_url = key == "cache.url" or key.endswith(".cache_url")  # as given, and as a model group reads it
+    if _USERINFO.search(value) and not (cache_url and ":" not in _USERINFO.search(value).group()[3:]):
         # a database user alone is not a credential (cache.url=postgresql://bench@db/bench; scrubbed anyway);
         # a password is refused like everywhere: PGPASSWORD or ~/.pgpass hold it
-        hint = ("give the password in PGPASSWORD or ~/.pgpass (postgresql://user@host:port/db)"
-                if key == "cache.url" else _ENV_HINT)
+        hint = _PG_HINT if cache_url else _ENV_HINT
         return (f"{key}: the URL carries credentials (user:password@); do not put keys in the config or "
                 f"on the command line; {hint}")
+    if cache_url and _PG_PASSWORD_PARAM.search(value):  # libpq also reads ?password=...
+        return f"{key}: the URL carries a password (?password=); do not put keys in the config or on the command line; {_PG_HINT}"
     if looks_like_key(value) or any(v in value for v in _env_secrets()):
         return f"{key}: the value looks like an API key; do not put keys in the config or on the command line; {_ENV_HINT}"
     return None

@@ -8,6 +8,8 @@ config of the same seed, and a repeated job makes zero model calls.
 One SQLite file (``cache.path``) is shared by every job and process: WAL journal, a busy
 timeout, and ``INSERT OR IGNORE`` make concurrent readers and writers safe (Hydra's
 joblib launcher runs jobs in parallel processes). Each thread uses its own connection.
+Jobs on several machines share one PostgreSQL server instead (``cache.url``,
+:class:`PostgresCache`: the same keys, stored text and checksums, in table ``bench_responses``).
 
 Integrity: each entry carries the SHA-256 of its stored text (``checksum``), checked on
 every read. An entry whose bytes changed, or that is not a JSON object, counts as missing
@@ -30,6 +32,7 @@ The file from the command line::
     uv run python -m bench.cache prune  [--path ...] [--older-than DAYS] [--kind K] [--model M] [--dry-run]
                                         # removes bad and unchecksummed entries, and those matching every
                                         # filter given; says what and how many first (--dry-run: only that)
+    uv run python -m bench.cache verify --url postgresql://user@host:port/db    # the same on a PostgreSQL cache
 """
 
 from __future__ import annotations

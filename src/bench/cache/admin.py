@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench.cache.postgres import CacheUnavailable, _pg_connect, _pg_reason, shown_url
+from bench.cache.postgres import COLUMNS, TABLE, CacheUnavailable, _pg_connect, _pg_reason, shown_url
 from bench.cache.sqlite import DEFAULT_PATH, _busy, decode_reply
 
 log = logging.getLogger("bench.cache")
@@ -75,38 +75,42 @@ class _SqliteAdmin:
 
 
 class _PgAdmin:
+    """One transaction on the server (autocommit off): prune's lock, its count and its deletes are one unit."""
+
     def __init__(self, url: str, wait_s: float) -> None:
         self.label = shown_url(url)
         self.conn = _pg_connect(url, min(wait_s, 30.0))
+        self.conn.autocommit = False
         self.wait_s = wait_s
-        exists = self.conn.execute("SELECT to_regclass('responses')").fetchone()[0]
-        if exists is None:
-            raise CacheUnavailable(f"cache.url={self.label}: no cache table (responses) on that server")
+        if self.conn.execute("SELECT to_regclass(%s)", (TABLE,)).fetchone()[0] is None:
+            raise CacheUnavailable(f"cache.url={self.label}: no cache table ({TABLE}) on that server")
 
     def summary(self) -> list[tuple[str, str, int, float, float]]:
-        return self.conn.execute("SELECT kind, model, COUNT(*), MIN(created), MAX(created) FROM responses "
+        return self.conn.execute(f"SELECT kind, model, COUNT(*), MIN(created), MAX(created) FROM {TABLE} "
                                  "GROUP BY kind, model ORDER BY kind, model").fetchall()
 
     def size(self) -> str:
-        size = self.conn.execute("SELECT pg_total_relation_size('responses')").fetchone()[0]
+        size = self.conn.execute("SELECT pg_total_relation_size(%s)", (TABLE,)).fetchone()[0]
         return f"{size / 1e6:.1f} MB (table and index on the server)"
 
     def integrity(self) -> str:
         return "ok"  # the server keeps its own pages sound; what is checked here is every entry's checksum
 
     def entries(self) -> Iterable[tuple[str, str, str, float, Any, str | None]]:
-        return self.conn.execute("SELECT key, kind, model, created, response, checksum FROM responses").fetchall()
+        with self.conn.cursor(name="bench_cache_entries") as cur:  # server side: memory stays flat however large
+            cur.itersize = 2000
+            cur.execute(f"SELECT {COLUMNS} FROM {TABLE}")
+            yield from cur
 
     def lock(self) -> None:  # writers wait (at most lock_timeout for us to get the lock) until delete() commits
-        self.conn.execute("BEGIN")
         self.conn.execute(f"SET LOCAL lock_timeout = {int(self.wait_s * 1000)}")
-        self.conn.execute("LOCK TABLE responses IN SHARE ROW EXCLUSIVE MODE")
+        self.conn.execute(f"LOCK TABLE {TABLE} IN SHARE ROW EXCLUSIVE MODE")
 
     def delete(self, keys: list[str]) -> int:
-        with self.conn.cursor() as cur:
-            cur.executemany("DELETE FROM responses WHERE key = %s", [(k,) for k in keys])
-        self.conn.execute("COMMIT")
-        return self.conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        for start in range(0, len(keys), 1000):
+            self.conn.execute(f"DELETE FROM {TABLE} WHERE key = ANY(%s)", (keys[start:start + 1000],))
+        self.conn.commit()
+        return self.conn.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0]
 
 
 def _state(text: Any, stored: str | None) -> str:
@@ -251,6 +255,7 @@ def _main_pg(args: argparse.Namespace) -> int:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
     shown = shown_url(args.url)
+    admin = None
     try:
         admin = _PgAdmin(args.url, args.wait)
         if args.command == "stats":
@@ -268,3 +273,6 @@ def _main_pg(args: argparse.Namespace) -> int:
     except psycopg.Error as err:
         print(f"error: {shown}: {_pg_reason(err)}; nothing was changed", file=sys.stderr)
         return 2
+    finally:
+        if admin is not None:
+            admin.conn.close()  # what was not committed (a prune cut short) is rolled back
