@@ -71,14 +71,14 @@ def requests_of(cases_file: Path) -> list[dict]:
     """The answering requests of the runner's job on ``cases_file``: per question, its messages and tools."""
     from langchain_core.messages import convert_to_openai_messages
 
+    from bench.jobcases import load_job_cases
     from bench.policies import FullHistory, PolicyContext
     from bench.read_tool import first_messages, tools_for
-    from bench.selection import load_cases
     from bench.tokens import TokenCounter
 
     counter = TokenCounter()
     rows = []
-    for case in load_cases(compose(["dataset=local", f"dataset.path={cases_file}"]).dataset, counter).cases:
+    for case in load_job_cases(compose(["dataset=local", f"dataset.path={cases_file}"]), counter).cases:
         view = FullHistory(context=PolicyContext(counter=counter))(case)
         for question in case.questions:
             rows.append({"id": f"{case.case_id}|{question.qid}", "tools": tools_for(case, view),
@@ -94,7 +94,7 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[:4])} ... failed ({done.returncode}): {done.stderr[-2000:]}")
+        raise RuntimeError(f"{cmd[-1]} ... failed ({done.returncode}): {done.stderr[-2000:]}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
 
 
@@ -136,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
                     return [sys.executable, str(INSPECT_SIDE), str(tmp / samples), url, str(args.concurrency),
                             str(tmp / run)]
 
-                timed(bench("warm-bench", "dataset.limit=2"), env)
-                timed(inspect("warm-inspect", "warmup.json"), env)
+                timed(bench(f"warm-bench-{latency}", "dataset.limit=2"), env)
+                timed(inspect(f"warm-inspect-{latency}", "warmup.json"), env)
                 runs: dict[str, list[tuple[float, float, int, float]]] = {"bench": [], "inspect": []}
                 for rep in range(args.repeats):
                     for side in (("bench", "inspect") if rep % 2 == 0 else ("inspect", "bench")):
@@ -179,5 +179,6 @@ if __name__ == "__main__":
         if os.environ.get("BENCH_INSPECT_REEXEC"):
             sys.exit("error: inspect_ai is not installed; run `uv sync --group bench` first")
         os.environ["BENCH_INSPECT_REEXEC"] = "1"
-        os.execvp("uv", ["uv", "run", "--group", "bench", "python", os.path.abspath(sys.argv[0]), *sys.argv[1:]])
+        os.execvp("uv", ["uv", "run", "--project", str(ROOT), "--group", "bench", "python", os.path.abspath(sys.argv[0]),
+                         *sys.argv[1:]])
     sys.exit(main())

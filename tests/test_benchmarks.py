@@ -29,6 +29,7 @@ TINY = {
     "bench_windows.py": [],
     "bench_peers.py": ["--datasets", "sample", "--limit", "2"],
     "bench_prefix_cache.py": ["--cases", "2", "--latency", "0.01", "--concurrency", "4"],
+    "bench_inspect.py": ["--cases", "2", "--repeats", "1", "--latencies", "0.01", "--concurrency", "4"],
 }
 
 

@@ -10,6 +10,7 @@ replies equal; errors must reach LangChain as the same exceptions.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import openai
@@ -118,18 +119,33 @@ def test_errors_reach_langchain_as_from_the_stock_client(status, error, kind):
     assert classify_error(raised[True]) == classify_error(raised[False]) == kind
 
 
-def test_what_it_does_not_take_goes_to_the_sdk():
+@pytest.mark.parametrize("extra,posted", [
+    ({"stop_words": ("x", "y")}, True),  # a tuple: JSON writes it as the SDK does (an array)
+    ({"when": datetime(2024, 5, 6, 7, 8, 9)}, False),  # not JSON data: the SDK's create formats it
+])
+def test_what_json_cannot_write_goes_to_the_sdk(extra, posted):
     sent = {}
     for plain in (False, True):
         endpoint = Endpoint()
-        llm = chat(endpoint, plain, extra_body={"stop_words": ("x", "y")})  # a tuple: not JSON data as it is
+        llm = chat(endpoint, plain, extra_body=extra)
         llm.invoke([HumanMessage("q")])
-        sent[plain] = endpoint.requests[0].content
-    assert llm.client.posted == 0  # the SDK's create sent it
-    assert sent[True] == sent[False]
+        sent[plain] = endpoint.requests[0]
+    assert llm.client.posted == int(posted)
+    assert sent[True].content == sent[False].content
     assert not llm.client.takes({"model": "m", "messages": [], "stream": True})
     assert not llm.client.takes({"model": "m", "messages": [], "no_such_parameter": 1})
     assert llm.client.takes({"model": "m", "messages": [{"role": "user", "content": "q"}], "timeout": 3.0})
+
+
+def test_headers_are_the_sdks():
+    sent = {}
+    for plain in (False, True):
+        endpoint = Endpoint()
+        chat(endpoint, plain, default_headers={"X-Team": "a"}).invoke([HumanMessage("q")])
+        sent[plain] = {k: v for k, v in endpoint.requests[0].headers.items()
+                       if k != "x-stainless-raw-response"}  # the SDK's marker for its raw-response wrapper
+    assert sent[True] == sent[False]
+    assert sent[True]["authorization"] == "Bearer k" and sent[True]["content-type"] == "application/json"
 
 
 def test_body_order_is_the_sdks():

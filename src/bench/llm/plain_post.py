@@ -14,9 +14,9 @@ everything else stays stock: LangChain builds the payload and parses the reply, 
 (tracing) see the call, its error mapping runs, the SDK's HTTP client, auth, timeouts and
 status errors apply. The body is byte-identical to the SDK's: the same keys in the SDK's order
 (``model``, ``stream``, ``service_tier``, ``messages``, then the others alphabetically, as its
-``create`` lists them), ``extra_body`` merged last (``tests/test_plain_post.py`` compares the
-bytes on every message of the real data). Anything it does not take as is (streaming, an
-unknown parameter, a value that is not plain JSON) goes to the SDK's own ``create``.
+``create`` lists them), ``extra_body`` merged last, encoded as the SDK encodes (``tests/test_plain_post.py`` compares
+the bytes on every message of the real data). Anything it does not take as is (streaming, an
+unknown parameter, a value that is not JSON data) goes to the SDK's own ``create``.
 
     llm = ChatOpenAI(...)
     llm.client = PlainCompletions(llm.root_client)
@@ -24,29 +24,18 @@ unknown parameter, a value that is not plain JSON) goes to the SDK's own ``creat
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import openai
 from openai.types.chat import ChatCompletion
 
-__all__ = ["PlainCompletions", "ordered_body"]
+__all__ = ["PlainCompletions", "encoded", "ordered_body"]
 
 # the SDK's create lists these first in its body; the other parameters follow in alphabetical order
 _FIRST = ("model", "stream", "service_tier", "messages")
 # create's parameters that are request options, not body keys
 _OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
-_PLAIN = (str, int, float, bool, type(None))
-
-
-def _is_plain(value: Any) -> bool:
-    """JSON data only (what the transform returns unchanged): dicts with string keys, lists, scalars."""
-    if isinstance(value, _PLAIN):
-        return True
-    if isinstance(value, list):
-        return all(_is_plain(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _is_plain(v) for k, v in value.items())
-    return False
 
 
 def _is_given(value: Any) -> bool:
@@ -66,6 +55,15 @@ def ordered_body(params: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def encoded(body: dict[str, Any]) -> bytes | None:
+    """``body`` as the SDK's JSON encoder writes it (``openapi_dumps``: compact, UTF-8, no NaN), or None
+    when it holds something that is not JSON data (a date, a model, a file): the transform's business."""
+    try:
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError):
+        return None
+
+
 class _Parsed:
     """What ``with_raw_response.create`` returns, as much of it as ``ChatOpenAI`` reads: ``parse()``."""
 
@@ -81,9 +79,10 @@ class _RawResponse:
         self._owner = owner
 
     def create(self, **params: Any) -> Any:
-        if not self._owner.takes(params):
+        content = self._owner.encode(params)
+        if content is None:
             return self._owner.stock.with_raw_response.create(**params)
-        return _Parsed(self._owner.post(params))
+        return _Parsed(self._owner.post(params, content))
 
 
 class PlainCompletions:
@@ -100,14 +99,16 @@ class PlainCompletions:
         self._names = frozenset(inspect.signature(type(self.stock).create).parameters) - {"self"}
 
     def takes(self, params: dict[str, Any]) -> bool:
-        """Whether ``params`` can be posted as they are: not a stream, known parameters, plain JSON values."""
-        if params.get("stream") or not params.keys() <= self._names:
-            return False
-        return all(_is_plain(v) for k, v in params.items() if k not in ("extra_headers", "extra_query", "timeout")
-                   and _is_given(v))
+        """Whether ``params`` can be posted as they are: not a stream, only parameters create knows."""
+        return not params.get("stream") and params.keys() <= self._names
 
-    def post(self, params: dict[str, Any]) -> ChatCompletion:
-        """One chat completion through ``client.post``: the body as the SDK's create would send it."""
+    def encode(self, params: dict[str, Any]) -> bytes | None:
+        """The request body of ``params`` as bytes, or None when the SDK's create is to send them."""
+        return encoded(ordered_body(params)) if self.takes(params) else None
+
+    def post(self, params: dict[str, Any], content: bytes) -> ChatCompletion:
+        """One chat completion through ``client.post``: ``content``, the body of ``params`` (their
+        request options apply: extra headers, extra query, timeout)."""
         options: openai.RequestOptions = {"security": {"bearer_auth": True}}  # the auth create asks for
         if params.get("extra_headers"):
             options["headers"] = params["extra_headers"]
@@ -116,13 +117,13 @@ class PlainCompletions:
         if "timeout" in params and _is_given(params["timeout"]):
             options["timeout"] = params["timeout"]
         self.posted += 1
-        return self.client.post("/chat/completions", body=ordered_body(params), cast_to=ChatCompletion,
-                                options=options)
+        return self.client.post("/chat/completions", content=content, cast_to=ChatCompletion, options=options)
 
     def create(self, **params: Any) -> Any:
-        if not self.takes(params):
+        content = self.encode(params)
+        if content is None:
             return self.stock.create(**params)
-        return self.post(params)
+        return self.post(params, content)
 
     @property
     def with_raw_response(self) -> _RawResponse:
