@@ -15,7 +15,10 @@ with distinct ids, ``arm=full``) against the same fake server (``tests/fake_open
   ``match()`` scorer, its log written as usual.
 
 Each side runs as a fresh process (``sys.executable``, not ``uv run``), alternately, ``--repeats``
-times per latency after one unmeasured warm-up each; printed: median process wall time
+times per latency after one unmeasured warm-up each, reading the bytecode the warm-ups cached
+(``PYTHONPYCACHEPREFIX`` in a directory of this run; ``--compile-every-start`` keeps
+``PYTHONDONTWRITEBYTECODE``, as set on this project's machines, so every process compiles every
+module again); printed: median process wall time
 (min-max), process CPU (user+sys), calls, and the ratio bench / inspect of the medians. For bench
 also the CPU of its answering phase per answering call (``Pipeline.run_phase``, measured by a
 wrapper around ``bench.main`` that imports nothing the job does not).
@@ -25,7 +28,7 @@ inspect_ai is a benchmark-only dependency (``uv sync --group bench``); without i
 runs itself again under ``uv run --group bench``.
 
     uv run python benchmarks/bench_inspect.py [--latencies 0.2,1.0] [--repeats 3] [--cases 20]
-        [--concurrency 16] [--data dev|sample|FILE] [--src DIR]
+        [--concurrency 16] [--data dev|sample|FILE] [--src DIR] [--compile-every-start]
 """
 
 from __future__ import annotations
@@ -106,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=16, help="requests in flight on both sides")
     parser.add_argument("--data", default="dev", help="rows to repeat: dev, sample or a FILE")
     parser.add_argument("--src", default=None, help="run the bench side from this checkout's src directory")
+    parser.add_argument("--compile-every-start", action="store_true",
+                        help="keep PYTHONDONTWRITEBYTECODE if set: every process compiles every module again "
+                             "(default: both sides read bytecode the warm-up cached in a directory of this run)")
     args = parser.parse_args(argv)
     quiet()
     with tempfile.TemporaryDirectory(prefix="bench_inspect_") as tmp_name:
@@ -116,12 +122,16 @@ def main(argv: list[str] | None = None) -> int:
         (tmp / "warmup.json").write_text(json.dumps(rows[:4]), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "INSPECT_"))}
         env.update(OPENAI_API_KEY="no-key", TQDM_DISABLE="1", BENCH_PHASE_CPU=str(tmp / "phase_cpu"))
+        compiling = bool(os.environ.get("PYTHONDONTWRITEBYTECODE")) and args.compile_every_start
+        if not args.compile_every_start:  # as most installs run: modules compiled once (here: by the warm-ups)
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
         if args.src:
             env["PYTHONPATH"] = str(Path(args.src).resolve())
         print(f"{len(rows)} questions of {args.cases} cases ({args.data}), concurrency {args.concurrency}, "
               f"{args.repeats} alternating runs per side after a warm-up; {os.cpu_count()} CPUs, load average "
               f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}; bytecode "
-              f"{'compiled at every start (PYTHONDONTWRITEBYTECODE)' if os.environ.get('PYTHONDONTWRITEBYTECODE') else 'cached'}"
+              f"{'compiled at every start (PYTHONDONTWRITEBYTECODE)' if compiling else 'cached by the warm-ups'}"
               f"{'; bench from ' + args.src if args.src else ''}\n")
         summary = []
         for latency in (float(x) for x in args.latencies.split(",") if x):

@@ -17,7 +17,7 @@ BENCH = ROOT / "benchmarks"
 
 TINY = {
     "bench_views.py": ["--repeat", "1", "--cases", "2"],
-    "bench_startup.py": ["--runs", "1"],
+    "bench_startup.py": ["--runs", "1", "--sweep-runs", "1"],
     "bench_memory.py": ["--cases", "2", "--experiment", "smoke"],
     "bench_cost.py": ["--cases", "1", "--seeds", "0", "--prompts", "sre", "--mechanisms", "shipped"],
     "bench_runner.py": ["--cases", "2", "--concurrency", "2", "--latency", "0.01"],
