@@ -23,12 +23,13 @@ module again); printed: median process wall time
 also the CPU of its answering phase per answering call (``Pipeline.run_phase``, measured by a
 wrapper around ``bench.main`` that imports nothing the job does not).
 
-``--src DIR`` runs the bench side from another checkout's ``src`` (before/after comparisons).
+``--before DIR`` adds a third side, the bench job run from another checkout's ``src`` (the tree
+before a change), in the same rotation: before and after measured in one sitting.
 inspect_ai is a benchmark-only dependency (``uv sync --group bench``); without it the script
 runs itself again under ``uv run --group bench``.
 
     uv run python benchmarks/bench_inspect.py [--latencies 0.2,1.0] [--repeats 3] [--cases 20]
-        [--concurrency 16] [--data dev|sample|FILE] [--src DIR] [--compile-every-start]
+        [--concurrency 16] [--data dev|sample|FILE] [--before DIR] [--compile-every-start]
 """
 
 from __future__ import annotations
@@ -108,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=20, help="cases (dev.parquet rows repeated with distinct ids)")
     parser.add_argument("--concurrency", type=int, default=16, help="requests in flight on both sides")
     parser.add_argument("--data", default="dev", help="rows to repeat: dev, sample or a FILE")
-    parser.add_argument("--src", default=None, help="run the bench side from this checkout's src directory")
+    parser.add_argument("--before", default=None,
+                        help="also run the bench job from this checkout's src directory (a third side, 'before')")
     parser.add_argument("--compile-every-start", action="store_true",
                         help="keep PYTHONDONTWRITEBYTECODE if set: every process compiles every module again "
                              "(default: both sides read bytecode the warm-up cached in a directory of this run)")
@@ -126,13 +128,12 @@ def main(argv: list[str] | None = None) -> int:
         if not args.compile_every_start:  # as most installs run: modules compiled once (here: by the warm-ups)
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-        if args.src:
-            env["PYTHONPATH"] = str(Path(args.src).resolve())
+        env_before = {**env, "PYTHONPATH": str(Path(args.before).resolve())} if args.before else env
         print(f"{len(rows)} questions of {args.cases} cases ({args.data}), concurrency {args.concurrency}, "
               f"{args.repeats} alternating runs per side after a warm-up; {os.cpu_count()} CPUs, load average "
               f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}; bytecode "
               f"{'compiled at every start (PYTHONDONTWRITEBYTECODE)' if compiling else 'cached by the warm-ups'}"
-              f"{'; bench from ' + args.src if args.src else ''}\n")
+              f"{'; before: bench from ' + args.before if args.before else ''}\n")
         summary = []
         for latency in (float(x) for x in args.latencies.split(",") if x):
             with fake_server("--latency", str(latency), "--approx-tokens", "--lifetime", "3600") as (url, _):
@@ -146,14 +147,18 @@ def main(argv: list[str] | None = None) -> int:
                     return [sys.executable, str(INSPECT_SIDE), str(tmp / samples), url, str(args.concurrency),
                             str(tmp / run)]
 
-                timed(bench(f"warm-bench-{latency}", "dataset.limit=2"), env)
-                timed(inspect(f"warm-inspect-{latency}", "warmup.json"), env)
-                runs: dict[str, list[tuple[float, float, int, float]]] = {"bench": [], "inspect": []}
+                sides = ["bench", "inspect", *(["before"] if args.before else [])]
+                for side in sides:  # warm-ups: first connections, bytecode written
+                    warm = f"warm-{side}-{latency}"
+                    timed(inspect(warm, "warmup.json") if side == "inspect" else bench(warm, "dataset.limit=2"),
+                          env_before if side == "before" else env)
+                runs: dict[str, list[tuple[float, float, int, float]]] = {side: [] for side in sides}
                 for rep in range(args.repeats):
-                    for side in (("bench", "inspect") if rep % 2 == 0 else ("inspect", "bench")):
+                    for side in sides[rep % len(sides):] + sides[:rep % len(sides)]:  # each side first in turn
                         name = f"{side}-{latency}-{rep}"
-                        wall, cpu, out = timed(bench(name) if side == "bench" else inspect(name), env)
-                        if side == "bench":
+                        wall, cpu, out = timed(inspect(name) if side == "inspect" else bench(name),
+                                               env_before if side == "before" else env)
+                        if side != "inspect":
                             calls = sum(1 for line in (tmp / name / "calls.jsonl").read_text().splitlines()
                                         if json.loads(line).get("kind") == "answer")
                             phase_cpu = float((tmp / "phase_cpu").read_text())
@@ -174,10 +179,11 @@ def main(argv: list[str] | None = None) -> int:
                     phase = statistics.median(v[3] for v in values) * 1000 / max(1, calls)
                     print(f"  {side:<8}{calls:>6}{medians[side]:>17.2f}{f'{min(walls):.2f}-{max(walls):.2f}':>14}"
                           f"{cpu:>8.2f}{1000 * cpu / max(1, calls):>13.1f}"
-                          f"{(f'{phase:.1f}' if side == 'bench' else '-'):>21}")
+                          f"{(f'{phase:.1f}' if side != 'inspect' else '-'):>21}")
                 ratio = medians["bench"] / medians["inspect"]
                 summary.append((latency, ratio))
-                print(f"  bench / inspect process wall: {ratio:.2f}x\n")
+                before = f", before {medians['before'] / medians['inspect']:.2f}x" if args.before else ""
+                print(f"  bench / inspect process wall: {ratio:.2f}x{before}\n")
         print("bench / inspect: " + ", ".join(f"{r:.2f}x at {1000 * lat:.0f} ms" for lat, r in summary))
     return 0
 
