@@ -13,6 +13,8 @@ OpenAI-compatible endpoint, a scripted fake in tests) with:
   fixes the requests in flight of this client;
 * one accounting record per call (:mod:`bench.llm.accounting`), sent to the job's call sink.
 
+Requests go out through stock ``ChatOpenAI`` whose SDK resource posts the payload as it is
+(:mod:`bench.llm.plain_post`: the same bytes, without the SDK's request transform).
 Keys come from the environment only (:mod:`bench.llm.keys`). A missing key or an unreachable
 endpoint raises ``ModelSetupError`` (one clear line) before any case work.
 
