@@ -67,11 +67,11 @@ def requests() -> list:
     """(messages, tools) of every answering request of real cases (full history)."""
     counter = TokenCounter()
     out = []
-    for overrides in (["dataset=local", f"dataset.path={DEV}", "dataset.limit=6"], ["dataset=sample"],
+    for overrides in (["dataset=local", f"dataset.path={DEV}", "dataset.limit=4"], ["dataset=sample"],
                       ["dataset=ops"]):
         for case in load_cases(compose(overrides).dataset, counter).cases:
             view = FullHistory(context=PolicyContext(counter=counter))(case)
-            out += [(first_messages(case, view, q), tools_for(case, view)) for q in case.questions[:3]]
+            out += [(first_messages(case, view, q), tools_for(case, view)) for q in case.questions[:2]]
     assert len(out) > 30
     return out
 
