@@ -26,8 +26,9 @@ Printed per concurrency C:
   server's Python, this machine). ``phase/floor`` is then the runner's own overhead
   (LangGraph, LangChain, the SDK, records, GIL hand-offs).
 * ``call ms``: mean latency of a call as the client measured it (the server's part is
-  exactly ``--latency``), and the process CPU per call (the whole ``run()``); at the end,
-  the most requests the server saw in flight at once.
+  exactly ``--latency``), and the process CPU per call (the whole ``run()``); ``phase
+  CPU/answer``: the process CPU of the answering and judging phase over its answering calls
+  (judging calls included in the CPU); at the end, the most requests the server saw in flight at once.
 
 ``--floor-cpu 0,1,2,4`` also replays the last job's requests with that much pure-Python
 CPU (holding the GIL) before each request: what client CPU per call costs at this
@@ -246,11 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     def timed_run_arm(self, *a, **k):
         if bare:
             self._answer, self.judge = bare["answer"], bare["judge"]
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             return original(self, *a, **k)
         finally:
             phase["answer"] = time.perf_counter() - start
+            phase["cpu"] = time.process_time() - cpu
 
     Pipeline.run_phase = timed_run_arm
     profiles: list[cProfile.Profile] = []
@@ -293,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"baseline, the bare openai SDK: 16 threads x 4 small requests in {wall:.2f}s, ideal {ideal:.2f}s "
                   f"(ratio {wall / ideal:.2f}): the server keeps its latency under 16 concurrent requests\n")
         header = (f"{'C':>3}{'calls':>7}{'wall s':>8}{'phase s':>9}{'ideal s':>9}{'wall/ideal':>11}{'phase/ideal':>12}"
-                  f"{'bound':>7}{'floor':>7}{'phase/floor':>12}{'call ms':>9}{'CPU/call ms':>13}")
+                  f"{'bound':>7}{'floor':>7}{'phase/floor':>12}{'call ms':>9}{'CPU/call ms':>13}{'phase CPU/answer':>18}")
         print(header)
         print("-" * len(header))
         for level in levels:
@@ -320,13 +322,15 @@ def main(argv: list[str] | None = None) -> int:
             phase_s = phase.get("answer", wall)
             call_ms = 1000 * float(total.get("latency_s", 0.0)) / max(1, calls)
             cpu_ms = 1000 * cpu / max(1, calls)
+            answers = int(metrics["model_calls"].get("answer", {}).get("calls", 0))
+            phase_cpu_ms = 1000 * phase.get("cpu", cpu) / max(1, answers)
             bodies = [p.read_bytes() for p in sorted(bodies_dir.iterdir())]
             floor = replay_floor(url, bodies, level, args.latency) if args.latency > 0 and bodies else float("nan")
             row = (level, calls, wall, phase_s, ideal, phase_s / ideal, bound, floor, phase_s / ideal / floor,
                    call_ms, cpu_ms, wall / ideal)
             rows.append(row)
             print(f"{level:>3}{calls:>7}{wall:>8.2f}{phase_s:>9.2f}{ideal:>9.2f}{row[11]:>11.2f}{row[5]:>12.2f}"
-                  f"{bound:>7.2f}{floor:>7.2f}{row[8]:>12.2f}{call_ms:>9.0f}{cpu_ms:>13.1f}")
+                  f"{bound:>7.2f}{floor:>7.2f}{row[8]:>12.2f}{call_ms:>9.0f}{cpu_ms:>13.1f}{phase_cpu_ms:>18.1f}")
             if metrics.get("n_errors"):
                 print(f"    ({metrics['n_errors']} answer errors)")
         sensitivity = []

@@ -1,12 +1,16 @@
 """Start-up of the offline default job beside ``import hydra``, and what the job imports.
 
-    uv run python benchmarks/bench_startup.py [--runs 7]
+    uv run python benchmarks/bench_startup.py [--runs 7] [--sweep-runs 3]
 
 Runs ``uv run python -m bench.main`` (the offline default job on the shipped sample, each into
 a fresh directory) and ``uv run python -c "import hydra"`` alternately, ``--runs`` times each,
 as a user types them, and prints the median wall times and their ratio, then the largest
 imports of the job (``python -X importtime``) and whether it imports any of the packages it
-does not use. With ``PYTHONDONTWRITEBYTECODE`` set (as on this project's machines) Python
+does not use. Then a 4-job ``model=openai`` sweep on the joblib launcher (2 workers) with the
+workers forked from a process that imported the job's modules once (``hydra.callbacks.shared_imports``)
+and without: median wall time, and under ``-X importtime`` the seconds of imports summed over every
+process and how many processes imported the runner, openai, LangGraph and ``datasets``. With
+``PYTHONDONTWRITEBYTECODE`` set (as on this project's machines) Python
 compiles every module again at every start; the script says which way it ran.
 """
 
@@ -34,9 +38,11 @@ app()
 """
 
 UNUSED = ("openai", "langchain_openai", "langgraph", "langfuse", "datasets", "pandas", "matplotlib", "pyarrow")
+HEAVY = ("bench.runner", "openai", "langgraph", "datasets")  # what a model job imports: counted per sweep
 
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def _wall(cmd: list[str]) -> float:
@@ -58,9 +64,60 @@ def _importtime(out: Path) -> list[tuple[float, str]]:
     return sorted(((s, p) for p, s in roots.items()), reverse=True)
 
 
+def _sweep(url: str, out: Path, shared: bool, importtime: bool) -> tuple[float, dict[str, int], float]:
+    """A 4-job sweep on the joblib launcher (2 workers), each job ``model=openai`` on 2 cases of
+    dev.parquet: (wall s, processes that imported each of HEAVY, seconds of imports summed over processes)."""
+    from _common import DEV
+
+    env = {**os.environ, "TQDM_DISABLE": "1", **({"PYTHONPROFILEIMPORTTIME": "1"} if importtime else {})}
+    command = [sys.executable, "-m", "bench.main", "-m", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2",
+               "dataset=local", f"dataset.path={DEV}", "dataset.limit=2", "model=openai", f"model.base_url={url}",
+               "model.api_key_env=null", "cache.enabled=false", "hydra.callbacks.report.enabled=false",
+               f"hydra.callbacks.shared_imports.enabled={str(shared).lower()}", "seed=0,1,2,3",
+               f"hydra.sweep.dir={out}"]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"the sweep failed: {done.stderr[-2000:]}")
+    counts = dict.fromkeys(HEAVY, 0)
+    seconds = 0.0
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        _, cumulative, name = line[len("import time:"):].split("|")
+        if name.strip() in counts:
+            counts[name.strip()] += 1
+        if not name.startswith("  "):  # a top-level import: its cumulative time counts once
+            seconds += int(cumulative) / 1e6
+    return wall, counts, seconds
+
+
+def sweep_imports(tmp: Path, runs: int) -> None:
+    """The same sweep with the joblib workers forked from a process that imported the job's modules
+    (``hydra.callbacks.shared_imports``, the default) and without (each worker imports them)."""
+    from _common import fake_server
+
+    with fake_server("--latency", "0.05", "--approx-tokens", "--lifetime", "1200") as (url, _):
+        walls: dict[bool, list[float]] = {True: [], False: []}
+        for i in range(runs):
+            for shared in ((True, False) if i % 2 == 0 else (False, True)):
+                walls[shared].append(_sweep(url, tmp / f"sweep{i}-{shared}", shared, importtime=False)[0])
+        traced = {shared: _sweep(url, tmp / f"traced-{shared}", shared, importtime=True) for shared in (False, True)}
+    print("\na 4-job model=openai sweep on the joblib launcher (2 workers), 2 cases of dev.parquet per job:")
+    print(f"  {'workers':<34}{'wall s (median)':>16}{'import s (all processes)':>26}  processes importing "
+          + ", ".join(HEAVY))
+    for shared, label in ((False, "each import the job's modules"), (True, "forked after importing them once")):
+        _, counts, seconds = traced[shared]
+        print(f"  {label:<34}{statistics.median(walls[shared]):>16.2f}{seconds:>26.2f}  "
+              + ", ".join(str(counts[m]) for m in HEAVY))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--sweep-runs", type=int, default=3,
+                        help="runs of each side of the joblib sweep (0: no sweep)")
     args = parser.parse_args(argv)
     job, hydra, floor = [], [], []
     conf = str(Path(__file__).resolve().parents[1] / "conf")
@@ -84,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {seconds:6.2f}s  {package}")
     found = [p for p in UNUSED if any(name == p for _, name in imports)]
     print(f"\nimported though unused: {', '.join(found) if found else 'none'} (checked: {', '.join(UNUSED)})")
+    if args.sweep_runs > 0:
+        with tempfile.TemporaryDirectory(prefix="bench_startup_sweep_") as tmp:
+            sweep_imports(Path(tmp), args.sweep_runs)
     return 0
 
 

@@ -17,7 +17,7 @@ BENCH = ROOT / "benchmarks"
 
 TINY = {
     "bench_views.py": ["--repeat", "1", "--cases", "2"],
-    "bench_startup.py": ["--runs", "1"],
+    "bench_startup.py": ["--runs", "1", "--sweep-runs", "1"],
     "bench_memory.py": ["--cases", "3,15"],
     "bench_cost.py": ["--cases", "1", "--seeds", "0", "--prompts", "sre", "--mechanisms", "shipped"],
     "bench_runner.py": ["--cases", "2", "--concurrency", "2", "--latency", "0.01"],
@@ -30,6 +30,7 @@ TINY = {
     "bench_peers.py": ["--datasets", "sample", "--limit", "2"],
     "bench_prefix_cache.py": ["--cases", "2", "--latency", "0.01", "--concurrency", "4"],
     "bench_shared_cache.py": ["--limit", "2", "--latency", "0.01", "--repeat", "1"],
+    "bench_inspect.py": ["--cases", "2", "--repeats", "1", "--latencies", "0.01", "--concurrency", "4"],
 }
 
 

@@ -98,14 +98,17 @@ def test_smoke_sweep_writes_the_report(tmp_path):
     _check_sweep(_sweep(tmp_path))
 
 
-def _sweep_from(cwd: Path, *extra: str) -> Path:
+def _sweep_from(cwd: Path, *extra: str, stderr: list | None = None, **environ: str) -> Path:
     """The smoke sweep run from ``cwd`` with its default (relative) sweep directory and cache,
-    as a user types it: the one sweep directory it wrote under ``cwd/multirun``."""
+    as a user types it: the one sweep directory it wrote under ``cwd/multirun`` (its stderr
+    appended to ``stderr``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGFUSE_") and k != "RAY_ENABLE_UV_RUN_RUNTIME_ENV"}
     command = [sys.executable, "-m", "bench.main", "-m", "+experiment=smoke", *extra]
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(command, cwd=cwd, env={**env, **environ}, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "report:" in done.stdout
+    if stderr is not None:
+        stderr.append(done.stderr)
     (sweep,) = list((cwd / "multirun").glob("*/*_smoke"))
     return sweep
 
@@ -120,10 +123,16 @@ def _check_kept(sweep: Path, cwd: Path, launcher: str) -> None:
     assert launcher in (sweep / "multirun.yaml").read_text()
 
 
-@pytest.mark.slow  # ~30 s: each worker process imports the whole stack
+@pytest.mark.slow  # ~30 s: three jobs in two worker processes
 def test_smoke_sweep_with_the_joblib_launcher_keeps_every_job(tmp_path):
-    sweep = _sweep_from(tmp_path, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
+    stderr: list[str] = []
+    sweep = _sweep_from(tmp_path, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2", stderr=stderr,
+                        PYTHONPROFILEIMPORTTIME="1")
     _check_kept(sweep, tmp_path, "JoblibLauncher")
+    # the workers are forks of a fork server that imported the runner: the sweep imports it once, not per worker
+    imports = [line for line in stderr[0].splitlines() if line.startswith("import time:")]
+    assert sum(1 for line in imports if line.rstrip().endswith("| bench.runner") or
+               line.split("|")[-1].strip() == "bench.runner") == 1
 
 
 @pytest.mark.slow  # ~40 s: a local Ray instance starts, three fresh worker processes
@@ -203,3 +212,25 @@ def test_a_sweep_whose_jobs_wrote_elsewhere_fails_loudly(tmp_path):
     assert done.returncode == 1
     assert f"error: the sweep ran 2 job(s) but 0 wrote a job directory under {tmp_path / 'sweep'}" in done.stderr
     assert sorted(p.parent.name for p in (tmp_path / "elsewhere").glob("*/run.json")) == ["0", "1"]  # nothing lost
+
+
+@pytest.mark.parametrize("overrides,swept,model,datasets", [
+    ([], [], False, False),                                       # offline, the shipped sample
+    (["model=openai"], [], True, False),
+    (["judge=llm"], [], True, False),
+    (["dataset=local", "dataset.path=x.parquet"], [], False, True),
+    (["+experiment=mechanisms"], ["summarizer=offline,openai"], True, False),  # a sweep over the summarizer
+    (["+experiment=mechanisms"], ["dataset=sample,hf"], False, True),
+])
+def test_a_sweep_preloads_what_its_jobs_import(overrides, swept, model, datasets):
+    from omegaconf import open_dict, read_write
+
+    from bench.callbacks import DATASETS_IMPORTS, JOB_IMPORTS, MODEL_IMPORTS, job_imports
+
+    cfg = _compose(*overrides, hydra=True)
+    with read_write(cfg), open_dict(cfg):
+        cfg.hydra.overrides.task = [*cfg.hydra.overrides.task, *swept]  # as `-m KEY=A,B` leaves them
+    modules = set(job_imports(cfg))
+    assert set(JOB_IMPORTS) <= modules
+    assert (set(MODEL_IMPORTS) <= modules) is model and bool(modules & set(MODEL_IMPORTS)) is model
+    assert (set(DATASETS_IMPORTS) <= modules) is datasets and ("datasets" in modules) is datasets

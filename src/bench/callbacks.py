@@ -38,7 +38,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
-__all__ = ["FreshDirCallback", "ReportCallback", "FAILED_JOBS", "MISSING_JOBS", "run_files", "failed_jobs",
+__all__ = ["FreshDirCallback", "ReportCallback", "SharedImportsCallback", "job_imports", "FAILED_JOBS", "MISSING_JOBS", "run_files", "failed_jobs",
            "expected_jobs"]
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,15 @@ MISSING_JOBS: list[str] = []  # what the last sweep lost: jobs that wrote no job
 
 BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"  # the default sweeper's _target_
 RAY_LAUNCHER = "hydra_plugins.hydra_ray_launcher.ray_launcher.RayLauncher"  # hydra/launcher=ray_cluster
+JOBLIB_LAUNCHER = "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher"  # hydra/launcher=joblib
+
+# What a job imports that is worth importing once per sweep: the runner (and Hydra, the job's
+# config), the model stack for jobs that call a model, `datasets` for the sources that read through it
+JOB_IMPORTS = ("hydra", "bench.config", "bench.runner", "bench.selection")
+MODEL_IMPORTS = ("bench.agent", "bench.judge", "bench.llm.client", "openai", "langchain_openai", "langgraph.graph")
+DATASETS_IMPORTS = ("bench.sources.files", "datasets")
+_MODEL_CHOICES = {"model": ("openai",), "judge": ("llm", "panel"), "summarizer": ("openai",)}
+_DATASETS_CHOICES = {"dataset": ("local", "hf")}
 
 
 def run_files(sweep_dir: Path) -> list[Path]:
@@ -161,6 +170,63 @@ class FreshDirCallback(Callback):
             # Ray's `uv run` hook would rebuild the environment from the lock file in every
             # worker, without the extras this driver was synced with (so without ray itself)
             os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+
+
+def _choices(config: DictConfig) -> dict[str, set[str]]:
+    """Every option a job of the sweep may choose per config group: the composed config's, and each
+    value of a sweep over the group (``hydra.sweeper.params`` and the command line's overrides)."""
+    found: dict[str, set[str]] = {}
+    for group, option in (OmegaConf.select(config, "hydra.runtime.choices") or {}).items():
+        found.setdefault(str(group), set()).add(str(option))
+    params = OmegaConf.select(config, "hydra.sweeper.params") or {}
+    swept = [f"{key}={value}" for key, value in params.items()] + list(OmegaConf.select(config, "hydra.overrides.task") or [])
+    for override in swept:
+        key, _, values = str(override).lstrip("+~").partition("=")
+        found.setdefault(key, set()).update(v.strip() for v in values.split(","))
+    return found
+
+
+def job_imports(config: DictConfig) -> list[str]:
+    """The modules the jobs of this sweep import that are worth importing once (:data:`JOB_IMPORTS`, plus
+    the model stack and ``datasets`` when a job may use them)."""
+    choices = _choices(config)
+    wanted = list(JOB_IMPORTS)
+    for extra, groups in ((MODEL_IMPORTS, _MODEL_CHOICES), (DATASETS_IMPORTS, _DATASETS_CHOICES)):
+        if any(choices.get(group, set()) & set(options) for group, options in groups.items()):
+            wanted += extra
+    return wanted
+
+
+class SharedImportsCallback(Callback):
+    """``on_multirun_start``: the joblib launcher's workers start with the job's modules imported.
+
+    Its workers (loky) are fresh interpreters that each import the runner, the model SDKs,
+    LangChain, LangGraph and ``datasets`` again (seconds of CPU per worker, most of a short job's).
+    Here loky starts its workers from a fork server instead (``forkserver``, one of loky's start
+    methods), and the fork server imports those modules first (``multiprocessing``'s
+    ``set_forkserver_preload``): each worker is a fork of a process that has them, so the sweep
+    imports them once. Other launchers are left as they are (the basic launcher runs every job in
+    this process already). A start method set before (by the user) is kept.
+    """
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        if not self.enabled or OmegaConf.select(config, "hydra.launcher._target_") != JOBLIB_LAUNCHER:
+            return
+        import multiprocessing
+
+        from joblib.externals.loky.backend.context import set_start_method  # loky's, as joblib ships it
+
+        try:
+            set_start_method("forkserver")
+        except RuntimeError:  # already set: the user's choice
+            return
+        # and what a loky worker imports to run a task (joblib's batches, loky's worker loop)
+        modules = ["joblib", "joblib.externals.loky.process_executor", *job_imports(config)]
+        multiprocessing.set_forkserver_preload(modules)
+        log.info("joblib workers start from a fork server with %s imported", ", ".join(modules))
 
 
 class ReportCallback(Callback):

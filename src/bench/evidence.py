@@ -18,6 +18,7 @@ from typing import Any
 
 from bench.judge import ExactJudge
 from bench.reader import answer_text, reader_values
+from bench.reading import read_view
 from bench.schema import Answer, Case, Question, View
 
 __all__ = ["evidence_flags", "reader_correct"]
@@ -35,8 +36,9 @@ def reader_correct(case: Case, question: Question, value: Any) -> bool:
 
 def evidence_flags(case: Case, view: View) -> dict[str, dict[str, bool]]:
     flags = {}
+    reading, _ = read_view(view.messages, view.summary, case)  # read once for every question of the view
     for question in case.questions:
-        first, after, handles = reader_values(case, view, question)
+        first, after, handles = reader_values(case, view, question, reading)
         visible = reader_correct(case, question, first)
         recoverable = visible or (bool(handles) and reader_correct(case, question, after))
         flags[question.qid] = {"visible": visible, "recoverable": recoverable}

@@ -25,7 +25,7 @@ from langchain_core.messages import BaseMessage
 from bench.metrics import OFFLINE_READER
 from bench.questions import question_type
 from bench.questions.answers import typed_answer
-from bench.reading import read_view
+from bench.reading import Reading, read_view
 from bench.schema import Answer, Case, Question, View
 
 __all__ = ["EvidenceReader", "extract_answer", "reader_values", "answer_text", "ABSTENTION"]
@@ -39,15 +39,19 @@ def extract_answer(question: Question, messages: list[BaseMessage], case: Case) 
     return question_type(question.type).read(question, reading, case.repo_root).value
 
 
-def reader_values(case: Case, view: View, question: Question) -> tuple[Any, Any, list[str]]:
+def reader_values(case: Case, view: View, question: Question,
+                  reading: Reading | None = None) -> tuple[Any, Any, list[str]]:
     """What the reader reads for a question: the value from the view alone (messages and
     summary, no handle opened), the value after opening the exposed handles of the calls the
     answer depends on (None when none is exposed), and those handles.
 
+    ``reading``: the view's own reading (``read_view`` of its messages and summary), when the
+    caller reads several questions of one view (questions only read it).
     The one definition the reader's answer and the evidence flags (``bench.evidence``) derive from.
     """
     qtype = question_type(question.type)
-    reading, _ = read_view(view.messages, view.summary, case)
+    if reading is None:
+        reading, _ = read_view(view.messages, view.summary, case)
     first = qtype.read(question, reading, case.repo_root)
     handles = [reading.events[i].handle for i in first.depends]
     wanted = {h: view.store[h] for h in handles if h and h in view.store}

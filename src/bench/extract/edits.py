@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import posixpath
 import re
 import shlex
@@ -67,13 +68,14 @@ def _shell_lines(command: str) -> list[str]:
     return lines
 
 
-def _tokens(line: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)  # every question of a view reads the same commands again
+def _tokens(line: str) -> tuple[str, ...]:
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
-        return list(lexer)
+        return tuple(lexer)
     except ValueError:  # unbalanced quotes: give up on this line rather than guess
-        return []
+        return ()
 
 
 def _shell_targets(command: str, cwd: str | None) -> tuple[list[tuple[str, str]], str | None]:

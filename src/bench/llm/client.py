@@ -13,6 +13,8 @@ OpenAI-compatible endpoint, a scripted fake in tests) with:
   fixes the requests in flight of this client;
 * one accounting record per call (:mod:`bench.llm.accounting`), sent to the job's call sink.
 
+Requests go out through stock ``ChatOpenAI`` whose SDK resource posts the payload as it is
+(:mod:`bench.llm.plain_post`: the same bytes, without the SDK's request transform).
 Keys come from the environment only (:mod:`bench.llm.keys`). A missing key or an unreachable
 endpoint raises ``ModelSetupError`` (one clear line) before any case work.
 
@@ -57,6 +59,7 @@ from bench.llm.errors import (
 )
 from bench.llm.keys import resolve_api_key, scrub
 from bench.llm.limiter import AUTO, DEFAULT_CAP, FixedLimiter, parse_cap, parse_concurrency, shared_limiter
+from bench.llm.plain_post import PlainCompletions
 from bench.llm.price import Price
 
 __all__ = ["OPENAI_BASE_URL", "ChatClient", "canonical_message", "openai_client"]
@@ -519,6 +522,9 @@ def openai_client(
         http_client=_http_client(),
         **kwargs,
     )
+    # the SDK's chat.completions with create posting the payload as it is (no request transform: ~14 ms
+    # of CPU per call on a long history); ChatOpenAI calls whatever resource its `client` field holds
+    llm.client = PlainCompletions(llm.root_client)
     params = {
         "temperature": temperature,
         "seed": seed,
