@@ -26,7 +26,7 @@ from bench.panel import panel_metrics
 from bench.schema import STALE_REASON, VERDICTS
 from bench.stats import detectable_difference, proportion_interval, ratio_interval
 
-__all__ = ["compute_metrics", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
+__all__ = ["compute_metrics", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "CASE_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
 
 # Tokens back from the end of the history to the latest message that shows the answer.
 DISTANCE_BUCKETS = (("<2k", 0, 2_000), ("2-8k", 2_000, 8_000), ("8-32k", 8_000, 32_000), (">32k", 32_000, None))
@@ -64,6 +64,7 @@ def _rate(numerator: float, denominator: float) -> float | None:
 # (a case set of any size; the rest is in cases.jsonl and views.jsonl).
 QUESTION_FIELDS = ("qid", "type", "in_task_text", "evidence_back", "nearest_back", "depth")
 VIEW_OMITTED = ("messages", "summary")
+CASE_OMITTED = ("messages", "tools", "system_prompt", "model_patch")  # what a report reads of cases: the rest
 
 
 def metric_case(case: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.metrics import VIEW_OMITTED, compute_metrics
+from bench.metrics import CASE_OMITTED, VIEW_OMITTED, compute_metrics
 from bench.policies.base import declaration_of
 from bench.policies.compact_settings import MECHANISM_NAMES
 from bench.prompt_files import PROMPT_NAMES
@@ -33,9 +33,6 @@ __all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_conf
            "MECHANISM_ORDER", "PROMPT_ORDER"]
 
 log = logging.getLogger(__name__)
-
-# what post-processing leaves out of a case record: the history, tools and patch (questions are kept)
-CASE_OMITTED = ("messages", "tools", "system_prompt", "model_patch")
 
 MECHANISM_ORDER = {m: i for i, m in enumerate(MECHANISM_NAMES)}  # study order: as the presets build up
 PROMPT_ORDER = {p: i for i, p in enumerate(PROMPT_NAMES)}
@@ -206,8 +203,6 @@ def load_job(path: Path | str) -> Job:
     config = job_config(path)
     overrides = _yaml(path / ".hydra" / "overrides.yaml")
     overrides = [str(o) for o in overrides] if isinstance(overrides, list) else []
-    # the questions and ids of the cases, the flags and figures of the views: not their histories
-    # (0.1 MB a case on disk), which no table reads, so a report over large jobs stays small
     cases = read_jsonl(path / "cases.jsonl", omit=CASE_OMITTED)
     views = read_jsonl(path / "views.jsonl", omit=VIEW_OMITTED)
     answers = read_jsonl(path / "answers.jsonl")
