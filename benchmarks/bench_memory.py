@@ -1,6 +1,6 @@
 """Memory as the case set grows: peak RSS and wall time of one job at 15 ... 10,000 cases.
 
-    uv run python benchmarks/bench_memory.py [--cases 15,150,1500,5000,10000] [--arm full] [--data dev]
+    uv run python benchmarks/bench_memory.py [--cases 15,150,1500,5000,10000] [--arm full] [--data dev] [--before DIR]
     uv run python benchmarks/bench_memory.py --sweep [--cases 30] [--experiment mechanisms]
 
 Each size is one offline job (``python -m bench.main dataset=local ...``, response cache off) on a
@@ -8,6 +8,8 @@ parquet file of that many cases: the real rows of ``--data`` (dev.parquet's 15 O
 repeated with distinct ids, in row groups of 100 rows (hub parquet files come in groups; a
 reader holds one at a time). Peak RSS is the job process's own (``wait4``), so sizes do not
 mix. Flat means the last sizes sit where the first ones do: what a job keeps per case is an index.
+``--before DIR`` runs each size with another checkout's ``src`` too (the tree before a change), right
+after this one's, on the same file: before and after in one sitting, with the ratios.
 
 ``--sweep`` measures the other axis: an in-process ``--multirun`` (Hydra's basic launcher runs the
 jobs one after the other in one process), RSS when each job's ``run.json`` turns complete; a
@@ -33,12 +35,13 @@ from _common import ROOT, make_cases_file, resolve_data  # noqa: E402
 ENV = {**os.environ, "TQDM_DISABLE": "1"}
 
 
-def _job(data: Path, out: Path, arm: str) -> tuple[float, float, dict]:
-    """(wall s, peak RSS MB, metrics) of one job in its own process."""
+def _job(data: Path, out: Path, arm: str, tree: Path = ROOT) -> tuple[float, float, dict]:
+    """(wall s, peak RSS MB, metrics) of one job in its own process, with the ``bench`` of ``tree``."""
     command = [sys.executable, "-m", "bench.main", "dataset=local", f"dataset.path={data}", f"arm={arm}",
                f"output_dir={out}", "cache.enabled=false"]
+    env = {**ENV, "PYTHONPATH": str(tree / "src")}
     start = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    proc = subprocess.Popen(command, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
@@ -59,17 +62,26 @@ def _make_file(data: str, size: int, folder: Path) -> Path:
     return Path(done.stdout.strip())
 
 
-def scaling(sizes: list[int], arm: str, data: str) -> int:
-    print(f"one offline job per size, arm={arm}, rows of {data} repeated (row groups of 100), cache off")
-    print(f"{'cases':>7}  {'questions':>9}  {'wall s':>7}  {'ms/case':>7}  {'peak RSS MB':>11}")
+def scaling(sizes: list[int], arm: str, data: str, before: Path | None = None) -> int:
+    print(f"one offline job per size, arm={arm}, rows of {data} repeated (row groups of 100), cache off"
+          + (f"; before: bench from {before}" if before else ""))
+    head = f"{'cases':>7}  {'questions':>9}  {'wall s':>7}  {'ms/case':>7}  {'peak RSS MB':>11}"
+    print(head + (f"  {'before wall s':>13}  {'before RSS MB':>13}  {'wall ratio':>10}  {'RSS ratio':>9}"
+                  if before else ""))
     with tempfile.TemporaryDirectory(prefix="bench_memory_") as tmp:
         for size in sizes:
             folder = Path(tmp) / str(size)
             folder.mkdir()
             path = _make_file(data, size, folder)
             wall, peak, metrics = _job(path, folder / "job", arm)
-            print(f"{metrics['n_cases']:>7}  {metrics['n_questions']:>9}  {wall:7.1f}  {1000 * wall / size:7.1f}  "
-                  f"{peak:11.0f}", flush=True)
+            row = (f"{metrics['n_cases']:>7}  {metrics['n_questions']:>9}  {wall:7.1f}  {1000 * wall / size:7.1f}  "
+                   f"{peak:11.0f}")
+            if before:
+                old_wall, old_peak, old = _job(path, folder / "before", arm, before)
+                if (old["n_cases"], old["n_questions"]) != (metrics["n_cases"], metrics["n_questions"]):
+                    row += "  (before ran other cases or questions)"
+                row += f"  {old_wall:13.1f}  {old_peak:13.0f}  {wall / old_wall:10.2f}  {peak / old_peak:9.2f}"
+            print(row, flush=True)
             shutil.rmtree(folder)  # the next size's room on disk
     return 0
 
@@ -144,11 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default="dev", help="dev | sample | FILE")
     parser.add_argument("--sweep", action="store_true", help="RSS per job of an in-process sweep instead")
     parser.add_argument("--experiment", default="mechanisms")
+    parser.add_argument("--before", type=Path, default=None, help="also run each size with this checkout's src")
     args = parser.parse_args(argv)
     if args.sweep:
         return sweep(int(args.cases or 30), args.experiment, args.data)
     sizes = [int(s) for s in (args.cases or "15,150,1500,5000,10000").split(",")]
-    return scaling(sizes, args.arm, args.data)
+    return scaling(sizes, args.arm, args.data, args.before.resolve() if args.before else None)
 
 
 if __name__ == "__main__":

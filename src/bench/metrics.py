@@ -26,7 +26,7 @@ from bench.panel import panel_metrics
 from bench.schema import STALE_REASON, VERDICTS
 from bench.stats import detectable_difference, proportion_interval, ratio_interval
 
-__all__ = ["compute_metrics", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "CASE_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
+__all__ = ["compute_metrics", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "CASE_OMITTED", "SCORE_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
 
 # Tokens back from the end of the history to the latest message that shows the answer.
 DISTANCE_BUCKETS = (("<2k", 0, 2_000), ("2-8k", 2_000, 8_000), ("8-32k", 8_000, 32_000), (">32k", 32_000, None))
@@ -38,10 +38,24 @@ OFFLINE_READER = "offline-evidence-reader"
 OFFLINE_MEASURE = "evidence available (offline reader)"
 
 
-def measures(answers: list[dict[str, Any]]) -> str:
-    """What the headline measures: model accuracy, or with ``model=offline`` evidence availability."""
-    models = {(a.get("usage") or {}).get("model") for a in answers}
-    return OFFLINE_MEASURE if answers and models == {OFFLINE_READER} else "accuracy"
+def _answer_figures(answers: Iterable[dict[str, Any]], wrong: set[str]) -> dict[str, Any]:
+    """What the metrics read of the answers, in one pass (a job's answers may be a stream of its
+    records): what the headline measures (model accuracy, or with ``model=offline`` evidence
+    availability), outcomes, retrievals, usage, and how many ``wrong`` answers hedge."""
+    models, outcomes, usage = set(), Counter(), Counter()
+    retrievals, hedges = 0, {}  # a wrong answer's qid -> whether it hedges (its last record's, as its verdict is)
+    for answer in answers:
+        models.add((answer.get("usage") or {}).get("model"))
+        outcomes[answer.get("outcome", "answered")] += 1
+        retrievals += len(answer.get("retrievals") or [])
+        for key, value in (answer.get("usage") or {}).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                usage[key] += value
+        if answer["qid"] in wrong:
+            hedges[answer["qid"]] = is_hedged(answer.get("answer") or "")
+    return {"measures": OFFLINE_MEASURE if models == {OFFLINE_READER} else "accuracy", "outcomes": dict(outcomes),
+            "retrievals": retrievals, "usage": {k: round(v, 3) for k, v in usage.items()},
+            "hedged_wrong": sum(hedges.values())}
 
 
 def distance_bucket(question: dict[str, Any]) -> str | None:
@@ -65,6 +79,7 @@ def _rate(numerator: float, denominator: float) -> float | None:
 QUESTION_FIELDS = ("qid", "type", "in_task_text", "evidence_back", "nearest_back", "depth")
 VIEW_OMITTED = ("messages", "summary")
 CASE_OMITTED = ("messages", "tools", "system_prompt", "model_patch")  # what a report reads of cases: the rest
+SCORE_OMITTED = ("prompt", "raw")  # the judge's prompt and unparsed reply
 
 
 def metric_case(case: dict[str, Any]) -> dict[str, Any]:
@@ -147,7 +162,7 @@ def _type_depth_cells(questions: dict[str, dict[str, Any]], verdict_of: dict[str
 def compute_metrics(
     cases: list[dict[str, Any]],
     views: list[dict[str, Any]],
-    answers: list[dict[str, Any]],
+    answers: Iterable[dict[str, Any]],
     scores: list[dict[str, Any]],
     full_correct: set[str] | None = None,
 ) -> dict[str, Any]:
@@ -171,8 +186,8 @@ def compute_metrics(
     hits = [correct(q) for q in headline]
     instances = [questions[q]["_instance"] for q in headline]
     templates = [questions[q]["type"] for q in headline]  # a question type recurs in every case
-    answer_of = {a["qid"]: a.get("answer") or "" for a in answers}
-    hedged_wrong = sum(1 for q in headline if verdict_of.get(q) == "wrong" and is_hedged(answer_of.get(q)))
+    figures = _answer_figures(answers, {q for q in headline if verdict_of.get(q) == "wrong"})  # answers read once
+    hedged_wrong = figures["hedged_wrong"]
     metrics: dict[str, Any] = {
         "n_cases": len(cases),
         "n_questions": len(every),
@@ -180,7 +195,7 @@ def compute_metrics(
         "n_scored": sum(1 for qid in every if qid in verdict_of),
         "n_clusters": len(clusters),
         "accuracy": _rate(verdicts["correct"], n),
-        "measures": measures(answers),  # "accuracy", or "evidence available (offline reader)" (model=offline)
+        "measures": figures["measures"],  # "accuracy", or "evidence available (offline reader)" (model=offline)
         "accuracy_ci": proportion_interval(hits, instances, templates),
         "detectable_difference": detectable_difference(hits, None, instances, templates),
         "accuracy_all_questions": _rate(sum(1 for q in every if correct(q)), len(every)),
@@ -251,15 +266,7 @@ def compute_metrics(
             [q in full_correct for q in headline],
             instances, templates)
         metrics["n_full_correct"] = len(base)
-    outcomes = Counter(a.get("outcome", "answered") for a in answers)
-    usage: Counter = Counter()
-    for answer in answers:
-        for key, value in (answer.get("usage") or {}).items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                usage[key] += value
-    metrics["outcomes"] = dict(outcomes)
-    metrics["retrievals"] = sum(len(a.get("retrievals") or []) for a in answers)
-    metrics["usage"] = {k: round(v, 3) for k, v in usage.items()}
+    metrics.update(outcomes=figures["outcomes"], retrievals=figures["retrievals"], usage=figures["usage"])
     panel = panel_metrics(scores)  # judge=panel: the members' agreement and their disagreements
     if panel is not None:
         metrics["panel"] = panel

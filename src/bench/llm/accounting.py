@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 __all__ = ["call_tags", "call_sink", "call_observer", "call_callbacks", "current_callbacks", "current_tags", "emit", "USAGE_KEYS",
@@ -96,30 +96,35 @@ USAGE_KEYS = ("calls", "cache_hits", "input_tokens", "cached_tokens", "output_to
 _TOKENS = ("input_tokens", "cached_tokens", "output_tokens")
 
 
-def _totals(records: list[dict[str, Any]]) -> Counter:
+def _totals(records: Iterable[dict[str, Any]]) -> Counter:
     """The one summation of call records: requests, calls made vs cache hits, failures, tokens of the
     replies used (``spent_*``: of the calls made only), retries, latency of the calls made."""
     row: Counter = Counter()
     for record in records:
-        hit = bool(record.get("cached"))
-        row["requests"] += 1
-        row["calls"] += 0 if hit else 1
-        row["failed"] += 1 if record.get("failed") else 0
-        row["cache_hits"] += 1 if hit else 0
-        for key in _TOKENS:
-            row[key] += int(record.get(key) or 0)
-            if not hit:
-                row[f"spent_{key}"] += int(record.get(key) or 0)
-        if record.get("cost_usd") is not None:  # priced calls only (a model without a price table has none)
-            row["priced"] += 1
-            row["cost_usd"] += float(record["cost_usd"])
-            if not hit:
-                row["spent_cost_usd"] += float(record["cost_usd"])
-        row["retries"] += int(record.get("retries") or 0)
-        row["latency_s"] += float(record.get("latency_s") or 0.0)
-        if not hit:
-            row["spent_latency_s"] += float(record.get("latency_s") or 0.0)
+        _add(row, record)
     return row
+
+
+def _add(row: Counter, record: dict[str, Any]) -> None:
+    """One call record into :func:`_totals`' sums."""
+    hit = bool(record.get("cached"))
+    row["requests"] += 1
+    row["calls"] += 0 if hit else 1
+    row["failed"] += 1 if record.get("failed") else 0
+    row["cache_hits"] += 1 if hit else 0
+    for key in _TOKENS:
+        row[key] += int(record.get(key) or 0)
+        if not hit:
+            row[f"spent_{key}"] += int(record.get(key) or 0)
+    if record.get("cost_usd") is not None:  # priced calls only (a model without a price table has none)
+        row["priced"] += 1
+        row["cost_usd"] += float(record["cost_usd"])
+        if not hit:
+            row["spent_cost_usd"] += float(record["cost_usd"])
+    row["retries"] += int(record.get("retries") or 0)
+    row["latency_s"] += float(record.get("latency_s") or 0.0)
+    if not hit:
+        row["spent_latency_s"] += float(record.get("latency_s") or 0.0)
 
 
 def sum_usage(records: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
@@ -139,7 +144,7 @@ _CALL_FIELDS = ("requests", "calls", "cache_hits", "failed", "input_tokens", "ca
                 "spent_input_tokens", "spent_cached_tokens", "spent_output_tokens", "retries", "latency_s")
 
 
-def summarize_calls(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def summarize_calls(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Model calls per kind (answer, judge, summarizer) and in total: made vs cache hits, tokens, latency.
 
     ``calls`` are requests sent to an endpoint by this job (``failed``: of those, the ones
@@ -147,13 +152,12 @@ def summarize_calls(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     reply used (for a hit, the original call's), and ``spent_*`` only the calls made;
     ``latency_s`` sums the latency of the calls made.
     """
-    by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_kind: dict[str, Counter] = defaultdict(Counter)  # summed one record at a time: a job's calls may stream
     for record in records:
-        by_kind[record.get("kind", "unknown")].append(record)
-        by_kind["total"].append(record)
+        _add(by_kind[record.get("kind", "unknown")], record)
+        _add(by_kind["total"], record)
     out = {}
-    for kind, rows in sorted(by_kind.items()):
-        row = _totals(rows)
+    for kind, row in sorted(by_kind.items()):
         row["latency_s"] = row["spent_latency_s"]
         out[kind] = {f: (round(row[f], 3) if f == "latency_s" else int(row[f])) for f in _CALL_FIELDS}
         # cost of the replies used / of the calls made, when every call of the kind is priced

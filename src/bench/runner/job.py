@@ -60,7 +60,7 @@ from bench.jobcases import job_case_stream
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
 from bench.llm import call_sink, summarize_calls
 from bench.llm.limiter import concurrency_metrics, find_limiters
-from bench.metrics import VIEW_OMITTED, compute_metrics
+from bench.metrics import SCORE_OMITTED, VIEW_OMITTED, compute_metrics
 from bench.policies import FullHistory, PolicyContext, declare
 from bench.runner.caseset import CaseSet
 from bench.runner.costing import job_estimate
@@ -68,7 +68,7 @@ from bench.runner.pipeline import Phase, Pipeline
 from bench.runner.provenance import now, provenance
 from bench.runner.resume import ResumeError, check_resume
 from bench.runner.setup import build, surfaced, worker_threads
-from bench.store import JobStore, read_jsonl
+from bench.store import JobStore, iter_jsonl
 from bench.tokens import TokenCounter
 from bench.tracing import TraceOptions, build_tracer
 
@@ -194,11 +194,12 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
     tracer.flush()
 
     # 5. metrics and status
-    answers = store.read("answers")
     views = store.read("views", omit=VIEW_OMITTED)  # the views' figures and flags, not their messages
-    metrics = compute_metrics(case_questions, views, answers, store.read("scores"), full_correct)
+    # the answers read once as they stream by, the scores without the judge's prompt and reply
+    metrics = compute_metrics(case_questions, views, store.iter("answers"), store.read("scores", omit=SCORE_OMITTED),
+                              full_correct)
     metrics["missing_traces"] = missing
-    metrics["model_calls"] = summarize_calls(read_jsonl(store.path("calls"), keys=()))
+    metrics["model_calls"] = summarize_calls(iter_jsonl(store.path("calls"), keys=()))
     # what the job's calls cost at the price tables (model.price ...): null when a call is unpriced
     metrics["cost_usd"] = metrics["model_calls"].get("total", {}).get("cost_usd")
     metrics["spent_cost_usd"] = metrics["model_calls"].get("total", {}).get("spent_cost_usd")
@@ -210,7 +211,7 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
     del views
     if limiters:  # model clients (an offline job has none: nothing to record)
         metrics["concurrency"] = concurrency_metrics(limiters)
-    errors = sum(1 for a in answers if a.get("outcome") == "error")
+    errors = metrics["outcomes"].get("error", 0)
     metrics["n_errors"] = errors
     nothing_scored = bool(metrics["n_cases"]) and metrics["accuracy"] is None  # no answer got a verdict
     complete = (metrics["n_scored"] == metrics["n_questions"] and errors == 0 and not nothing_scored

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from bench.chatlog import ChatLogError, iter_chat_rows
 from bench.errors import ConfigError, DatasetError
 from bench.sources.base import Source
-from bench.sources.rows import PARQUET_BATCH_ROWS, empty_file, format_of, required_path, stream_rows
+from bench.sources.rows import empty_file, format_of, local_parquet_options, required_path, stream_rows
 
 __all__ = ["ChatLog", "LocalFile"]
 
@@ -67,8 +67,8 @@ class LocalFile(Source):
 
         datasets.disable_progress_bars()
         try:
-            batching = {"batch_size": PARQUET_BATCH_ROWS} if fmt == "parquet" else {}
-            stream = datasets.load_dataset(fmt, data_files=path, split="train", streaming=True, **batching)
+            options = local_parquet_options() if fmt == "parquet" else {}
+            stream = datasets.load_dataset(fmt, data_files=path, split="train", streaming=True, **options)
         except Exception as err:  # noqa: BLE001 - datasets raises many types; report one message
             raise DatasetError(f"cannot read {where}: {type(err).__name__}: {err}") from err
         yield from stream_rows(stream, where)
