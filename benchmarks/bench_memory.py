@@ -1,6 +1,7 @@
 """Memory as the case set grows: peak RSS and wall time of one job at 15 ... 10,000 cases.
 
-    uv run python benchmarks/bench_memory.py [--cases 15,150,1500,5000,10000] [--arm full] [--data dev] [--before DIR]
+    uv run python benchmarks/bench_memory.py [--cases 15,150,1500,5000,10000] [--arm full] [--override arm.n=20 ...]
+        [--data dev] [--before DIR]
     uv run python benchmarks/bench_memory.py --sweep [--cases 30] [--experiment mechanisms]
 
 Each size is one offline job (``python -m bench.main dataset=local ...``, response cache off) on a
@@ -35,9 +36,10 @@ from _common import ROOT, make_cases_file, resolve_data  # noqa: E402
 ENV = {**os.environ, "TQDM_DISABLE": "1"}
 
 
-def _job(data: Path, out: Path, arm: str, tree: Path = ROOT) -> tuple[float, float, dict]:
-    """(wall s, peak RSS MB, metrics) of one job in its own process, with the ``bench`` of ``tree``."""
-    command = [sys.executable, "-m", "bench.main", "dataset=local", f"dataset.path={data}", f"arm={arm}",
+def _job(data: Path, out: Path, arm: list[str], tree: Path = ROOT) -> tuple[float, float, dict]:
+    """(wall s, peak RSS MB, metrics) of one job in its own process, with the ``bench`` of ``tree``;
+    ``arm``: the arm's overrides."""
+    command = [sys.executable, "-m", "bench.main", "dataset=local", f"dataset.path={data}", *arm,
                f"output_dir={out}", "cache.enabled=false"]
     env = {**ENV, "PYTHONPATH": str(tree / "src")}
     start = time.perf_counter()
@@ -62,8 +64,8 @@ def _make_file(data: str, size: int, folder: Path) -> Path:
     return Path(done.stdout.strip())
 
 
-def scaling(sizes: list[int], arm: str, data: str, before: Path | None = None) -> int:
-    print(f"one offline job per size, arm={arm}, rows of {data} repeated (row groups of 100), cache off"
+def scaling(sizes: list[int], arm: list[str], data: str, before: Path | None = None) -> int:
+    print(f"one offline job per size, {' '.join(arm)}, rows of {data} repeated (row groups of 100), cache off"
           + (f"; before: bench from {before}" if before else ""))
     head = f"{'cases':>7}  {'questions':>9}  {'wall s':>7}  {'ms/case':>7}  {'peak RSS MB':>11}"
     print(head + (f"  {'before wall s':>13}  {'before RSS MB':>13}  {'wall ratio':>10}  {'RSS ratio':>9}"
@@ -153,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default=None, help="sizes, comma-separated (--sweep: one size, default 30)")
     parser.add_argument("--arm", default="full", help="the arm of each job (nlatest, compact ... add the reference)")
+    parser.add_argument("--override", action="append", default=[], help="another override of every job (arm.n=20)")
     parser.add_argument("--data", default="dev", help="dev | sample | FILE")
     parser.add_argument("--sweep", action="store_true", help="RSS per job of an in-process sweep instead")
     parser.add_argument("--experiment", default="mechanisms")
@@ -161,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.sweep:
         return sweep(int(args.cases or 30), args.experiment, args.data)
     sizes = [int(s) for s in (args.cases or "15,150,1500,5000,10000").split(",")]
-    return scaling(sizes, args.arm, args.data, args.before.resolve() if args.before else None)
+    return scaling(sizes, [f"arm={args.arm}", *args.override], args.data,
+                   args.before.resolve() if args.before else None)
 
 
 if __name__ == "__main__":

@@ -138,9 +138,9 @@ class Pipeline:
             pool.submit(contextvars.copy_context().run, wrapped, task, case_id)
 
         def open_next() -> None:
-            for case_id, task in first:
-                submit(task, case_id)
-                return
+            view = next(first, None)
+            if view is not None:
+                submit(view[1], view[0])
 
         try:
             for _ in range(self.window):
