@@ -28,9 +28,9 @@ from bench.cache import main as cache_main
 from bench.cache.postgres import TABLE, CacheUnavailable
 from bench.errors import ConfigError
 from bench.store import read_jsonl
-from pg_server import REQUIRE_ENV, drop_database, fresh_database, server_url, with_database
 
 from fake_openai import FakeOpenAI
+from pg_server import REQUIRE_ENV, drop_database, fresh_database, server_url, with_database
 
 psycopg = pytest.importorskip("psycopg")
 

@@ -42,10 +42,10 @@ from bench.study.tables import csv_safe
 from builders import bash, row, sample_questions
 from conftest import CONF_DIR
 from fake_openai import FakeOpenAI
+from paths import pythonpath
 
 N_QUESTIONS = sample_questions()  # questions of the shipped sample
 FAILING_MARKER = "acme__ledger__2.3"  # appears in the history of one sample case only
-TESTS = Path(__file__).resolve().parent
 
 
 def job_cfg(*overrides: str, model: dict | None = None, **values):
@@ -61,7 +61,7 @@ def job_cfg(*overrides: str, model: dict | None = None, **values):
 
 def bench(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if k not in ("HYDRA_FULL_ERROR", "OPENAI_API_KEY")}
-    full["PYTHONPATH"] = os.pathsep.join([str(TESTS), full.get("PYTHONPATH", "")])
+    full["PYTHONPATH"] = pythonpath()
     full.update(env or {})
     return subprocess.run([sys.executable, "-m", "bench.main", *args], cwd=cwd, env=full, capture_output=True,
                           text=True, timeout=timeout)

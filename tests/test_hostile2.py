@@ -21,7 +21,8 @@ from bench.cache import ResponseCache
 from bench.cache import main as cache_main
 
 from fake_openai import FakeOpenAI
-from test_hostile import TESTS, bench, job_cfg
+from paths import pythonpath
+from test_hostile import bench, job_cfg
 
 # =========================================================================== helpers
 
@@ -30,7 +31,7 @@ def tool(module: str, *args: str, cwd: Path | None = None, stdin: str | None = N
          timeout: int = 120) -> subprocess.CompletedProcess:
     """``python -m <module> args`` in a subprocess (no key in the environment)."""
     env = {k: v for k, v in os.environ.items() if k not in ("HYDRA_FULL_ERROR", "OPENAI_API_KEY")}
-    env["PYTHONPATH"] = os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = pythonpath()
     return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True,
                           input=stdin, timeout=timeout)
 

@@ -29,6 +29,7 @@ from bench.schema import Case
 from bench.tokens import TokenCounter
 
 from conftest import CONF_DIR, DEV_PARQUET, OPS_JSONL, PROJECT
+from paths import pythonpath
 
 COUNTER = TokenCounter()
 
@@ -192,7 +193,7 @@ def test_custom_policy_spec_errors_are_one_line(spec, message):
 
 def _bench(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**{k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"},
-           "PYTHONPATH": str(PROJECT / "tests"), "TQDM_DISABLE": "1"}
+           "PYTHONPATH": pythonpath(), "TQDM_DISABLE": "1"}
     return subprocess.run([sys.executable, "-m", "bench.main", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 

@@ -27,11 +27,10 @@ from bench.store import read_jsonl
 
 from builders import sample_questions
 from conftest import CONF_DIR
+from paths import pythonpath
 
 # N: questions of the shipped sample, counted lazily (jobs import this module inside a Hydra app,
 # where composing a config again is not allowed)
-
-TESTS = Path(__file__).resolve().parent
 
 
 class SlowReader(EvidenceReader):
@@ -129,10 +128,19 @@ def test_in_process_kill_then_resume_matches_an_uninterrupted_run(tmp_path, unin
     assert set(partial) <= set(keys(out / "answers.jsonl"))
 
 
+def test_a_subprocess_job_can_load_the_tests_own_components():
+    """The slow kill test below runs ``bench.main`` with this module's readers by ``_target_``:
+    the environment it hands the job must import them (and ``builders`` -> ``samplegen``)."""
+    done = subprocess.run([sys.executable, "-c", "import test_resume, test_hostile, custom_policies"],
+                          env={**os.environ, "PYTHONPATH": pythonpath()}, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.slow  # several subprocess jobs; .ci/run runs it
 def test_sigkilled_cli_job_resumes_to_the_same_scores(tmp_path, uninterrupted):
     out = tmp_path / "killed"
-    env = {**os.environ, "PYTHONPATH": f"{TESTS}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+    env = {**os.environ, "PYTHONPATH": pythonpath(),
            "BENCH_TEST_DELAY": "0.15"}
     env.pop("HYDRA_FULL_ERROR", None)
     args = [sys.executable, "-m", "bench.main", "model._target_=test_resume.SlowReader",
