@@ -35,7 +35,8 @@ CPU (holding the GIL) before each request: what client CPU per call costs at thi
 concurrency (it depends on the latency: the same CPU is a larger share of a shorter
 call). ``--bare`` also runs the last job with the answering agent and the judge
 replaced by bare ``httpx`` posts of the same bodies: the runner's own machinery (tasks,
-events, records) without the LangGraph/LangChain/openai-SDK stack.
+events, records) without the LangGraph/LangChain/openai-SDK stack, its ratio and its phase CPU
+per answer (the difference with the job's is what that stack costs per call).
 
 ``--profile`` profiles the model calls of the concurrency-1 run.
 
@@ -181,7 +182,8 @@ def bare_run(url: str, bodies: list[bytes], bare: dict, run_job, phase: dict, id
 
     class Judge:
         def score(self, question, answer, repo_root):  # noqa: ANN001, ANN201
-            post(judgments)
+            if judgments:  # none under --judge exact: the judgment is then free
+                post(judgments)
             return Score(case_id=answer.case_id, qid=answer.qid, type=answer.type, verdict="wrong", reason="bare")
 
     def answer(case, view, question):  # noqa: ANN001, ANN202
@@ -347,7 +349,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.bare and bodies:
             ratio = bare_run(url, bodies, bare, lambda: runner.run(job(level, f"bare_c{level}")), phase,
                              ideal)
-            print(f"    runner at C={level} with bare posts in place of the agent and judge stack: {ratio:.2f}")
+            bare_cpu_ms = 1000 * phase["cpu"] / max(1, answers)
+            print(f"    runner at C={level} with bare posts in place of the agent and judge stack: {ratio:.2f}, "
+                  f"phase CPU/answer {bare_cpu_ms:.1f} ms: the LangGraph / LangChain / SDK stack takes "
+                  f"{phase_cpu_ms - bare_cpu_ms:.1f} of the job's {phase_cpu_ms:.1f} ms")
     Pipeline.run_phase = original
     Pipeline._answer = original_answer
     print(f"\nserver: {stats.get('requests', 0)} chat requests (warm-up and baseline included), peak {stats.get('peak_concurrency', 0)} in flight")
