@@ -20,7 +20,7 @@ TINY = {
     "bench_startup.py": ["--runs", "1", "--sweep-runs", "1"],
     "bench_memory.py": ["--cases", "3,15"],
     "bench_cost.py": ["--cases", "1", "--seeds", "0", "--prompts", "sre", "--mechanisms", "shipped"],
-    "bench_runner.py": ["--cases", "2", "--concurrency", "2", "--latency", "0.01"],
+    "bench_runner.py": ["--cases", "2", "--concurrency", "2", "--latency", "0.01", "--bare"],
     "bench_throughput.py": ["--cases", "2", "--configs", "4", "--latency", "0.01"],
     "bench_coverage.py": ["--reps", "50", "--ks", "10", "--resamples", "20"],
     "bench_flags.py": ["--sources", "sample", "--prompts", "sre"],
