@@ -28,6 +28,13 @@ def test_each_dataset_option_builds_its_class(option, cls):
     assert source.source == ("sample" if option == "sample" else option)
 
 
+def test_each_source_labels_its_rows_by_what_it_reads():
+    """The label names a Langfuse dataset (``bench-<label>-<hash>``): the file's stem, the hub dataset's name."""
+    assert Hub(hf_name="nebius/SWE-rebench-openhands-trajectories").label() == "SWE-rebench-openhands-trajectories"
+    assert LocalFile(path="/data/runs/dev.parquet").label() == "dev"
+    assert Shipped().label() == Shipped().source
+
+
 def test_a_key_the_source_does_not_take_is_one_line_naming_the_fix():
     with pytest.raises(ConfigError, match=r"^dataset.hf_name=x is not used by dataset.source=local .*use dataset=hf"):
         validate(compose(["dataset=local", "dataset.path=a.jsonl", "+dataset.hf_name=x"]))

@@ -44,6 +44,9 @@ class Hub(Source):
     def provenance(self) -> dict[str, Any]:
         return {"path": None, "hf_name": self.hf_name, "revision": self.revision}
 
+    def label(self) -> str:
+        return str(self.hf_name).rsplit("/", 1)[-1]
+
 
 def _open(datasets: Any, name: str, **kwargs: Any) -> Any:
     """The dataset's stream in small batches (:data:`PARQUET_BATCH_ROWS`) where its builder takes
@@ -54,6 +57,3 @@ def _open(datasets: Any, name: str, **kwargs: Any) -> Any:
         if "batch_size" not in str(err):
             raise
     return datasets.load_dataset(name, **kwargs)
-
-    def label(self) -> str:
-        return str(self.hf_name).rsplit("/", 1)[-1]
