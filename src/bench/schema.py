@@ -16,6 +16,7 @@ from bench.profiles import OPENHANDS, Profile
 
 __all__ = [
     "case_set_hash",
+    "CaseSetDigest",
     "Question",
     "DroppedQuestion",
     "Case",
@@ -222,13 +223,29 @@ class Score:
         return record
 
 
+class CaseSetDigest:
+    """The case-set hash built one case at a time (a job reads its cases as a stream); the one
+    definition :func:`case_set_hash` uses too."""
+
+    def __init__(self) -> None:
+        import hashlib
+
+        self._digest = hashlib.sha256()
+
+    def add(self, case: Case | dict[str, Any]) -> None:
+        """Add a case, or its ``cases.jsonl`` record."""
+        import json
+
+        self._digest.update(json.dumps(case if isinstance(case, dict) else case.to_dict(), sort_keys=True,
+                                       default=str).encode())
+
+    def hexdigest(self) -> str:
+        return self._digest.hexdigest()[:16]
+
+
 def case_set_hash(cases: Iterable[Case] | Iterable[dict[str, Any]]) -> str:
     """The digest of a case set (cases or their ``cases.jsonl`` records): same cases, same hash."""
-    import hashlib
-    import json
-
-    digest = hashlib.sha256()
+    digest = CaseSetDigest()
     for case in cases:
-        digest.update(json.dumps(case if isinstance(case, dict) else case.to_dict(), sort_keys=True,
-                                 default=str).encode())
-    return digest.hexdigest()[:16]
+        digest.add(case)
+    return digest.hexdigest()

@@ -21,7 +21,6 @@ and lets it go when its questions are done.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -31,7 +30,7 @@ from typing import Any
 
 from bench.metrics import metric_case
 from bench.questions.guess import TemplateCount
-from bench.schema import Case, Rejected
+from bench.schema import Case, CaseSetDigest, Rejected
 from bench.selection import CaseStream, count_drops
 from bench.store import JobFileError, JobStore, iter_lines
 
@@ -79,14 +78,14 @@ class CaseSet:
                     templates.add(case)
                     handle.write(JobStore.encode(case.to_dict()))
             entries, metric_cases, dropped = [], [], {}
-            digest = hashlib.sha256()  # bench.schema.case_set_hash, one record at a time
+            digest = CaseSetDigest()
             with staged.open("wb") as out:
                 for _, line, _complete in iter_lines(spool):
                     record = json.loads(line)
                     if templates.drop_from_record(record):
                         line = JobStore.encode(record).rstrip("\n").encode("utf-8")
                     count_drops(dropped, ((d["type"], d["reason"]) for d in record["dropped_questions"]))
-                    digest.update(json.dumps(record, sort_keys=True, default=str).encode())
+                    digest.add(record)
                     entries.append(CaseEntry(record["case_id"], record["instance_id"],
                                              tuple(q["qid"] for q in record["questions"]), out.tell(), len(line)))
                     metric_cases.append(metric_case(record))
@@ -100,7 +99,7 @@ class CaseSet:
         finally:
             spool.unlink(missing_ok=True)
         stream.log_selected(dropped)
-        made = cls(staged, entries, metric_cases, digest.hexdigest()[:16], stream)
+        made = cls(staged, entries, metric_cases, digest.hexdigest(), stream)
         made._final = path
         return made
 
