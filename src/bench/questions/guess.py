@@ -136,48 +136,51 @@ class TemplateCount:
         held = self._holders.get(self._digest(key))
         return held[0] if held else 0
 
-    def is_template(self, key: tuple[str, str, str] | None) -> bool:
-        if key is None:
-            return False
-        held = self.holders(key)
+    def _is_template(self, held: int) -> bool:
         return held >= 2 and (held >= self.min_cases or held >= self.share * self.n_cases)
+
+    def is_template(self, key: tuple[str, str, str] | None) -> bool:
+        return key is not None and self._is_template(self.holders(key))
 
     def reason(self, question: Question | dict[str, Any]) -> str | None:
         """Why ``question`` is dropped as a template answer (None: it is not one)."""
         key = template_key(question)
-        if key is None or not self.is_template(key):
+        if key is None:
+            return None
+        held = self.holders(key)
+        if not self._is_template(held):
             return None
         return (f"template answer (the same reference answers {key[0]} of `{key[1]}` in "
-                f"{self.holders(key)} of {self.n_cases} cases)")
+                f"{held} of {self.n_cases} cases)")
+
+    def _split(self, questions: list[Any]) -> tuple[list[Any], list[tuple[Any, str]]]:
+        """``questions`` (objects or records) as (kept, [(dropped question, reason)])."""
+        kept, dropped = [], []
+        for q in questions:
+            reason = self.reason(q)
+            if reason is None:
+                kept.append(q)
+            else:
+                dropped.append((q, reason))
+        return kept, dropped
 
     def drop(self, case: Case) -> int:
         """Drop (in place, with the reason) ``case``'s questions whose answer is a template; how many."""
-        kept, dropped = [], 0
-        for q in case.questions:
-            reason = self.reason(q)
-            if reason is None:
-                kept.append(q)
-                continue
+        kept, dropped = self._split(case.questions)
+        for q, reason in dropped:
             case.dropped_questions.append(DroppedQuestion(q.type, reason))
             log.debug("dropped %s question of %s: %s", q.type, case.case_id, reason)
-            dropped += 1
         if dropped:
             case.questions = kept
-        return dropped
+        return len(dropped)
 
     def drop_from_record(self, record: dict[str, Any]) -> int:
         """:meth:`drop` on a ``cases.jsonl`` record (``questions`` -> ``dropped_questions``); how many."""
-        kept, dropped = [], 0
-        for q in record["questions"]:
-            reason = self.reason(q)
-            if reason is None:
-                kept.append(q)
-                continue
-            record["dropped_questions"].append({"type": q["type"], "reason": reason})
-            dropped += 1
+        kept, dropped = self._split(record["questions"])
+        record["dropped_questions"] += [{"type": q["type"], "reason": reason} for q, reason in dropped]
         if dropped:
             record["questions"] = kept
-        return dropped
+        return len(dropped)
 
 
 def drop_templates(cases: Sequence[Case], min_cases: int = TEMPLATE_MIN_CASES,
