@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 # an @hydra.main app on this project's config that does nothing: what any Hydra app pays
@@ -51,16 +52,22 @@ def _wall(cmd: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def _imports(stderr: str) -> Iterator[tuple[float, str]]:
+    """``(cumulative seconds, module name as printed, indented by nesting)`` of each ``-X importtime`` line."""
+    for line in stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        _, cumulative, name = line[len("import time:"):].split("|")
+        yield int(cumulative) / 1e6, name
+
+
 def _importtime(out: Path) -> list[tuple[float, str]]:
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "bench.main", f"output_dir={out}"],
                           capture_output=True, text=True, check=True, cwd=ROOT)
     roots: dict[str, float] = {}
-    for line in done.stderr.splitlines():
-        if not line.startswith("import time:") or "self [us]" in line:
-            continue
-        _, cumulative, name = line[len("import time:"):].split("|")
+    for seconds, name in _imports(done.stderr):
         package = name.strip().split(".")[0]
-        roots[package] = max(roots.get(package, 0.0), int(cumulative) / 1e6)
+        roots[package] = max(roots.get(package, 0.0), seconds)
     return sorted(((s, p) for p, s in roots.items()), reverse=True)
 
 
@@ -82,14 +89,11 @@ def _sweep(url: str, out: Path, shared: bool, importtime: bool) -> tuple[float, 
         raise RuntimeError(f"the sweep failed: {done.stderr[-2000:]}")
     counts = dict.fromkeys(HEAVY, 0)
     seconds = 0.0
-    for line in done.stderr.splitlines():
-        if not line.startswith("import time:") or "self [us]" in line:
-            continue
-        _, cumulative, name = line[len("import time:"):].split("|")
+    for cumulative, name in _imports(done.stderr):
         if name.strip() in counts:
             counts[name.strip()] += 1
         if not name.startswith("  "):  # a top-level import: its cumulative time counts once
-            seconds += int(cumulative) / 1e6
+            seconds += cumulative
     return wall, counts, seconds
 
 
