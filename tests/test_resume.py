@@ -29,9 +29,6 @@ from builders import sample_questions
 from conftest import CONF_DIR
 from paths import pythonpath
 
-# N: questions of the shipped sample, counted lazily (jobs import this module inside a Hydra app,
-# where composing a config again is not allowed)
-
 
 class SlowReader(EvidenceReader):
     """The offline reader, slowed down by ``BENCH_TEST_DELAY`` seconds per answer."""
