@@ -10,7 +10,10 @@ are switched on by parameters:
 * ``fail_rate`` + ``fail_kinds``: a fixed share of the chat requests fails, chosen by the
   request counter (request ``n`` fails when ``floor((n+1)*rate) > floor(n*rate)``, so the
   failures are evenly spread and never consecutive for ``rate < 0.5``); the kinds
-  (``429``, ``500``, ``timeout``) are used in turn. A ``timeout`` holds the request for
+  (``429``, ``500``, ``timeout``) are used in turn. A request whose last attempt (the same
+  body) failed goes through and the failure passes to the next request: under concurrency
+  a client's retries could otherwise keep landing on the failing slots, so "a retry gets
+  through" holds for every request, not only for consecutive ones. A ``timeout`` holds the request for
   ``timeout_s`` seconds (longer than the client's timeout) and then answers 504;
 * ``fail_marker``: every chat request whose body contains this string fails with
   ``marker_status`` (default 500), always, e.g. a case id;
@@ -210,6 +213,8 @@ class FakeOpenAI:
         self._counter = 0  # chat requests received
         self._dumped = 0
         self._failures = 0  # failures issued by fail_rate
+        self._failed_bodies: set[bytes] = set()  # digests of bodies whose last attempt failed (fail_rate)
+        self._owed = False  # a failure passed on by such a retry: the next request takes it
         self._in_flight = 0
         self._stats: Counter = Counter()
         self.log: list[dict[str, Any]] = []  # one entry per chat request (no headers, no key)
@@ -307,7 +312,8 @@ class FakeOpenAI:
         with self._lock:
             n = self._counter
             self._counter += 1
-            fails = int((n + 1) * self.fail_rate) > int(n * self.fail_rate)
+            fails = self._owed or int((n + 1) * self.fail_rate) > int(n * self.fail_rate)
+            self._owed = False
             kind = "ok"
             wait = self._refused(time.monotonic()) if (self.rate_limit or self.max_in_flight is not None) else None
             if wait is not None:
@@ -319,8 +325,14 @@ class FakeOpenAI:
             elif self.empty_marker and self.empty_marker in raw:
                 kind = "empty"
             elif fails:
-                kind = self.fail_kinds[self._failures % len(self.fail_kinds)]
-                self._failures += 1
+                digest = hashlib.blake2b(json.dumps(body, sort_keys=True).encode(), digest_size=16).digest()
+                if digest in self._failed_bodies:  # a retry of a failed request: it goes through
+                    self._failed_bodies.discard(digest)
+                    self._owed = True
+                else:
+                    kind = self.fail_kinds[self._failures % len(self.fail_kinds)]
+                    self._failures += 1
+                    self._failed_bodies.add(digest)
             self._in_flight += 1
             self._stats["requests"] += 1
             self._stats[f"outcome_{kind}"] += 1
