@@ -36,6 +36,17 @@ are switched on by parameters:
   on, in blocks of 128.
 * ``exact_tokens``: ``usage.prompt_tokens`` counted with tiktoken (default), else
   estimated as characters / 4 (cheaper, for speed benchmarks).
+* ``hold``: orderings a test needs by design, not by timing. ``hold(body)`` returns ``(group, n)``
+  or None; a successful reply to a request of ``group`` waits until ``n`` chat requests of that
+  group have arrived (refused ones included; a successful one once its ``prefix_cache`` share is
+  read, so none of the group reads another's prefix), so those ``n`` are provably in flight together
+  (e.g. ``hold=lambda body: ("all", 3)``: the first three wait for each other). Once ``n``
+  arrived the group's later requests pass. A group that never fills releases its requests
+  after ``hold_timeout_s`` and counts ``hold_timeouts`` in :meth:`stats` (a test asserts 0):
+  the client did not send them together. ``pause_after=N``: every successful reply after the
+  N-th waits until :meth:`resume` (a test that kills its client mid-job knows exactly what was
+  answered). A reply's prefixes (``prefix_cache``) are served from before the reply is sent,
+  so a client that reacts to a reply always finds them.
 
 ``reply`` is a text or a function ``(request_body: dict) -> str | dict`` (a dict is an
 assistant message sent as is, e.g. scripted ``tool_calls``); the default reply is
@@ -177,6 +188,9 @@ class FakeOpenAI:
         prefix_cache: bool = False,
         batch_delay: float = 0.0,
         batch_expire: int = 0,
+        hold: Callable[[dict[str, Any]], tuple[Any, int] | None] | None = None,
+        hold_timeout_s: float = 120.0,
+        pause_after: int | None = None,
     ) -> None:
         if not 0.0 <= fail_rate <= 1.0:
             raise ValueError("fail_rate must be in [0, 1]")
@@ -230,6 +244,14 @@ class FakeOpenAI:
         self.batch_delay, self.batch_expire = float(batch_delay), int(batch_expire)
         self.files: dict[str, str] = {}
         self.batches: dict[str, dict[str, Any]] = {}
+        # orderings by design (see the module docstring): groups of requests that wait for each other,
+        # and replies that wait for resume()
+        self.hold, self.hold_timeout_s = hold, float(hold_timeout_s)
+        self._arrived: Counter = Counter()  # chat requests arrived per hold group
+        self._changed = threading.Condition(self._lock)  # notified when a group grows, on resume, on stop
+        self.pause_after = pause_after
+        self._replies = 0  # successful replies started (pause_after)
+        self._resumed = False
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -277,6 +299,8 @@ class FakeOpenAI:
 
     def stop(self) -> None:
         self._stop.set()
+        with self._changed:
+            self._changed.notify_all()  # held replies go (to a client that may have gone)
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -309,6 +333,7 @@ class FakeOpenAI:
     def _decide(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """(``ok``|``ratelimit``|``429``|``500``|``timeout``|``marker``|``overflow``|``empty``, log entry) for one chat request."""
         raw = request_text(body) if (self.fail_marker or self.overflow_marker or self.empty_marker) else ""
+        group = self.hold(body) if self.hold is not None else None
         with self._lock:
             n = self._counter
             self._counter += 1
@@ -333,6 +358,9 @@ class FakeOpenAI:
                     kind = self.fail_kinds[self._failures % len(self.fail_kinds)]
                     self._failures += 1
                     self._failed_bodies.add(digest)
+            if group is not None and kind != "ok":  # answered at once: it arrived (an ok one once its cache is read)
+                self._arrived[group[0]] += 1
+                self._changed.notify_all()
             self._in_flight += 1
             self._stats["requests"] += 1
             self._stats[f"outcome_{kind}"] += 1
@@ -341,7 +369,38 @@ class FakeOpenAI:
             if accepted:
                 self._stats["peak_accepted"] = max(self._stats["peak_accepted"], self._accepted)
         return kind, {"n": n, "kind": kind, "start": time.perf_counter(), "retry_after": wait, "accepted": accepted,
-                      "tools": [t.get("function", {}).get("name") for t in body.get("tools") or []]}
+                      "tools": [t.get("function", {}).get("name") for t in body.get("tools") or []], "group": group}
+
+    def resume(self) -> None:
+        """Let the replies held by ``pause_after`` go."""
+        with self._changed:
+            self._resumed = True
+            self._changed.notify_all()
+
+    def _held(self, entry: dict[str, Any]) -> None:
+        """Wait while this reply is held: its hold group not yet full, or paused (``pause_after``)."""
+        group = entry.get("group")
+        deadline = time.monotonic() + self.hold_timeout_s
+        with self._changed:
+            if group is not None:
+                self._arrived[group[0]] += 1  # after its cached share was read: no reply of the group wrote one
+                self._changed.notify_all()
+                while self._arrived[group[0]] < group[1] and not self.stopped():
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        self._stats["hold_timeouts"] += 1
+                        break
+                    self._changed.wait(min(left, 0.5))
+            self._replies += 1
+            if self.pause_after is not None and self._replies > self.pause_after:
+                while not self._resumed and not self.stopped():
+                    self._changed.wait(0.5)
+
+    def _written(self, entry: dict[str, Any]) -> None:
+        """A reply's prefixes are served from now on: before the reply leaves, as a provider writes its
+        cache before it answers (a client reacting to the reply must find them)."""
+        with self._lock:
+            self._prefixes.update(entry.pop("prefixes", ()))
 
     def _done(self, entry: dict[str, Any], prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
         entry["end"] = time.perf_counter()
@@ -645,7 +704,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         share = fake.cached_share(body, entry) if fake.prefix_cache else 0.0
         payload, prompt_tokens, completion_tokens = fake.completion(body, prompt_tokens, share)
+        fake._held(entry)
         self._wait(fake)
+        fake._written(entry)
         if body.get("stream"):
             self._stream(payload)
         else:

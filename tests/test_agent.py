@@ -347,16 +347,17 @@ def test_transcript_input_sends_one_user_message():
 
 
 def test_concurrency_limit_holds(tmp_path):
+    """At most two calls at once, and two do run together: each call waits for a partner (a
+    barrier of two), which only a limit of at least two lets in, however loaded the machine is."""
     active, peak = [0], [0]
     lock = threading.Lock()
+    pairs = threading.Barrier(2, timeout=120)  # a bound against a hang (limit 1): the test then fails
 
     def slow(messages, kwargs):
-        import time
-
         with lock:
             active[0] += 1
             peak[0] = max(peak[0], active[0])
-        time.sleep(0.05)
+        pairs.wait()
         with lock:
             active[0] -= 1
         return AIMessage(str(len(messages)))

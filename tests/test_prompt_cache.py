@@ -11,6 +11,7 @@ from bench.config import compose
 from bench.llm.errors import ModelSetupError
 from bench.llm.price import Price
 from bench.runner import run
+from bench.store import read_jsonl
 
 from fake_openai import FakeOpenAI
 from test_hostile import bench, one_line_error
@@ -71,12 +72,28 @@ def test_without_a_price_no_cost_is_made_up(tmp_path):
 
 
 def test_warm_prefixes_let_a_views_other_questions_read_its_cached_prefix(tmp_path):
-    shares = {}
+    """One view's questions share its prefix. Naive, they are sent together: the server holds every
+    reply until all of them arrived (a group of the fake server's ``hold``), so none can find a
+    prefix another wrote, whatever the machine's load. Warm, the first goes alone and the others
+    only once its reply is in (the pipeline's order): each of them reads the prefix it wrote."""
+    questions = len(json.loads((_offline_cases(tmp_path)).read_text().splitlines()[0])["questions"])
+    assert questions >= 4
+    calls = {}
     for warm in ("false", "true"):
-        with FakeOpenAI(prefix_cache=True, latency=0.3) as server:  # the views are built long before a reply
-            metrics = _job(tmp_path, server, warm, "dataset.limit=4", "cache.enabled=false",
-                           f"model.warm_prefix={warm}")
-        answer = metrics["model_calls"]["answer"]
-        shares[warm] = answer["cached_tokens"] / answer["input_tokens"]
-    # all questions sent together (64 in flight) find no completed prefix; warm: all but each view's first do
-    assert shares["true"] >= 0.7 and shares["false"] < 0.3, shares
+        hold = (lambda body: ("view", questions)) if warm == "false" else None
+        with FakeOpenAI(prefix_cache=True, hold=hold) as server:
+            _job(tmp_path, server, warm, "dataset.limit=1", "cache.enabled=false", f"model.warm_prefix={warm}")
+            assert server.stats().get("hold_timeouts", 0) == 0  # naive: the questions were in flight together
+        calls[warm] = [c for c in read_jsonl(tmp_path / warm / "calls.jsonl") if c["kind"] == "answer"]
+    assert len(calls["false"]) == len(calls["true"]) == questions  # one call per question (a finish call)
+    assert all(c["cached_tokens"] == 0 for c in calls["false"])
+    cached = sorted(c["cached_tokens"] for c in calls["true"])
+    assert cached[0] == 0 and all(n > 0 for n in cached[1:])  # all but the view's first read its prefix
+    share = sum(cached) / sum(c["input_tokens"] for c in calls["true"])
+    assert share >= 0.7, share
+
+
+def _offline_cases(tmp_path):
+    """cases.jsonl of the one-case job the warm-prefix test asks (the offline reader: no server)."""
+    run(compose([f"output_dir={tmp_path / 'offline'}", "dataset.limit=1"]))
+    return tmp_path / "offline" / "cases.jsonl"

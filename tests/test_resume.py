@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -31,13 +32,25 @@ from paths import pythonpath
 
 
 class SlowReader(EvidenceReader):
-    """The offline reader, slowed down by ``BENCH_TEST_DELAY`` seconds per answer."""
+    """The offline reader, slowed down by ``BENCH_TEST_DELAY`` seconds per answer; with
+    ``BENCH_TEST_PAUSE_AFTER=N`` every answer after the N-th blocks (for at most 10 minutes),
+    so a job killed after N answers holds exactly N, however fast or slow the machine is."""
+
+    started = 0
+    lock = threading.Lock()
 
     def __init__(self, max_concurrency: int = 1) -> None:
         self.max_concurrency = max_concurrency
 
     def answer(self, case, view, question) -> Answer:
         time.sleep(float(os.environ.get("BENCH_TEST_DELAY", "0")))
+        pause_after = os.environ.get("BENCH_TEST_PAUSE_AFTER")
+        if pause_after is not None:
+            with SlowReader.lock:
+                SlowReader.started += 1
+                held = SlowReader.started > int(pause_after)
+            if held:
+                time.sleep(600)  # until the test kills the job
         return super().answer(case, view, question)
 
 
@@ -137,23 +150,23 @@ def test_a_subprocess_job_can_load_the_tests_own_components():
 @pytest.mark.slow  # several subprocess jobs; .ci/run runs it
 def test_sigkilled_cli_job_resumes_to_the_same_scores(tmp_path, uninterrupted):
     out = tmp_path / "killed"
-    env = {**os.environ, "PYTHONPATH": pythonpath(),
-           "BENCH_TEST_DELAY": "0.15"}
+    # six answers, then every answer blocks: killed with exactly six on disk, at any speed
+    env = {**os.environ, "PYTHONPATH": pythonpath(), "BENCH_TEST_PAUSE_AFTER": "6"}
     env.pop("HYDRA_FULL_ERROR", None)
     args = [sys.executable, "-m", "bench.main", "model._target_=test_resume.SlowReader",
             "+model.max_concurrency=2"]
     proc = subprocess.Popen([*args, f"hydra.run.dir={out}"], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300  # a bound against a hang, not a timing the test relies on
     while len(read_jsonl(out / "answers.jsonl")) < 6 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
     killed_at = len(read_jsonl(out / "answers.jsonl"))
-    assert 6 <= killed_at < sample_questions(), killed_at
+    assert killed_at == 6, killed_at
     assert json.loads((out / "run.json").read_text())["status"] == "incomplete"
 
-    env["BENCH_TEST_DELAY"] = "0"
+    env.pop("BENCH_TEST_PAUSE_AFTER")
     done = subprocess.run([*args, f"resume={out}"], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr

@@ -131,12 +131,22 @@ def test_pure_cpu_views_are_built_one_at_a_time_model_views_concurrently(tmp_pat
 
         def __init__(self, calls_model: bool) -> None:
             self.calls_model, self.active, self.peak, self.lock = calls_model, 0, 0, threading.Lock()
+            # a policy that calls a model: its first four views wait for each other, so they provably
+            # run at once whatever the load (one at a time would never fill it: the test fails after
+            # the bound); a pure one is gated to one view at a time, so it gets no barrier
+            self.barrier = threading.Barrier(4, timeout=120) if calls_model else None
+            self.started = 0
 
         def __call__(self, case):
             with self.lock:
                 self.active += 1
                 self.peak = max(self.peak, self.active)
-            time.sleep(0.02)
+                self.started += 1
+                first_four = self.started <= 4
+            if self.barrier is not None and first_four:
+                self.barrier.wait()
+            elif self.barrier is None:
+                time.sleep(0.02)  # room for an overlap, were the gate broken (peak 1 holds at any speed)
             with self.lock:
                 self.active -= 1
             from bench.policies import FullHistory
