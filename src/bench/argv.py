@@ -6,6 +6,7 @@ errors as one line with the fix. Each problem is a :class:`UserError`: one line,
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -14,14 +15,15 @@ from omegaconf import OmegaConf
 
 from bench import redact
 from bench.config import flat_keys, quote_override
-from bench.errors import BenchError
-from bench.jobdir import JobDirError, check_new, check_resume_path
+from bench.errors import BenchError, program
+from bench.jobdir import GIVEN_DIRS, JobDirError, check_new, check_resume_path
 
-__all__ = ["UserError", "check_added_keys", "hydra_error_line", "lock_sweep_dir", "preflight_args"]
+__all__ = ["UserError", "check_added_keys", "check_habits", "check_sweep_prerequisites", "hydra_error_line", "lock_sweep_dir", "preflight_args"]
 
 
 class UserError(BenchError, RuntimeError):
     """A problem with the user's input or environment: reported in one line, no traceback."""
+
 
 
 def _key(item: str) -> str | None:
@@ -73,6 +75,8 @@ def preflight_args(args: list[str]) -> list[str]:
                     check_new(_value(item))
                 except JobDirError as err:
                     raise UserError(str(err)) from None
+                if Path(_value(item)).is_dir():  # a refused job leaves it as it found it (bench.job_failure)
+                    GIVEN_DIRS.add(str(Path(_value(item)).resolve()))
     return out
 
 
@@ -102,6 +106,90 @@ def _known_top_level() -> set[str]:
 
     keys = {k for k in OmegaConf.load(CONF_DIR / "config.yaml") if k != "defaults"}
     return keys | {p.name for p in CONF_DIR.iterdir() if p.is_dir()} | {"hydra"}
+
+
+# Hydra's own command-line flags (``--hydra-help``): anything else written ``--name`` is a habit from
+# argparse tools, where bench takes ``name=value``
+HYDRA_FLAGS = {"--help", "--hydra-help", "--version", "--cfg", "--resolve", "--package", "--run", "--multirun",
+               "--shell-completion", "--config-path", "--config-name", "--config-dir", "--experimental-rerun",
+               "--info"}
+
+
+def _groups() -> dict[str, list[str]]:
+    """Each config group (a directory of ``conf/``, ``hydra`` left out) and its options."""
+    from bench.config import CONF_DIR
+
+    return {d.name: sorted(p.stem for p in d.glob("*.yaml")) for d in sorted(CONF_DIR.iterdir())
+            if d.is_dir() and d.name != "hydra"}
+
+
+def check_habits(args: list[str]) -> None:
+    """Habits from other tools, each refused in one line with the likely fix before anything runs:
+    ``--arm full`` (bench takes ``arm=full``) and a comma list without ``-m`` (a sweep: one job
+    per value). The ones Hydra meets while composing (``experiment=smoke`` without ``+``,
+    ``model=openai/gpt-4o``, ``n=10`` for ``arm.n``) are named by :func:`hydra_error_line`."""
+    for position, item in enumerate(args):
+        if not item.startswith("--") or item.partition("=")[0] in HYDRA_FLAGS or item == "--":
+            continue
+        name, has_value, value = item[2:].partition("=")
+        following = args[position + 1] if position + 1 < len(args) else ""
+        if not has_value and following and not following.startswith("-") and "=" not in following:
+            value, shown = following, f"{item} {following}"
+        else:
+            shown = item
+        key = name.replace("-", "_") if name.replace("-", "_") in _known_top_level() else name
+        raise UserError(f"{shown}: bench takes key=value overrides, not --options: write {key}={value or 'VALUE'} "
+                        "(--help lists the groups and keys)")
+    if any(a in ("-m", "--multirun") for a in args):
+        return
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parser = OverridesParser.create()
+    for item in args:
+        if "=" not in item or item.startswith("-"):
+            continue
+        try:
+            override = parser.parse_override(item)
+        except Exception:  # noqa: BLE001 - Hydra reports the syntax error itself
+            continue
+        if override.is_sweep_override():
+            key, _, value = item.partition("=")
+            raise UserError(f"{item} is a sweep (one job per value): add -m to run it ({program('bench.main')} -m "
+                            f"{item}); for one job whose value holds a comma, quote it: {key}='{value}'")
+
+
+def _leaf_keys(group: str, option: str) -> set[str]:
+    from bench.config import CONF_DIR
+
+    try:
+        data = OmegaConf.to_container(OmegaConf.load(CONF_DIR / group / f"{option}.yaml"), resolve=False)
+    except Exception:  # noqa: BLE001 - a hint only
+        return set()
+    return set(flat_keys(data)) if isinstance(data, dict) else set()
+
+
+def _qualified(key: str) -> list[str]:
+    """``group.key (group=option)`` for every group option that has ``key`` (``n`` -> ``arm.n (arm=nlatest)``)."""
+    found = []
+    for group, options in _groups().items():
+        if group == "experiment":
+            continue
+        having = [o for o in options if key in _leaf_keys(group, o)]
+        if having:
+            found.append(f"{group}.{key}" + (f" ({group}={having[0]})" if len(having) < len(options) else ""))
+    return found
+
+
+def _bad_option_line(group: str, option: str, options: list[str]) -> str | None:
+    """An option of a model group written as another tool writes it: ``model=openai/gpt-4o``
+    (provider/model) or ``model=gpt-4o`` (a model's name where the group wants a client)."""
+    clients = [o for o in options if "base_url" in _leaf_keys(group, o)]  # the options that call a model
+    if not clients or option in options:
+        return None
+    provider, _, rest = option.partition("/")  # openai/gpt-4o: a provider prefix; Qwen/Qwen2.5-7B: a name
+    client, name = (provider, rest) if rest and provider in clients else (clients[0], option)
+    return (f"unknown option {group}={option}: {group} is one of {', '.join(options)} and a model's name goes in "
+            f"{group}.name: write {group}={client} {group}.name={name}")
 
 
 def check_added_keys(args: list[str]) -> None:
@@ -147,6 +235,9 @@ def hydra_error_line(err: BaseException, args: list[str]) -> str:
 
     text = str(err).strip()
     if isinstance(err, MissingConfigException) and (found := re.search(r"Could not find '([^']+)'", text)):
+        first, _, rest = found.group(1).partition("/")
+        if first in _groups() and (line := _bad_option_line(first, rest, _groups()[first])):
+            return line
         group, _, option = found.group(1).rpartition("/")
         options = [o for o in (err.options or []) if "/" not in o]
         close = difflib.get_close_matches(option, options, n=1)
@@ -155,6 +246,16 @@ def hydra_error_line(err: BaseException, args: list[str]) -> str:
                     + (f"; did you mean {group}={close[0]}?)" if close else ")"))
     if found := re.search(r"Could not override '([^']+)'", text):
         key = found.group(1)
+        groups = _groups()
+        if key in groups and "No match in the defaults list" in text:  # a group without a default: added with +
+            value = next((a.partition("=")[2] for a in args if a.partition("=")[0] == key), "NAME")
+            return (f"{key}={value}: {key} has no default to override, add it with +: write +{key}={value} "
+                    f"(options: {', '.join(groups[key])})")
+        if "." not in key and (qualified := _qualified(key)):
+            value = next((a.partition("=")[2] for a in args if a.partition("=")[0] == key), "VALUE")
+            return (f"unknown config key '{key}': keys are written in full, e.g. {qualified[0].split(' ')[0]}={value}"
+                    + (f" ({qualified[0].split(' ', 1)[1][1:-1]})" if " " in qualified[0] else "")
+                    + (f"; also {', '.join(q.split(' ')[0] for q in qualified[1:])}" if len(qualified) > 1 else ""))
         if key.startswith("dataset.") and key.count(".") == 1:
             from bench.config import unused_source_key
 
@@ -170,3 +271,119 @@ def hydra_error_line(err: BaseException, args: list[str]) -> str:
     if cause is not None and str(cause).strip():
         message = f"{message} ({str(cause).strip().splitlines()[0]})"
     return redact.scrub(message)
+
+
+# The group choices and keys that decide what a job needs before it starts (its data file or hub, its
+# endpoints and keys). A sweep's other dimensions (seed, prompt, mechanism, arm.n, ...) never change it:
+# they are left out when a sweep's prerequisites are checked, so a large sweep costs one check.
+_PREREQUISITE_GROUPS = ("dataset", "model", "judge", "summarizer", "arm")
+_LOCAL_LAUNCHERS = (None, "hydra._internal.core_plugins.basic_launcher.BasicLauncher",
+                    "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher")
+
+
+def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
+    """``(jobs, variants)`` of a ``-m`` sweep run here (the basic sweeper, a launcher on this machine):
+    the overrides of one job per combination of the values the sweep gives the prerequisite groups
+    (:data:`_PREREQUISITE_GROUPS`). None when it cannot be told here (another sweeper, a cluster)."""
+    import itertools
+
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from bench.callbacks import BASIC_SWEEPER, expected_jobs
+    from bench.config import compose
+
+    parser = OverridesParser.create()
+    given = [a for a in args if not a.startswith("-")]
+    try:
+        parsed = parser.parse_overrides(given)
+    except Exception:  # noqa: BLE001 - a bad override: Hydra reports it
+        return None
+    fixed = [text for text, o in zip(given, parsed, strict=True) if not o.is_sweep_override()]
+    try:
+        primary = compose(fixed, return_hydra_config=True)
+    except Exception:  # noqa: BLE001 - a config that does not compose: Hydra reports it
+        return None
+    if (OmegaConf.select(primary, "hydra.sweeper._target_") != BASIC_SWEEPER
+            or OmegaConf.select(primary, "hydra.launcher._target_") not in _LOCAL_LAUNCHERS):
+        return None
+    node = OmegaConf.select(primary, "hydra.sweeper.params")
+    params = OmegaConf.to_container(node, resolve=False) if node is not None else {}
+    dimensions: dict[str, list[str]] = {}
+    try:
+        for override in [*parser.parse_overrides([f"{k}={v}" for k, v in params.items()]), *parsed]:
+            key = override.get_key_element()
+            if not override.is_sweep_override():
+                dimensions.pop(key, None)  # a fixed value given later replaces the sweep of the key
+                continue
+            if not override.is_discrete_sweep():
+                return None  # range(), interval(): a sweeper's own expansion
+            dimensions[key] = [f"{key}={v}" for v in override.sweep_string_iterator()]
+    except Exception:  # noqa: BLE001 - a sweep this parser cannot expand: no check
+        return None
+    with_overrides = OmegaConf.merge(primary, {"hydra": {"overrides": {"task": given}}})
+    jobs = expected_jobs(with_overrides) or 1
+    relevant = [values for key, values in dimensions.items() if key.lstrip("+~") in _PREREQUISITE_GROUPS
+                or key.lstrip("+~").split(".")[0] in _PREREQUISITE_GROUPS[:4]]
+    return jobs, [[*fixed, *combo] for combo in itertools.product(*relevant)]
+
+
+def check_sweep_prerequisites(args: list[str]) -> None:
+    """What every job of a ``-m`` sweep needs before it starts, checked once before any job: the data
+    (the file is there, the hub reachable) and each model endpoint (reachable, the key set and taken),
+    exactly as a single job checks them. One UserError line naming the problem; nothing written.
+    Sweeps whose jobs run elsewhere (a cluster launcher) or that another sweeper expands are left to
+    their jobs."""
+    if not any(a in ("-m", "--multirun") for a in args):
+        return
+    found = _sweep_variants(args)
+    if found is None:
+        return
+    jobs, variants = found
+    from bench.config import compose, dataset_source, validate
+
+    seen: set[str] = set()
+    for overrides in variants:
+        try:
+            cfg = compose(overrides)
+        except Exception:  # noqa: BLE001 - a job config that does not compose: its job reports it
+            continue
+        nodes = {g: OmegaConf.to_container(cfg[g], resolve=False) for g in _PREREQUISITE_GROUPS if g in cfg}
+        signature = json.dumps(nodes, sort_keys=True, default=str)
+        if signature in seen:
+            continue
+        seen.add(signature)
+        try:
+            _check_prerequisites(cfg, nodes, validate, dataset_source)
+        except BenchError as err:
+            raise UserError(f"{redact.scrub(str(err).splitlines()[0])} (needed by all {jobs} jobs of the sweep: "
+                            "checked once, no job started)") from None
+
+
+def _check_prerequisites(cfg: Any, nodes: dict[str, Any], validate: Any, dataset_source: Any) -> None:
+    from hydra.errors import InstantiationException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from bench.config import absolute_paths
+    from bench.errors import ConfigError
+    from bench.failures import innermost
+
+    try:
+        validate(cfg)
+        absolute_paths(cfg)
+        dataset_source(cfg.dataset).check()
+        if "api_key_env" in json.dumps(nodes, default=str):  # a part calls a model: build it and check its endpoint
+            from bench.arms import build_policy
+            from bench.components import preflight
+            from bench.runner.setup import build, surfaced
+            from bench.tokens import TokenCounter
+
+            answerer, judge = build(cfg.model, "model"), build(cfg.judge, "judge")
+            policy = surfaced(build_policy, cfg, TokenCounter(cfg.tokenizer.encoding),
+                              groups={"arm": cfg.arm, "summarizer": cfg.get("summarizer"),
+                                      "mechanism": cfg.get("mechanism")})
+            preflight(answerer, judge, policy)
+    except (InstantiationException, OmegaConfBaseException) as err:
+        root = innermost(err)
+        if isinstance(root, BenchError):
+            raise root from None
+        raise ConfigError(str(root).strip() or type(root).__name__) from None

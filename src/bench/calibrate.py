@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.cases import MAX_NESTING, too_deep
-from bench.errors import BenchError
+from bench.errors import BenchError, program
 from bench.questions import QUESTION_TYPES
 from bench.schema import Answer, Question
 from bench.stats import cohen_kappa
@@ -215,7 +215,7 @@ def _fraction(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.calibrate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=program("bench.calibrate"), description=__doc__.split("\n\n")[0])
     parser.add_argument("file", metavar="FILE", help="JSONL of labelled answers (see the module docstring)")
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
                         help="Hydra overrides: judge=exact|llm and judge.* / cache.* keys")

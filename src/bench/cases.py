@@ -75,11 +75,14 @@ def _loads(text: str) -> Any:
 
 
 def _parse_calls(raw_calls: Any, position: int) -> list[dict[str, Any]]:
+    """OpenAI's call shape ``{id, type, function: {name, arguments}}``, or tau2-bench's own
+    ``{id, name, arguments: {...}, requestor}`` (its ``ToolCall``: no ``function`` object)."""
     calls = []
     for raw in strip_nulls(raw_calls) or []:
         if not isinstance(raw, dict) or not isinstance(raw.get("function") or {}, dict):
             raise RejectedRow(f"message {position}: a tool call that is not an object with a function object")
-        function = raw.get("function") or {}
+        function = raw.get("function") or ({"name": raw["name"], "arguments": raw.get("arguments")}
+                                           if "function" not in raw and "name" in raw else {})
         name = function.get("name")
         call_id = raw.get("id")
         if not name or not call_id:
@@ -129,13 +132,16 @@ def _to_messages(trajectory: list[dict[str, Any]], profile: Profile = OPENHANDS
                 raise RejectedRow(f"message {position}: system message inside the history")
             system_prompt = text
             continue
+        if role == "tool" and raw.get("requestor") == "user":
+            continue  # tau2-bench: the simulated user's own tool (its phone), a call the agent never saw
         positions.append(position)
         if role == "user":
             messages.append(HumanMessage(content=text))
         elif role == "assistant":
             messages.append(AIMessage(content=text, tool_calls=_parse_calls(raw.get("tool_calls"), position)))
         elif role == "tool":
-            call_id = raw.get("tool_call_id")
+            # tau2-bench's ToolMessage names the call it answers ``id`` (OpenAI: ``tool_call_id``)
+            call_id = raw.get("tool_call_id") or raw.get("id")
             if not call_id:
                 raise RejectedRow(f"message {position}: tool result without tool_call_id")
             if not isinstance(call_id, str) or not isinstance(raw.get("name") or "", str):

@@ -15,19 +15,25 @@ give ``repo``, ``resolved``, ``exit_status``, ``model_patch`` and ``trajectory_i
     write_chat_jsonl(rows, "out.jsonl")             # rows of the column schema -> chat JSONL
 
 Bad lines are not guessed at: a line that is not a JSON object, or lacks ``id`` or
-``messages``, raises :class:`ChatLogError` naming the file and the line.
+``messages``, raises :class:`ChatLogError` naming the file and the line. Shapes other tools write
+are named with their fix: a file of one run's messages, and a mini-swe-agent text-action log
+(``scripts/mini_swe_agent_to_chat.py`` converts it). tau2-bench's own message shape (calls
+``{id, name, arguments}``, results ``{role: tool, id, requestor}``) is read as it is
+(:mod:`bench.cases`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from bench.errors import BenchError
 
-__all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", "iter_jsonl", "iter_records", "UNREADABLE"]
+__all__ = ["ChatLogError", "iter_chat_rows", "chat_record", "write_chat_jsonl", "iter_jsonl", "iter_records", "UNREADABLE",
+           "text_action_log"]
 
 # A line that is valid JSON nested past the parser's recursion limit: yielded as
 # ``{UNREADABLE: reason}`` so that conversation alone is rejected (bench.cases.row_to_case).
@@ -113,9 +119,34 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield line, item
 
 
+# mini-swe-agent v1 (and v2 in text mode) writes its actions as one fenced block in the assistant's text
+# and their results as the next user message, ``<returncode>N</returncode>...``: no tool calls to read.
+_TEXT_ACTION = re.compile(r"```(?:bash|mswea_bash_command)\s*\n")
+CONVERTER = "python scripts/mini_swe_agent_to_chat.py TRAJ.json... -o runs.jsonl"
+
+
+def text_action_log(messages: Any) -> bool:
+    """True for a mini-swe-agent text-action conversation: no message carries tool calls, and an
+    assistant's fenced action block is answered by a user message starting ``<returncode>``."""
+    if not isinstance(messages, list) or any(isinstance(m, dict) and m.get("tool_calls") for m in messages):
+        return False
+    return any(isinstance(m, dict) and isinstance(n, dict) and m.get("role") == "assistant"
+               and _TEXT_ACTION.search(str(m.get("content") or "")) and n.get("role") == "user"
+               and str(n.get("content") or "").lstrip().startswith("<returncode>")
+               for m, n in zip(messages, messages[1:], strict=False))
+
+
 def _row(record: dict[str, Any], where: str) -> dict[str, Any]:
     if UNREADABLE in record:  # rejected with its reason by row_to_case; the other conversations go on
         return {"instance_id": where.rpartition(", ")[2].replace(" ", ""), UNREADABLE: record[UNREADABLE]}
+    if "role" in record and "messages" not in record:
+        raise ChatLogError(f"{where}: a chat message where a conversation is expected ({{\"id\", \"messages\": "
+                           "[...]}, one a line): a file holding one run's list of messages (a mini-swe-agent "
+                           f"trajectory?) is converted first: {CONVERTER}")
+    if text_action_log(record.get("messages")) or str(record.get("trajectory_format", "")) == "mini-swe-agent-1":
+        raise ChatLogError(f"{where}: a mini-swe-agent text-action log (actions are ```bash blocks in the "
+                           "assistant's text, results are user messages), and bench reads tool calls: convert it "
+                           f"with {CONVERTER} (README, Your own trajectories)")
     if "id" not in record or record["id"] in (None, ""):
         raise ChatLogError(f"{where}: no `id`")
     messages = record.get("messages")

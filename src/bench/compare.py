@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench.errors import program
 from bench.study.jobs import Job, flatten, load_job
 from bench.study.output import print_text, write_output
 from bench.study.tables import job_row
@@ -184,7 +185,7 @@ def compare_markdown(dir_a: Path | str, dir_b: Path | str, max_questions: int = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.compare", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=program("bench.compare"), description=__doc__.split("\n\n")[0])
     parser.add_argument("dir_a", help="job directory A (the baseline)")
     parser.add_argument("dir_b", help="job directory B")
     parser.add_argument("--output", "-o", help="also write the markdown to this file")

@@ -19,11 +19,13 @@ import argparse
 import logging
 import sys
 
+from bench.errors import program
+
 __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.dataset", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=program("bench.dataset"), description=__doc__.split("\n\n")[0])
     parser.add_argument("--upload", action="store_true", help="upload to Langfuse (default: only show)")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides, as for bench.main (dataset=..., ...)")
     args = parser.parse_intermixed_args(argv)

@@ -1,8 +1,19 @@
-"""Errors every layer may raise and the entry point reports in one line (no traceback)."""
+"""Errors every layer may raise and the entry point reports in one line (no traceback); the name a
+command's usage and hints give it (:func:`program`)."""
 
 from __future__ import annotations
 
-__all__ = ["BenchError", "ConfigError", "DatasetError"]
+import os
+import sys
+
+__all__ = ["BenchError", "ConfigError", "DatasetError", "program"]
+
+
+def program(module: str) -> str:
+    """The command as the user typed it, for usage lines and hints: the console script's name
+    (``bench-report``) when run as one, else ``python -m <module>``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return name if name.startswith("bench") and not name.endswith(".py") else f"python -m {module}"
 
 
 class BenchError(Exception):

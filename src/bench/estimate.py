@@ -103,10 +103,10 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.errors import BenchError
+    from bench.errors import BenchError, program
     from bench.failures import one_line
 
-    parser = argparse.ArgumentParser(prog="python -m bench.estimate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=program("bench.estimate"), description=__doc__.split("\n\n")[0])
     parser.add_argument("-m", "--multirun", action="store_true", help="every job of the sweep")
     parser.add_argument("--rate", type=float, default=None, help="requests per second the endpoint allows")
     parser.add_argument("--latency", type=float, default=2.0, help="seconds per request (with the concurrency)")

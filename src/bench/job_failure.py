@@ -42,8 +42,30 @@ def fail(err: BaseException, unexpected: bool = False, cfg: DictConfig | None = 
         record_failure(cfg, err, message)
         print(f"error: job failed: {message}", file=sys.stderr)
         return
+    if not unexpected and cfg is not None:
+        discard_refused(cfg)
     print(f"error: {message}", file=sys.stderr)
     sys.exit(2)
+
+
+def discard_refused(cfg: DictConfig) -> None:
+    """A single job refused before it wrote a record leaves no job directory: what Hydra and the lock
+    made (``.hydra/``, ``main.log``, ``.lock``) goes, and the date directory it leaves empty. The
+    error line says all ``main.log`` said. A resumed job's directory, one holding records, and a
+    bug's (its traceback is in ``main.log``) are kept."""
+    from hydra.core.hydra_config import HydraConfig
+
+    from bench.jobdir import GIVEN_DIRS, remove_refused
+
+    if cfg.get("resume") or not HydraConfig.initialized():
+        return
+    runtime = HydraConfig.get().runtime
+    out = Path(runtime.output_dir).resolve()
+    for handler in logging.getLogger().handlers:  # main.log is closed before it goes
+        if isinstance(handler, logging.FileHandler) and Path(handler.baseFilename).resolve().parent == out:
+            handler.close()
+            logging.getLogger().removeHandler(handler)
+    remove_refused(out, keep_dir=str(out) in GIVEN_DIRS, up_to=runtime.cwd)
 
 
 def in_sweep() -> bool:

@@ -20,15 +20,17 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import shutil
 from pathlib import Path
 
 from bench.errors import BenchError
 
 __all__ = ["JobDirError", "JobLock", "claim_dir", "check_new", "check_resume_path", "locked_by",
-           "HYDRA_ENTRIES", "LOCK_FILE"]
+           "remove_refused", "GIVEN_DIRS", "HYDRA_ENTRIES", "LOCK_FILE"]
 
 LOCK_FILE = ".lock"
 HYDRA_ENTRIES = {".hydra", "main.log", LOCK_FILE}  # present before a job writes anything
+GIVEN_DIRS: set[str] = set()  # job directories named on the command line that existed before it (bench.argv)
 
 
 class JobDirError(BenchError, RuntimeError):
@@ -148,3 +150,38 @@ class JobLock:
             finally:
                 self._handle.close()
                 self._handle = None
+
+
+def remove_refused(path: str | Path, *, keep_dir: bool = False, up_to: str | Path | None = None) -> bool:
+    """Undo a refused job's directory: a job refused before it wrote a record (its directory holds only
+    :data:`HYDRA_ENTRIES`) leaves nothing behind. The directory goes (its contents only, when
+    ``keep_dir``: it existed before the command), then each parent it leaves empty, up to but not
+    including ``up_to`` (the directory the command ran in; parents outside it stay). True if removed."""
+    path = Path(path)
+    try:
+        entries = {p.name for p in path.iterdir()}
+    except OSError:
+        return False
+    if not entries <= HYDRA_ENTRIES:
+        return False
+    for name in entries:
+        target = path / name
+        try:
+            shutil.rmtree(target) if target.is_dir() and not target.is_symlink() else target.unlink()
+        except OSError:
+            return False
+    if keep_dir:
+        return True
+    try:
+        path.rmdir()
+    except OSError:
+        return False
+    stop = Path(up_to).resolve() if up_to is not None else None
+    parent = path.resolve().parent
+    while stop is not None and stop in parent.parents:
+        try:
+            parent.rmdir()  # only an empty one
+        except OSError:
+            break
+        parent = parent.parent
+    return True

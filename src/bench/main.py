@@ -29,7 +29,15 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from bench import redact
-from bench.argv import UserError, check_added_keys, hydra_error_line, lock_sweep_dir, preflight_args
+from bench.argv import (
+    UserError,
+    check_added_keys,
+    check_habits,
+    check_sweep_prerequisites,
+    hydra_error_line,
+    lock_sweep_dir,
+    preflight_args,
+)
 from bench.config import CONF_DIR, absolute_paths, validate
 from bench.errors import BenchError
 from bench.job_failure import fail, in_sweep
@@ -61,7 +69,10 @@ def main(cfg: DictConfig) -> float | None:
                             f"(set them on the command line, e.g. {missing[0]}=...)")
         validate(cfg)
         absolute_paths(cfg)  # against the directory the command ran in, wherever the launcher runs the job
-        metrics = run(cfg)
+        from tqdm.contrib.logging import logging_redirect_tqdm
+
+        with logging_redirect_tqdm():  # the job's log lines print above its progress bars, not into them
+            metrics = run(cfg)
     except (BenchError, OmegaConfBaseException, InstantiationException, OSError) as err:  # OSError: disk full, ...
         fail(err, cfg=cfg)
         return None
@@ -108,6 +119,7 @@ def cli(argv: list[str] | None = None) -> None:
 
     args = list(sys.argv[1:] if argv is None else argv)
     try:
+        check_habits(args)
         args = preflight_args(args)
         check_added_keys(args)
     except UserError as err:
@@ -116,6 +128,7 @@ def cli(argv: list[str] | None = None) -> None:
     redact.register_urls(args)  # before Hydra logs or writes an override (after the check: it reads registered keys)
     redact.install_logging()
     try:
+        check_sweep_prerequisites(args)  # once for every job of a sweep, before any job directory exists
         sweep_lock = lock_sweep_dir(args)  # held until this process ends
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.errors import program
 from bench.store import safe_line
 from bench.study.csvfile import write_csv
 from bench.study.jobs import find_job_dirs, load_jobs
@@ -142,7 +143,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.rescore", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=program("bench.rescore"), description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", metavar="DIR_OR_OVERRIDE",
                         help="job or sweep directories, then optional Hydra overrides (key=value)")
     parser.add_argument("--output", "-o", required=True, help="result file: .jsonl (default) or .csv")

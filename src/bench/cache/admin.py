@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from bench.cache.postgres import COLUMNS, TABLE, CacheUnavailable, _pg_connect, _pg_reason, shown_url
 from bench.cache.sqlite import DEFAULT_PATH, _busy, decode_reply
+from bench.errors import program
 
 log = logging.getLogger("bench.cache")
 
@@ -212,7 +213,7 @@ def _prune(admin: CacheAdmin, older_than: float | None, kind: str | None, model:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.cache", description="The response cache: "
+    parser = argparse.ArgumentParser(prog=program("bench.cache"), description="The response cache: "
                                      "stats, verify (checksums and integrity), prune (bad and selected entries).")
     parser.add_argument("command", choices=("stats", "verify", "prune"))
     parser.add_argument("--path", default=DEFAULT_PATH, help=f"cache file (default {DEFAULT_PATH}, as cache.path)")

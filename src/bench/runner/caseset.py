@@ -63,6 +63,7 @@ class CaseSet:
         self.rows_read = stream.rows_read
         self.skipped = stream.skipped
         self.rejected: list[Rejected] = stream.rejected
+        self.dropped: dict[str, int] = {}  # questions dropped, by "type: reason" (the selection's log line)
         self._final: Path | None = None
         self._fd: int | None = None
 
@@ -100,6 +101,7 @@ class CaseSet:
             spool.unlink(missing_ok=True)
         stream.log_selected(dropped)
         made = cls(staged, entries, metric_cases, digest.hexdigest(), stream)
+        made.dropped = dropped
         made._final = path
         return made
 

@@ -56,6 +56,7 @@ from omegaconf import DictConfig
 from bench.arms import build_policy
 from bench.components import calls_model, clients_of, preflight
 from bench.config import dataset_source
+from bench.errors import DatasetError
 from bench.jobcases import job_case_stream
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
 from bench.llm import call_sink, summarize_calls
@@ -138,6 +139,8 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
         if resuming and previous.get("case_set_hash") not in (None, cases.case_set_hash):
             raise ResumeError(f"resume={out}: the dataset selection differs from the job's "
                               f"(case-set hash {previous.get('case_set_hash')} -> {cases.case_set_hash})")
+        if not resuming and not any(entry.qids for entry in cases.entries):
+            raise DatasetError(no_question(cases))
         cases.commit()
     except BaseException:
         cases.discard()
@@ -238,6 +241,21 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
                     metrics["n_scored"], metrics["n_questions"], errors, out)
     metrics["job_dir"] = str(out)
     return metrics
+
+
+def no_question(cases: CaseSet) -> str:
+    """Why a job has no question to ask, in one line: what was read, rejected and dropped."""
+    parts = [f"{cases.rows_read} row(s) read", f"{cases.n_cases} case(s) selected"]
+    if cases.rejected:
+        parts.append(f"{len(cases.rejected)} rejected (first: {cases.rejected[0].reason})")
+    if cases.skipped:
+        parts.append(f"skipped by filter: {cases.skipped}")
+    if cases.dropped:
+        top = sorted(cases.dropped.items(), key=lambda item: -item[1])[:3]
+        parts.append("questions dropped: " + ", ".join(f"{k} x{n}" for k, n in top))
+    elif cases.n_cases:
+        parts.append("no tool call any question type asks about")
+    return f"no question to ask: {'; '.join(parts)} (questions.types and the filters in conf/dataset/ decide what is asked)"
 
 
 def trace_options(cfg: DictConfig) -> TraceOptions:

@@ -188,6 +188,10 @@ class Source:
         """The rows of the column schema, in source order."""
         raise NotImplementedError
 
+    def check(self) -> None:
+        """What :meth:`rows` needs before its first row (the file is there, the hub is reachable), without
+        reading any: DatasetError as ``rows()`` would raise it. A sweep checks it once for all its jobs."""
+
     def provenance(self) -> dict[str, Any]:
         """Where the rows came from, as the job records it (``path``, ``hf_name``, ``revision``)."""
         return {"path": None, "hf_name": None, "revision": None}

@@ -27,9 +27,12 @@ class ChatLog(Source):
     profile: str = "generic"
     names: ClassVar[tuple[str, ...]] = ("chat",)
 
+    def check(self) -> None:
+        required_path(self.path, "dataset=chat needs dataset.path=FILE (a .jsonl chat log, one conversation a line)")
+
     def rows(self) -> Iterator[dict[str, Any]]:
-        path = required_path(self.path, "dataset=chat needs dataset.path=FILE (a .jsonl chat log, one "
-                                         "conversation a line)")
+        self.check()
+        path = str(self.path)
         log.info("reading rows from %s ...", path)
         try:
             yield from iter_chat_rows(path)
@@ -57,8 +60,12 @@ class LocalFile(Source):
         if self.format not in _FORMATS:
             raise ConfigError(f"dataset.format: {self.format!r} is not one of {_FORMATS}")
 
+    def check(self) -> None:
+        required_path(self.path, "dataset=local needs dataset.path=FILE (a .parquet or .jsonl file)")
+
     def rows(self) -> Iterator[dict[str, Any]]:
-        path = required_path(self.path, "dataset=local needs dataset.path=FILE (a .parquet or .jsonl file)")
+        self.check()
+        path = str(self.path)
         fmt = format_of(path, self.format)
         where = f"{path} ({fmt})"
         if empty_file(path, fmt):

@@ -24,10 +24,13 @@ class Hub(Source):
     split: str = "train"                   # dataset split
     names: ClassVar[tuple[str, ...]] = ("hf",)
 
+    def check(self) -> None:
+        if not os.path.isdir(str(self.hf_name)):  # a local copy laid out like the hub needs no network
+            check_hub_reachable(f"hf://{self.hf_name}@{self.revision}")
+
     def rows(self) -> Iterator[dict[str, Any]]:
         where = f"hf://{self.hf_name}@{self.revision}"
-        if not os.path.isdir(str(self.hf_name)):  # a local copy laid out like the hub needs no network
-            check_hub_reachable(where)
+        self.check()
         import datasets
 
         datasets.disable_progress_bars()

@@ -47,6 +47,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.errors import program
 from bench.study.html import report_html
 from bench.study.jobs import find_job_dirs, load_jobs
 from bench.study.tables import configs_frame, jobs_frame, questions_frame, types_frame, write_csv
@@ -88,7 +89,7 @@ def write_report(paths: Iterable[Path | str], output: Path | str | None = None) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=program("bench.report"), description=__doc__.split("\n\n")[0])
     parser.add_argument("dirs", nargs="+", help="sweep directories and/or job directories")
     parser.add_argument("--output", "-o", help="report directory (default: DIR/report for one DIR, "
                         "else multirun/reports/<date>_<time>)")
