@@ -104,8 +104,9 @@ class CaseStream:
         from tqdm import tqdm
 
         # the bar counts the rows as they are read; closed when reading stops (also on an error)
+        # a terminal only (disable=None): a pipe or a log file, and a refusal's one stderr line, get no redraws
         with tqdm(source.rows(), desc="loading rows", unit="row", dynamic_ncols=True, mininterval=0.5,
-                  leave=False) as bar:
+                  leave=False, disable=None) as bar:
             for position, row in enumerate(bar):
                 self.rows_read += 1
                 bar.set_postfix(cases=len(self.source_rows), refresh=False)

@@ -118,7 +118,9 @@ class Pipeline:
         """
         events: queue.SimpleQueue = queue.SimpleQueue()
         stop = threading.Event()
-        bar = tqdm(total=total, desc=desc, unit="q", dynamic_ncols=True, mininterval=0.5, disable=total == 0)
+        # no bar without a terminal (disable=None): a log file or a pipe gets the log lines, not redraws
+        bar = tqdm(total=total, desc=desc, unit="q", dynamic_ncols=True, mininterval=0.5,
+                   disable=True if total == 0 else None)
 
         def wrapped(task: Callable, case_id: str) -> None:
             try:
