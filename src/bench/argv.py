@@ -6,7 +6,6 @@ errors as one line with the fix. Each problem is a :class:`UserError`: one line,
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from bench.config import flat_keys, quote_override
 from bench.errors import BenchError, program
 from bench.jobdir import GIVEN_DIRS, JobDirError, check_new, check_resume_path
 
-__all__ = ["UserError", "check_added_keys", "check_habits", "check_sweep_prerequisites", "hydra_error_line", "lock_sweep_dir", "preflight_args"]
+__all__ = ["UserError", "check_added_keys", "check_habits", "hydra_error_line", "lock_sweep_dir", "preflight_args"]
 
 
 class UserError(BenchError, RuntimeError):
@@ -272,118 +271,3 @@ def hydra_error_line(err: BaseException, args: list[str]) -> str:
         message = f"{message} ({str(cause).strip().splitlines()[0]})"
     return redact.scrub(message)
 
-
-# The group choices and keys that decide what a job needs before it starts (its data file or hub, its
-# endpoints and keys). A sweep's other dimensions (seed, prompt, mechanism, arm.n, ...) never change it:
-# they are left out when a sweep's prerequisites are checked, so a large sweep costs one check.
-_PREREQUISITE_GROUPS = ("dataset", "model", "judge", "summarizer", "arm")
-_LOCAL_LAUNCHERS = (None, "hydra._internal.core_plugins.basic_launcher.BasicLauncher",
-                    "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher")
-
-
-def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
-    """``(jobs, variants)`` of a ``-m`` sweep run here (the basic sweeper, a launcher on this machine):
-    the overrides of one job per combination of the values the sweep gives the prerequisite groups
-    (:data:`_PREREQUISITE_GROUPS`). None when it cannot be told here (another sweeper, a cluster)."""
-    import itertools
-
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
-    from bench.callbacks import BASIC_SWEEPER, expected_jobs
-    from bench.config import compose
-
-    parser = OverridesParser.create()
-    given = [a for a in args if not a.startswith("-")]
-    try:
-        parsed = parser.parse_overrides(given)
-    except Exception:  # noqa: BLE001 - a bad override: Hydra reports it
-        return None
-    fixed = [text for text, o in zip(given, parsed, strict=True) if not o.is_sweep_override()]
-    try:
-        primary = compose(fixed, return_hydra_config=True)
-    except Exception:  # noqa: BLE001 - a config that does not compose: Hydra reports it
-        return None
-    if (OmegaConf.select(primary, "hydra.sweeper._target_") != BASIC_SWEEPER
-            or OmegaConf.select(primary, "hydra.launcher._target_") not in _LOCAL_LAUNCHERS):
-        return None
-    node = OmegaConf.select(primary, "hydra.sweeper.params")
-    params = OmegaConf.to_container(node, resolve=False) if node is not None else {}
-    dimensions: dict[str, list[str]] = {}
-    try:
-        for override in [*parser.parse_overrides([f"{k}={v}" for k, v in params.items()]), *parsed]:
-            key = override.get_key_element()
-            if not override.is_sweep_override():
-                dimensions.pop(key, None)  # a fixed value given later replaces the sweep of the key
-                continue
-            if not override.is_discrete_sweep():
-                return None  # range(), interval(): a sweeper's own expansion
-            dimensions[key] = [f"{key}={v}" for v in override.sweep_string_iterator()]
-    except Exception:  # noqa: BLE001 - a sweep this parser cannot expand: no check
-        return None
-    with_overrides = OmegaConf.merge(primary, {"hydra": {"overrides": {"task": given}}})
-    jobs = expected_jobs(with_overrides) or 1
-    relevant = [values for key, values in dimensions.items() if key.lstrip("+~") in _PREREQUISITE_GROUPS
-                or key.lstrip("+~").split(".")[0] in _PREREQUISITE_GROUPS[:4]]
-    return jobs, [[*fixed, *combo] for combo in itertools.product(*relevant)]
-
-
-def check_sweep_prerequisites(args: list[str]) -> None:
-    """What every job of a ``-m`` sweep needs before it starts, checked once before any job: the data
-    (the file is there, the hub reachable) and each model endpoint (reachable, the key set and taken),
-    exactly as a single job checks them. One UserError line naming the problem; nothing written.
-    Sweeps whose jobs run elsewhere (a cluster launcher) or that another sweeper expands are left to
-    their jobs."""
-    if not any(a in ("-m", "--multirun") for a in args):
-        return
-    found = _sweep_variants(args)
-    if found is None:
-        return
-    jobs, variants = found
-    from bench.config import compose, dataset_source, validate
-
-    seen: set[str] = set()
-    for overrides in variants:
-        try:
-            cfg = compose(overrides)
-        except Exception:  # noqa: BLE001 - a job config that does not compose: its job reports it
-            continue
-        nodes = {g: OmegaConf.to_container(cfg[g], resolve=False) for g in _PREREQUISITE_GROUPS if g in cfg}
-        signature = json.dumps(nodes, sort_keys=True, default=str)
-        if signature in seen:
-            continue
-        seen.add(signature)
-        try:
-            _check_prerequisites(cfg, nodes, validate, dataset_source)
-        except BenchError as err:
-            raise UserError(f"{redact.scrub(str(err).splitlines()[0])} (needed by all {jobs} jobs of the sweep: "
-                            "checked once, no job started)") from None
-
-
-def _check_prerequisites(cfg: Any, nodes: dict[str, Any], validate: Any, dataset_source: Any) -> None:
-    from hydra.errors import InstantiationException
-    from omegaconf.errors import OmegaConfBaseException
-
-    from bench.config import absolute_paths
-    from bench.errors import ConfigError
-    from bench.failures import innermost
-
-    try:
-        validate(cfg)
-        absolute_paths(cfg)
-        dataset_source(cfg.dataset).check()
-        if "api_key_env" in json.dumps(nodes, default=str):  # a part calls a model: build it and check its endpoint
-            from bench.arms import build_policy
-            from bench.components import preflight
-            from bench.runner.setup import build, surfaced
-            from bench.tokens import TokenCounter
-
-            answerer, judge = build(cfg.model, "model"), build(cfg.judge, "judge")
-            policy = surfaced(build_policy, cfg, TokenCounter(cfg.tokenizer.encoding),
-                              groups={"arm": cfg.arm, "summarizer": cfg.get("summarizer"),
-                                      "mechanism": cfg.get("mechanism")})
-            preflight(answerer, judge, policy)
-    except (InstantiationException, OmegaConfBaseException) as err:
-        root = innermost(err)
-        if isinstance(root, BenchError):
-            raise root from None
-        raise ConfigError(str(root).strip() or type(root).__name__) from None

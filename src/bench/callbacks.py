@@ -38,6 +38,8 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
+from bench.runner.setup import BASIC_SWEEPER, JOBLIB_LAUNCHER  # the sweeper's and launcher's paths, defined once
+
 __all__ = ["FreshDirCallback", "ReportCallback", "SharedImportsCallback", "job_imports", "FAILED_JOBS", "MISSING_JOBS", "run_files", "failed_jobs",
            "expected_jobs"]
 
@@ -46,9 +48,8 @@ log = logging.getLogger(__name__)
 FAILED_JOBS: list[str] = []  # job directories of the last sweep that failed (this process ran its end)
 MISSING_JOBS: list[str] = []  # what the last sweep lost: jobs that wrote no job directory where expected
 
-BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"  # the default sweeper's _target_
+
 RAY_LAUNCHER = "hydra_plugins.hydra_ray_launcher.ray_launcher.RayLauncher"  # hydra/launcher=ray_cluster
-JOBLIB_LAUNCHER = "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher"  # hydra/launcher=joblib
 
 # What a job imports that is worth importing once per sweep: the runner (and Hydra, the job's
 # config), the model stack for jobs that call a model, `datasets` for the sources that read through it

@@ -33,7 +33,6 @@ from bench.argv import (
     UserError,
     check_added_keys,
     check_habits,
-    check_sweep_prerequisites,
     hydra_error_line,
     lock_sweep_dir,
     preflight_args,
@@ -127,8 +126,12 @@ def cli(argv: list[str] | None = None) -> None:
         sys.exit(2)
     redact.register_urls(args)  # before Hydra logs or writes an override (after the check: it reads registered keys)
     redact.install_logging()
+    from bench.runner.setup import check_sweep_prerequisites
+
     try:
-        check_sweep_prerequisites(args)  # once for every job of a sweep, before any job directory exists
+        refusal = check_sweep_prerequisites(args)  # once for every job of a sweep, before any job directory exists
+        if refusal:
+            raise UserError(refusal)
         sweep_lock = lock_sweep_dir(args)  # held until this process ends
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -1,22 +1,30 @@
-"""Building a job's components from its config (their fail-fast check: ``bench.components.preflight``).
+"""Building a job's components from its config (their fail-fast check: ``bench.components.preflight``),
+and what a job needs before it starts, checked once for a whole sweep.
 
     answerer = build(cfg.model, "model")       # Hydra instantiate; errors in one clear line
     workers = worker_threads(cfg.model)
+    check_sweep_prerequisites(args)            # a -m command line: its data and endpoints, once
 """
 
 from __future__ import annotations
 
+import itertools
+import json
+import math
 import re
 from typing import Any
 
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
+from omegaconf import OmegaConf
 
 from bench.config import ConfigError
+from bench.errors import BenchError
 from bench.llm import ModelSetupError
 from bench.llm.limiter import group_workers
 
-__all__ = ["surfaced", "build", "worker_threads"]
+__all__ = ["surfaced", "build", "worker_threads", "check_prerequisites", "check_sweep_prerequisites",
+           "BASIC_SWEEPER", "JOBLIB_LAUNCHER"]
 
 
 def surfaced(make, *args: Any, groups: Any = None, **kwargs: Any) -> Any:
@@ -62,3 +70,112 @@ def worker_threads(model: Any) -> int:
         return group_workers(model)
     except ValueError as err:
         raise ModelSetupError(str(err)) from None
+
+
+# The group choices and keys that decide what a job needs before it starts (its data file or hub, its
+# endpoints and keys). A sweep's other dimensions (seed, prompt, mechanism, arm.n, ...) never change it:
+# they are left out when a sweep's prerequisites are checked, so a large sweep costs one check.
+PREREQUISITE_GROUPS = ("dataset", "model", "judge", "summarizer", "arm")
+BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"  # the default sweeper's _target_
+JOBLIB_LAUNCHER = "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher"  # hydra/launcher=joblib
+_LOCAL_LAUNCHERS = (None, "hydra._internal.core_plugins.basic_launcher.BasicLauncher", JOBLIB_LAUNCHER)
+
+
+def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
+    """``(jobs, variants)`` of a ``-m`` sweep run on this machine (the basic sweeper; the basic or joblib
+    launcher): the overrides of one job per combination of the values the sweep gives the prerequisite
+    groups (:data:`PREREQUISITE_GROUPS`). None when that cannot be told here (another sweeper, a cluster)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from bench.config import compose
+
+    parser = OverridesParser.create()
+    given = [a for a in args if not a.startswith("-")]
+    try:
+        parsed = parser.parse_overrides(given)
+        fixed = [text for text, o in zip(given, parsed, strict=True) if not o.is_sweep_override()]
+        primary = compose(fixed, return_hydra_config=True)
+    except Exception:  # noqa: BLE001 - a bad override or config: Hydra reports it
+        return None
+    if (OmegaConf.select(primary, "hydra.sweeper._target_") != BASIC_SWEEPER
+            or OmegaConf.select(primary, "hydra.launcher._target_") not in _LOCAL_LAUNCHERS):
+        return None
+    node = OmegaConf.select(primary, "hydra.sweeper.params")
+    params = OmegaConf.to_container(node, resolve=False) if node is not None else {}
+    dimensions: dict[str, list[str]] = {}
+    try:
+        for override in [*parser.parse_overrides([f"{k}={v}" for k, v in params.items()]), *parsed]:
+            key = override.get_key_element()
+            if not override.is_sweep_override():
+                dimensions.pop(key, None)  # a fixed value given later replaces the sweep of the key
+                continue
+            if not override.is_discrete_sweep():
+                return None  # range(), interval(): a sweeper's own expansion
+            dimensions[key] = [f"{key}={v}" for v in override.sweep_string_iterator()]
+    except Exception:  # noqa: BLE001 - a sweep this parser cannot expand: no check
+        return None
+    relevant = [values for key, values in dimensions.items()
+                if key.lstrip("+~").split(".")[0] in PREREQUISITE_GROUPS[:4] or key.lstrip("+~") in PREREQUISITE_GROUPS]
+    return math.prod(len(v) for v in dimensions.values()), [[*fixed, *c] for c in itertools.product(*relevant)]
+
+
+def check_sweep_prerequisites(args: list[str]) -> str | None:
+    """What every job of a ``-m`` sweep needs before it starts, checked once before any job, exactly as a
+    single job checks it (:func:`check_prerequisites`): the one-line reason it cannot run, or None.
+    Sweeps whose jobs run elsewhere (a cluster launcher) or that another sweeper expands are left to
+    their jobs."""
+    from bench import redact
+    from bench.config import compose
+
+    found = _sweep_variants(args) if any(a in ("-m", "--multirun") for a in args) else None
+    if found is None:
+        return None
+    jobs, variants = found
+    seen: set[str] = set()
+    for overrides in variants:
+        try:
+            cfg = compose(overrides)
+        except Exception:  # noqa: BLE001 - a job config that does not compose: its job reports it
+            continue
+        signature = json.dumps({g: OmegaConf.to_container(cfg[g], resolve=False) for g in PREREQUISITE_GROUPS
+                                if g in cfg}, sort_keys=True, default=str)
+        if signature in seen:
+            continue
+        seen.add(signature)
+        try:
+            check_prerequisites(cfg)
+        except BenchError as err:
+            return (f"{redact.scrub(str(err).splitlines()[0])} (needed by all {jobs} jobs of the sweep: checked "
+                    "once, no job started)")
+    return None
+
+
+def check_prerequisites(cfg: Any) -> None:
+    """What a job needs before it starts, without starting it: valid settings, its data (the file is
+    there, the hub reachable) and, when a part calls a model, that part built and its endpoint and key
+    checked (``preflight``). BenchError (one line) when one is missing."""
+    from omegaconf.errors import OmegaConfBaseException
+
+    from bench.config import absolute_paths, dataset_source, validate
+    from bench.failures import innermost
+
+    try:
+        validate(cfg)
+        absolute_paths(cfg)
+        dataset_source(cfg.dataset).check()
+        nodes = {g: OmegaConf.to_container(cfg[g], resolve=False) for g in PREREQUISITE_GROUPS if g in cfg}
+        if "api_key_env" in json.dumps(nodes, default=str):  # a part calls a model
+            from bench.arms import build_policy
+            from bench.components import preflight
+            from bench.tokens import TokenCounter
+
+            answerer, judge = build(cfg.model, "model"), build(cfg.judge, "judge")
+            policy = surfaced(build_policy, cfg, TokenCounter(cfg.tokenizer.encoding),
+                              groups={"arm": cfg.arm, "summarizer": cfg.get("summarizer"),
+                                      "mechanism": cfg.get("mechanism")})
+            preflight(answerer, judge, policy)
+    except (InstantiationException, OmegaConfBaseException) as err:
+        root = innermost(err)
+        if isinstance(root, BenchError):
+            raise root from None
+        raise ConfigError(str(root).strip() or type(root).__name__) from None
