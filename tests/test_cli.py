@@ -59,7 +59,9 @@ def test_unreadable_files_fail_with_a_clear_message(tmp_path):
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
 
 
-def test_rows_that_cannot_become_cases_are_reported_and_the_job_completes(tmp_path):
+def test_rows_that_cannot_become_cases_are_reported_and_a_job_left_without_question_exits_2(tmp_path):
+    """Every row rejected: each reason is logged as the rows are read, and a job with no question is
+    refused (issue 32) in one line naming the first, leaving no job directory."""
     from builders import assistant, bash, call, result, row
 
     bad_json = row([assistant(call("b", "execute_bash", '{"command": ')), result("b", "execute_bash", "x")])
@@ -67,10 +69,13 @@ def test_rows_that_cannot_become_cases_are_reported_and_the_job_completes(tmp_pa
     path = tmp_path / "bad.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in (bad_json, unpaired)))
     done = bench(tmp_path, "dataset=local", f"dataset.path={path}", "output_dir=job")
-    assert done.returncode == 0, done.stderr
-    assert "no case to run" in done.stdout and "Traceback" not in done.stderr
-    reasons = [json.loads(line)["reason"] for line in (tmp_path / "job" / "rejected.jsonl").read_text().splitlines()]
-    assert "not valid JSON" in reasons[0] and "has no call" in reasons[1]
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "error: no question to ask: 2 row(s) read; 0 case(s) selected; 2 rejected (first: message 2: arguments of "
+        "execute_bash call b are not valid JSON (Expecting value at char 12)) (questions.types and the filters in "
+        "conf/dataset/ decide what is asked)"]
+    assert "not valid JSON" in done.stdout and "has no call" in done.stdout  # each row's reason, as it was read
+    assert not (tmp_path / "job").exists()
 
 
 def test_offline_default_job_imports_nothing_it_does_not_use(tmp_path):

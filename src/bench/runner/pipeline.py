@@ -118,9 +118,7 @@ class Pipeline:
         """
         events: queue.SimpleQueue = queue.SimpleQueue()
         stop = threading.Event()
-        # no bar without a terminal (disable=None): a log file or a pipe gets the log lines, not redraws
-        bar = tqdm(total=total, desc=desc, unit="q", dynamic_ncols=True, mininterval=0.5,
-                   disable=True if total == 0 else None)
+        bar = tqdm(total=total, desc=desc, unit="q", dynamic_ncols=True, mininterval=0.5, disable=None if total else True)
 
         def wrapped(task: Callable, case_id: str) -> None:
             try:

@@ -142,12 +142,23 @@ def check_sweep_prerequisites(args: list[str]) -> str | None:
         if signature in seen:
             continue
         seen.add(signature)
+        if _needs_a_run(cfg):
+            continue  # ${hydra:runtime...} in a value: only the job can resolve it
         try:
             check_prerequisites(cfg)
         except BenchError as err:
             return (f"{redact.scrub(str(err).splitlines()[0])} (needed by all {jobs} jobs of the sweep: checked "
                     "once, no job started)")
     return None
+
+
+def _needs_a_run(cfg: Any) -> bool:
+    """True when a value interpolates what only a running job has (``${hydra:runtime.cwd}``)."""
+    try:
+        OmegaConf.to_container(cfg, resolve=True)
+    except Exception as err:  # noqa: BLE001 - any other problem is the check's to report
+        return "HydraConfig was not set" in str(err)
+    return False
 
 
 def check_prerequisites(cfg: Any) -> None:
