@@ -312,7 +312,8 @@ def readme_policy_module() -> str:
 def workspace(root: Path, jobs: bool = True) -> Path:
     """A directory laid out like the project root (its files linked), with what the placeholders name:
     ``rows.parquet`` (the real dev rows), ``my_runs.jsonl`` (the README's chat example, twice),
-    ``runs.jsonl`` (a real shell-only run), ``mypolicies.py`` (the README's), and with ``jobs``
+    ``shell_runs.jsonl`` and ``support_runs.jsonl`` (real mini-swe-agent and tau-bench airline runs,
+    ``tests/data/real/chat/``), ``mypolicies.py`` (the README's), and with ``jobs``
     two offline sweeps and two jobs (``multirun/sweep_a``, ``multirun/sweep_b``, ``jobs/job_a|b``)."""
     for entry in PROJECT.iterdir():
         if entry.name not in ("outputs", "multirun", ".cache", ".venv", ".git") and not (root / entry.name).exists():
@@ -322,7 +323,8 @@ def workspace(root: Path, jobs: bool = True) -> Path:
 
     example = readme_chat_example()
     (root / "my_runs.jsonl").write_text(example + example.replace('"run-17"', '"run-18"'), encoding="utf-8")
-    shutil.copyfile(PROJECT / "tests" / "data" / "real" / "chat" / "shell.jsonl", root / "runs.jsonl")
+    shutil.copyfile(PROJECT / "tests" / "data" / "real" / "chat" / "shell.jsonl", root / "shell_runs.jsonl")
+    shutil.copyfile(PROJECT / "tests" / "data" / "real" / "chat" / "airline.jsonl", root / "support_runs.jsonl")
     (root / "mypolicies.py").write_text(readme_policy_module(), encoding="utf-8")
     if jobs:
         env = {**os.environ, "TQDM_DISABLE": "1"}

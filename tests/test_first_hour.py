@@ -368,3 +368,16 @@ def test_a_console_scripts_usage_names_the_script(script, module):
     assert done.returncode == 0 and done.stdout.startswith(f"usage: {script} "), done.stdout[:80]
     as_module = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=120)
     assert as_module.stdout.startswith(f"usage: python -m {module} ")
+
+
+def test_a_sweep_job_with_many_overrides_gets_a_directory_name_the_filesystem_takes():
+    """A sweep against a local server names every job by its overrides (three base URLs, keys, ...):
+    past 255 bytes the job could not make its directory (a traceback, found running the README's
+    sweep against the fake server). The name is cut at 200 bytes, kept unique by a hash, seed last."""
+    from bench.config import MAX_JOB_NAME, _job_name
+
+    overrides = ",".join(f"{part}.base_url=http_:_127.0.0.1_:35089_v1,{part}.api_key_env=null"
+                         for part in ("model", "judge", "summarizer")) + ",mechanism=shipped"
+    names = {_job_name(overrides + suffix, 0) for suffix in ("", ",prompt=sre", ",prompt=generic")}
+    assert len(names) == 3 and all(len(n.encode()) <= MAX_JOB_NAME < 255 and n.endswith(",seed=0") for n in names)
+    assert _job_name("arm=nlatest,arm.n=10", 2) == "arm=nlatest,arm.n=10,seed=2"  # a short name stays as it is

@@ -11,6 +11,7 @@ configs) and the typed fields of the instantiated dataclasses (policies, models)
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,14 +28,21 @@ from bench.typecheck import check_types
 __all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
            "quote_override", "plain", "flat_keys", "dataset_source"]
 
+MAX_JOB_NAME = 200  # bytes of a sweep job's directory name (many overrides, long URLs: the rest is a hash)
+
+
 def _job_name(override_dirname: str, seed: Any) -> str:
     """Readable sweep subdirectory: the overrides, seed last, no path separators, no URL's userinfo or
     query (an experiment whose ``exclude_keys`` lacks ``cache.url`` or a ``base_url`` with ``?key=``)."""
     from bench.redact import mask_urls
 
     parts = [p for p in override_dirname.split(",") if p] if override_dirname else []
-    name = mask_urls(",".join([*parts, f"seed={seed}"]))
-    return re.sub(r"[/\\\s]+", "_", name)
+    name = re.sub(r"[/\\\s]+", "_", mask_urls(",".join([*parts, f"seed={seed}"])))
+    if len(name.encode("utf-8")) > MAX_JOB_NAME:  # a filesystem takes 255 bytes a name: cut, kept unique by a hash
+        tail = f"~{hashlib.sha256(name.encode('utf-8')).hexdigest()[:10]},seed={seed}"
+        head = name.encode("utf-8")[:MAX_JOB_NAME - len(tail.encode("utf-8"))].decode("utf-8", errors="ignore")
+        name = head + tail
+    return name
 
 
 def _run_dir(resume: str | None, *rest: str | None) -> str:
