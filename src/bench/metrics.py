@@ -5,10 +5,11 @@
 The headline counts only questions whose answer is *not* readable in the task text
 (``in_task_text`` false): an arm that keeps the first user message would otherwise
 "remember" them without remembering anything. The flagged questions are reported apart
-(``in_task_text``). Accuracy and accuracy relative to full carry 95% score intervals at the
-effective n of questions clustered by instance and by template (question type), and
-``detectable_difference`` is the smallest accuracy difference the case set detects
-(:mod:`bench.stats`, docs/uncertainty.md); a wrong answer is confidently wrong unless it hedges
+(``in_task_text``). Accuracy and accuracy relative to full carry 95% intervals about the case
+set's fixed mix of question types over instances like these (:mod:`bench.stats`, one-way by
+instance, types as strata; ``interval_method``: ``instances``, or ``instances+types`` with
+``stats.generalize_types=true``), and ``detectable_difference`` is the smallest accuracy
+difference the case set detects (null: none up to 100 points; docs/uncertainty.md); a wrong answer is confidently wrong unless it hedges
 (:mod:`bench.hedges`, counted in ``hedged_wrong_rate``); ``by_distance`` splits the
 headline by how far back the evidence last shows (``nearest_back`` tokens); ``by_type_depth``
 splits it by type and evidence depth (the question's ``depth``: tokens back to its earliest
@@ -24,7 +25,7 @@ from typing import Any
 from bench.hedges import is_hedged
 from bench.panel import panel_metrics
 from bench.schema import STALE_REASON, VERDICTS
-from bench.stats import detectable_difference, proportion_interval, ratio_interval
+from bench.stats import METHOD, METHOD_TYPES, accuracy_interval, detectable_difference, ratio_interval
 
 __all__ = ["compute_metrics", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "CASE_OMITTED", "SCORE_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
 
@@ -131,7 +132,7 @@ def question_depth_label(question: dict[str, Any]) -> str | None:
 def _type_depth_cells(questions: dict[str, dict[str, Any]], verdict_of: dict[str, str],
                       flags: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """type -> depth -> {n, accuracy, accuracy_ci, n_flagged, evidence_visible, evidence_visible_ci}
-    (headline questions; intervals: the cluster bootstrap of :func:`bench.stats.ratio_interval`)."""
+    (headline questions; intervals: :func:`bench.stats.accuracy_interval` by instance, within one type)."""
     cells: dict[str, dict[str, dict[str, dict[str, Any]]]] = defaultdict(lambda: defaultdict(dict))
     for qid, question in questions.items():
         label = question_depth_label(question)
@@ -149,14 +150,18 @@ def _type_depth_cells(questions: dict[str, dict[str, Any]], verdict_of: dict[str
             out[qtype][label] = {
                 "n": len(cell),
                 "accuracy": _rate(sum(verdict_of.get(q) == "correct" for q in cell), len(cell)),
-                "accuracy_ci": proportion_interval([verdict_of.get(q) == "correct" for q in cell],
-                                                  [cell[q]["_instance"] for q in cell]),
+                "accuracy_ci": _interval([verdict_of.get(q) == "correct" for q in cell],
+                                         [cell[q]["_instance"] for q in cell]),
                 "n_flagged": len(seen),
                 "evidence_visible": _rate(sum(visible(q) for q in seen), len(seen)),
-                "evidence_visible_ci": (proportion_interval([visible(q) for q in seen], [seen[q]["_instance"] for q in seen])
-                                        if seen else None),
+                "evidence_visible_ci": _interval([visible(q) for q in seen], [seen[q]["_instance"] for q in seen]),
             }
     return out
+
+
+def _interval(hits: list[bool], instances: list[str], **options: Any) -> tuple[float, float] | None:
+    """The accuracy interval of these questions (None when there is none)."""
+    return accuracy_interval(hits, instances, **options) if hits else None
 
 
 def compute_metrics(
@@ -165,10 +170,15 @@ def compute_metrics(
     answers: Iterable[dict[str, Any]],
     scores: list[dict[str, Any]],
     full_correct: set[str] | None = None,
+    *,
+    reference: bool = False,
+    generalize_types: bool = False,
 ) -> dict[str, Any]:
     """Accuracy (headline, with its interval) overall, per type and per distance; verdict
     counts; tokens; evidence and usage. ``full_correct``: qids the full arm answered
-    correctly, for accuracy relative to full."""
+    correctly, for accuracy relative to full; ``reference``: this job is the full arm itself
+    (relative to itself: exactly 1, interval [1, 1]); ``generalize_types``: intervals also over
+    other question types (stats.generalize_types, the two-way method)."""
     every = {q["qid"]: q for c in cases for q in c["questions"]}
     questions = headline_questions(cases)
     flagged = [qid for qid in every if qid not in questions]
@@ -196,8 +206,10 @@ def compute_metrics(
         "n_clusters": len(clusters),
         "accuracy": _rate(verdicts["correct"], n),
         "measures": figures["measures"],  # "accuracy", or "evidence available (offline reader)" (model=offline)
-        "accuracy_ci": proportion_interval(hits, instances, templates),
-        "detectable_difference": detectable_difference(hits, None, instances, templates),
+        "accuracy_ci": _interval(hits, instances, types=templates, generalize_types=generalize_types),
+        "detectable_difference": (detectable_difference(hits, None, instances, types=templates,
+                                                        generalize_types=generalize_types) if hits else None),
+        "interval_method": METHOD_TYPES if generalize_types else METHOD,
         "accuracy_all_questions": _rate(sum(1 for q in every if correct(q)), len(every)),
         "in_task_text": _verdict_block(flagged, verdict_of),
         "verdicts": {v: verdicts.get(v, 0) for v in (*VERDICTS, "missing")},
@@ -260,11 +272,13 @@ def compute_metrics(
     if full_correct is not None:
         base = {q: questions[q] for q in questions if q in full_correct}
         metrics["accuracy_relative_to_full"] = _rate(sum(correct(q) for q in base), len(base))
-        # both-correct over full-correct, over every headline question: the full arm's variance counts
-        metrics["accuracy_relative_to_full_ci"] = ratio_interval(
-            [h and q in full_correct for q, h in zip(headline, hits, strict=True)],
-            [q in full_correct for q in headline],
-            instances, templates)
+        # both-correct over full-correct, over every headline question: the full arm's variance counts;
+        # the full arm relative to itself is 1 by construction, not an estimate
+        in_full = [q in full_correct for q in headline]
+        metrics["accuracy_relative_to_full_ci"] = (
+            (1.0, 1.0) if reference and base else
+            ratio_interval([h and f for h, f in zip(hits, in_full, strict=True)], in_full, instances,
+                           types=templates, generalize_types=generalize_types) if any(in_full) else None)
         metrics["n_full_correct"] = len(base)
     metrics.update(outcomes=figures["outcomes"], retrievals=figures["retrievals"], usage=figures["usage"])
     panel = panel_metrics(scores)  # judge=panel: the members' agreement and their disagreements

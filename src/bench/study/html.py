@@ -13,6 +13,7 @@ import pandas as pd
 from bench.study.jobs import Job
 from bench.study.plots import has_full, plot_label, plot_n_curve, plot_tradeoff, plot_types
 from bench.study.text import (
+    METHODS_LINE,
     PCT_METRICS,
     case_set_title,
     compactions_table,
@@ -114,8 +115,8 @@ def _case_set_html(configs: pd.DataFrame, pairs: pd.DataFrame | None, titled: bo
     if pairs is not None and not pairs.empty:
         header, rows = pairs_table(pairs, limit=45)
         parts += ["<h3>Paired comparisons</h3>",
-                  "<p class='small'>Config B minus config A on the same questions, paired by seed; 95% CI from "
-                  "a paired score interval (questions clustered by instance and type, docs/uncertainty.md); detectable Δ: "
+                  "<p class='small'>Config B minus config A on the same questions, paired by seed; 95% CI and p "
+                  "from the exact sign-flip test over instances (docs/uncertainty.md); detectable Δ: "
                   "the smallest difference the pair's questions detect (80% power, 5% level); discordant questions: "
                   "correct in one config only"
                   + (f" (first 45 of {len(pairs)} pairs; all in pairs.csv)" if len(pairs) > 45 else "") + ".</p>",
@@ -162,11 +163,11 @@ def report_html(jobs: list[Job], jobs_df: pd.DataFrame, configs: pd.DataFrame, q
         "<h1>Context-compaction benchmark report</h1>",
         f"<p class='small'>Generated {datetime.now(UTC).isoformat(timespec='seconds')} from "
         f"{html.escape(', '.join(sources))}: {len(jobs)} job(s), {len(configs)} config(s). "
-        "Values are mean [min–max] over the seeds of complete jobs; 95% CI: score interval with questions "
-        "clustered by instance and question type (docs/uncertainty.md), every complete seed's questions pooled; "
+        "Values are mean [min–max] over the seeds of complete jobs; 95% CI: every complete seed's questions pooled; "
         "detectable Δ: the smallest accuracy difference the case set detects (80% power, 5% level); hedged "
         "wrong: wrong answers that hedge, apart from confidently wrong. Questions whose answer is readable in the task text are left out "
         "of every figure (counted in 'in task text').</p>",
+        f"<p class='small'>{html.escape(METHODS_LINE)}</p>",
     ]
     if jobs and jobs[0].shared:
         parts.append(f"<p class='small'>Overrides shared by every job: <code>{html.escape(' '.join(jobs[0].shared))}"

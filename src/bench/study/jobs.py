@@ -29,7 +29,7 @@ from bench.policies.compact_settings import MECHANISM_NAMES
 from bench.prompt_files import PROMPT_NAMES
 from bench.store import read_jsonl
 
-__all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_config",
+__all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_config", "generalize_types_of",
            "MECHANISM_ORDER", "PROMPT_ORDER"]
 
 log = logging.getLogger(__name__)
@@ -37,9 +37,10 @@ log = logging.getLogger(__name__)
 MECHANISM_ORDER = {m: i for i, m in enumerate(MECHANISM_NAMES)}  # study order: as the presets build up
 PROMPT_ORDER = {p: i for i, p in enumerate(PROMPT_NAMES)}
 # keys that never make two jobs different configs (seed is what a config averages over)
-_NOT_IDENTITY = re.compile(r"^(seed|resume|output_dir|cache\..*|tracing\..*)$|(^|\.)seed$")
+# (stats.*: how intervals are computed from the records, not what the job measured)
+_NOT_IDENTITY = re.compile(r"^(seed|resume|output_dir|cache\..*|tracing\..*|stats\..*)$|(^|\.)seed$")
 # overrides that are not part of a config's readable label
-_NOT_LABEL = re.compile(r"^(seed|resume|output_dir|dataset\.path|cache\.[\w.]+|tracing\.[\w.]+|hydra\.[\w.]+"
+_NOT_LABEL = re.compile(r"^(seed|resume|output_dir|dataset\.path|cache\.[\w.]+|tracing\.[\w.]+|stats\.[\w.]+|hydra\.[\w.]+"
                         r"|hydra/[\w/]+)$")
 # answer usage keys that hold latency in seconds
 # ---------------------------------------------------------------- loading jobs
@@ -103,6 +104,11 @@ class Job:
     @property
     def complete(self) -> bool:
         return self.status == "complete"
+
+    @property
+    def generalize_types(self) -> bool:
+        """``stats.generalize_types`` of the job's config: intervals also over other question types."""
+        return generalize_types_of(self.config)
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -208,14 +214,16 @@ def load_job(path: Path | str) -> Job:
     answers = read_jsonl(path / "answers.jsonl")
     scores = read_jsonl(path / "scores.jsonl")
     reference = read_jsonl(path / "reference_scores.jsonl")
-    if declaration_of(run, config.get("arm") or {})["role"] == "reference":
+    is_reference = declaration_of(run, config.get("arm") or {})["role"] == "reference"
+    if is_reference:
         full_correct = {s["qid"] for s in scores if s.get("verdict") == "correct"}
     elif reference:
         latest = {s["qid"]: s for s in reference}  # a resumed job's later line wins
         full_correct = {qid for qid, s in latest.items() if s.get("verdict") == "correct"}
     else:
         full_correct = None
-    metrics = compute_metrics(cases, views, answers, scores, full_correct)
+    metrics = compute_metrics(cases, views, answers, scores, full_correct, reference=is_reference,
+                              generalize_types=generalize_types_of(config))
     stored = _json(path / "metrics.json")
     problems = []
     if run.get("status") == "failed":
@@ -324,6 +332,11 @@ def merge_shards(jobs: list[Job]) -> list[Job]:
     return out
 
 
+def generalize_types_of(config: dict[str, Any]) -> bool:
+    """A job config's ``stats.generalize_types`` (false when absent: runs from before the option)."""
+    return bool((config.get("stats") or {}).get("generalize_types", False))
+
+
 def _without_shard(config: dict[str, Any]) -> dict[str, Any]:
     dataset = {k: v for k, v in (config.get("dataset") or {}).items() if k != "shard"}
     return {**config, "dataset": dataset}
@@ -343,7 +356,8 @@ def _merged(shards: list[Job]) -> Job:
     stored = {"missing_traces": [t for j in shards for t in ((j.stored_metrics or {}).get("missing_traces") or [])]}
     return Job(path=first.path, run=run, config=_without_shard(first.config),
                overrides=[o for o in first.overrides if not o.startswith("dataset.shard=")],
-               metrics=compute_metrics(cases, views, answers, scores, full_correct), stored_metrics=stored,
+               metrics=compute_metrics(cases, views, answers, scores, full_correct, reference=first.is_reference,
+                                       generalize_types=first.generalize_types), stored_metrics=stored,
                cases=cases, views=views, answers=answers, scores=scores,
                status=run["status"], problems=[f"{j.name}: {p}" for j in shards for p in j.problems],
                full_correct=full_correct, shard_paths=[j.path for j in shards])

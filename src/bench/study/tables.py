@@ -275,6 +275,8 @@ def configs_frame(jobs_df: pd.DataFrame, jobs: list[Job] | None = None) -> pd.Da
             row[f"{metric}.ci_low"] = interval[0] if interval else None
             row[f"{metric}.ci_high"] = interval[1] if interval else None
         row["detectable_difference"] = pooled.get("detectable_difference")
+        row["n_clusters"] = pooled.get("n_clusters")  # instances: what "not detectable with N instances" names
+        row["interval_method"] = pooled.get("method")  # instances, or instances+types (stats.generalize_types)
         for metric in metrics:
             values = pd.to_numeric(done[metric], errors="coerce").dropna()
             row[f"{metric}.mean"] = round(float(values.mean()), 4) if len(values) else None

@@ -12,10 +12,11 @@ from typing import Any
 import pandas as pd
 
 from bench.metrics import DISTANCE_BUCKETS
+from bench.stats import METHOD_TYPES
 from bench.study.jobs import Job
 from bench.study.panel import panel_section
 
-__all__ = ["is_missing", "short_labels", "interval_text", "distance_table", "compactions_table", "depth_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
+__all__ = ["is_missing", "short_labels", "interval_text", "difference_interval_text", "detectable_text", "METHODS_LINE", "distance_table", "compactions_table", "depth_table", "pairs_table", "DISTANCE_LABELS", "PCT_METRICS", "TABLE_COLUMNS", "summary_table", "markdown_table", "report_markdown", "fmt", "value_range"]
 
 # ---------------------------------------------------------------- text output
 
@@ -76,8 +77,9 @@ def summary_table(configs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
         for metric, _ in TABLE_COLUMNS:
             cells.append(value_range(row, metric, metric in PCT_METRICS))
             if metric in ("accuracy", "accuracy_relative_to_full"):
-                cells.append(interval_text(row.get(f"{metric}.ci_low"), row.get(f"{metric}.ci_high")))
-        cells.append(_pp(row.get("detectable_difference")))
+                cells.append(interval_text(row.get(f"{metric}.ci_low"), row.get(f"{metric}.ci_high"),
+                                           row.get("interval_method")))
+        cells.append(detectable_text(row.get("detectable_difference"), row.get("n_clusters")))
         cells += [value_range(row, f"acc.{t}", True) for t in types]
         rows.append(cells)
     return header, rows
@@ -88,11 +90,44 @@ def _pp(value: Any) -> str:
     return "–" if is_missing(value) else f"±{100 * float(value):.1f} pp"
 
 
-def interval_text(low: Any, high: Any) -> str:
-    """A 95% interval of a share, in percent (``–`` when there is none)."""
+def interval_text(low: Any, high: Any, method: Any = None) -> str:
+    """A 95% interval of a share, in percent (``–`` when there is none; ``‡``: two-way, types random)."""
     if is_missing(low) or is_missing(high):
         return "–"
-    return f"{100 * float(low):.1f}–{100 * float(high):.1f}%"
+    return f"{100 * float(low):.1f}–{100 * float(high):.1f}%" + _two_way_mark(method)
+
+
+def difference_interval_text(interval: Any, p_value: Any, method: Any = None) -> str:
+    """The 95% interval of a paired difference in points, with the sign-flip test's p-value."""
+    if not interval or is_missing(interval[0]) or is_missing(interval[1]):
+        return "–"
+    low, high = (100 * float(x) for x in interval)
+    p = "" if is_missing(p_value) else f" (p {'< 0.001' if float(p_value) < 0.001 else f'= {float(p_value):.3g}'})"
+    return f"{low:+.1f} to {high:+.1f} pp{p}{_two_way_mark(method)}"
+
+
+def detectable_text(value: Any, instances: Any) -> str:
+    """The detectable difference in points; none up to 100 points: "not detectable with N instances"."""
+    if not is_missing(value):
+        return f"±{100 * float(value):.1f} pp"
+    if is_missing(instances) or not int(instances):
+        return "–"
+    return f"not detectable with {int(instances)} instance{'s' if int(instances) != 1 else ''}"
+
+
+def _two_way_mark(method: Any) -> str:
+    return " ‡" if method == METHOD_TYPES else ""
+
+
+# The estimand and the method, stated wherever intervals are shown (docs/uncertainty.md)
+METHODS_LINE = ("95% intervals are about this case set's fixed mix of question types and generalise over "
+                "instances (runs) like these, not over other question types: one-way cluster-robust by instance "
+                "(small-sample corrected, instances − 1 degrees of freedom), types as strata; at 0% or 100% a "
+                "one-sided bound over the instances. A paired difference B − A carries the p-value of an exact "
+                "sign-flip test over instances (every question of an instance swapped at once; with fewer than 6 "
+                "instances no p-value reaches 0.05); its interval excludes 0 exactly when p ≤ 0.05. ‡: also over "
+                "other question types (stats.generalize_types=true, two-way by instance and type, wider). "
+                "docs/uncertainty.md.")
 
 
 DISTANCE_LABELS = tuple(label for label, _, _ in DISTANCE_BUCKETS)
@@ -149,16 +184,16 @@ def pairs_table(pairs: pd.DataFrame, limit: int | None = None,
                 measure: str = "accuracy") -> tuple[list[str], list[list[str]]]:
     """The paired comparisons: B minus A with its 95% interval, and the discordant questions
     (``measure``: what the headline measures, e.g. evidence available with the offline reader)."""
-    header = ["A", "B", "seed ids", f"{measure} B − A", "95% CI", "detectable Δ", "correct only in A", "correct only in B",
-              "questions"]
+    header = ["A", "B", "seed ids", f"{measure} B − A", "95% CI (sign-flip p)", "detectable Δ", "correct only in A",
+              "correct only in B", "questions"]
     rows = []
     for _, row in pairs.head(limit).iterrows() if limit else pairs.iterrows():
         diff = row["difference"]
         rows.append([str(row["a"]), str(row["b"]), str(row["seeds"]),
                      "–" if is_missing(diff) else f"{100 * diff:+.1f} pp",
-                     "–" if is_missing(row["difference_ci_low"]) else
-                     f"{100 * row['difference_ci_low']:+.1f} to {100 * row['difference_ci_high']:+.1f} pp",
-                     _pp(row.get("detectable_difference")),
+                     difference_interval_text((row["difference_ci_low"], row["difference_ci_high"]), row.get("p_value"),
+                                              row.get("interval_method")),
+                     detectable_text(row.get("detectable_difference"), row.get("n_clusters")),
                      str(row["correct_only_in_a"]), str(row["correct_only_in_b"]), str(row["n_questions"])])
     return header, rows
 
@@ -183,11 +218,10 @@ def case_set_title(configs: pd.DataFrame) -> str:
 def report_markdown(jobs: list[Job], configs: pd.DataFrame, pairs: pd.DataFrame | None = None) -> str:
     """The config table, the paired comparisons and the distances, one section per case set."""
     lines = [f"{len(jobs)} job(s), {len(configs)} config(s); values are mean [min–max] over the "
-             "seeds of complete jobs; 95% CI: score interval with questions clustered by instance and question "
-             "type (docs/uncertainty.md), every complete seed's questions pooled (questions answerable from the "
+             "seeds of complete jobs; 95% CI: every complete seed's questions pooled (questions answerable from the "
              "task text left out, counted apart); detectable Δ: the smallest accuracy difference the case set "
              "detects at 80% power and the 5% level, from the observed variance; hedged wrong: wrong answers "
-             "that hedge (bench.hedges), apart from confidently wrong."]
+             "that hedge (bench.hedges), apart from confidently wrong.", "", METHODS_LINE]
     if jobs and jobs[0].shared:
         lines.append(f"Overrides shared by every job: `{' '.join(jobs[0].shared)}`.")
     measure = _measure(jobs)
