@@ -22,6 +22,8 @@ def format_summary(metrics: dict[str, Any]) -> str:
            f"{_ci(metrics.get('accuracy_relative_to_full_ci'))}"
            if metrics.get("accuracy_relative_to_full") is not None else ""),
     ]
+    if metrics.get("accuracy_ci") is not None:
+        lines.append(_about(metrics))
     if flagged.get("n"):
         lines.append(f"answerable from the task text (not in the headline): {flagged['n']} questions, "
                      f"accuracy {_pct(flagged['accuracy'])}")
@@ -52,6 +54,17 @@ def format_summary(metrics: dict[str, Any]) -> str:
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _about(metrics: dict[str, Any]) -> str:
+    """What the interval is about, and the smallest difference the case set detects."""
+    k = metrics.get("n_clusters") or 0
+    detectable = metrics.get("detectable_difference")
+    scope = ("over instances like these and over other question types (stats.generalize_types=true, two-way)"
+             if metrics.get("interval_method") == "instances+types" else
+             f"over instances like these ({k}), for this mix of question types")
+    return (f"95% CI {scope}; detectable difference: "
+            + (f"±{100 * detectable:.1f} pp" if detectable is not None else f"not detectable with {k} instances"))
 
 
 def _ci(interval: list[float] | tuple[float, float] | None) -> str:
