@@ -163,6 +163,18 @@ def main(argv: list[str] | None = None) -> list[dict]:
               f"{row['before_ratio']:>8.2f} | {row['after']:>9.1%} {row['after_ratio']:>8.2f} "
               f"{row['after_zero']:>6.1%} {reject}{flags}", flush=True)
     elapsed = time.perf_counter() - started
+    print("\nper statistic and K, over accuracies and correlations: coverage lowest-highest, width / oracle median"
+          " (largest)")
+    print(f"{'statistic':<20} {'K':>3} | {'BEFORE coverage':>15} {'width':>12} | {'AFTER coverage':>15} {'width':>12}")
+    for stat in dict.fromkeys((r["statistic"], r["model"]) for r in rows):
+        for k in ks:
+            group = [r for r in rows if (r["statistic"], r["model"]) == stat and r["k"] == k]
+            cells = []
+            for key in ("before", "after"):
+                cover = [r[key] for r in group]
+                ratio = [r[f"{key}_ratio"] for r in group]
+                cells.append(f"{min(cover):>7.1%}-{max(cover):>6.1%} {np.median(ratio):>5.2f} ({max(ratio):.2f})")
+            print(f"{' '.join(x for x in stat if x):<20} {k:>3} | {cells[0]:>28} | {cells[1]:>28}")
     nulls = [r for r in rows if r["model"] == "null"]
     if nulls:
         print(f"sign-flip test size (null: B an exchangeable copy of A): "
