@@ -139,8 +139,9 @@ def validate(cfg: Any) -> None:
 
 
 def generalize_types(cfg: Any) -> bool:
-    """``stats.generalize_types``: intervals also over other question types (the two-way method)."""
-    return bool(OmegaConf.select(cfg, "stats.generalize_types", default=False))
+    """``stats.generalize_types`` of a job config (composed, or a run's recorded dict; absent: false):
+    intervals also over other question types (the two-way method)."""
+    return bool((cfg.get("stats") or {}).get("generalize_types", False))
 
 
 def source_keys() -> set[str]:

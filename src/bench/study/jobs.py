@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.config import generalize_types
 from bench.metrics import CASE_OMITTED, VIEW_OMITTED, compute_metrics
 from bench.policies.base import declaration_of
 from bench.policies.compact_settings import MECHANISM_NAMES
 from bench.prompt_files import PROMPT_NAMES
 from bench.store import read_jsonl
 
-__all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_config", "generalize_types_of",
+__all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_config",
            "MECHANISM_ORDER", "PROMPT_ORDER"]
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,6 @@ log = logging.getLogger(__name__)
 MECHANISM_ORDER = {m: i for i, m in enumerate(MECHANISM_NAMES)}  # study order: as the presets build up
 PROMPT_ORDER = {p: i for i, p in enumerate(PROMPT_NAMES)}
 # keys that never make two jobs different configs (seed is what a config averages over)
-# (stats.*: how intervals are computed from the records, not what the job measured)
 _NOT_IDENTITY = re.compile(r"^(seed|resume|output_dir|cache\..*|tracing\..*|stats\..*)$|(^|\.)seed$")
 # overrides that are not part of a config's readable label
 _NOT_LABEL = re.compile(r"^(seed|resume|output_dir|dataset\.path|cache\.[\w.]+|tracing\.[\w.]+|stats\.[\w.]+|hydra\.[\w.]+"
@@ -106,9 +106,8 @@ class Job:
         return self.status == "complete"
 
     @property
-    def generalize_types(self) -> bool:
-        """``stats.generalize_types`` of the job's config: intervals also over other question types."""
-        return generalize_types_of(self.config)
+    def generalize_types(self) -> bool:  # stats.generalize_types: intervals over other question types too
+        return generalize_types(self.config)
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -223,7 +222,7 @@ def load_job(path: Path | str) -> Job:
     else:
         full_correct = None
     metrics = compute_metrics(cases, views, answers, scores, full_correct, reference=is_reference,
-                              generalize_types=generalize_types_of(config))
+                              generalize_types=generalize_types(config))
     stored = _json(path / "metrics.json")
     problems = []
     if run.get("status") == "failed":
@@ -330,11 +329,6 @@ def merge_shards(jobs: list[Job]) -> list[Job]:
         if whole not in out:
             out.append(whole)
     return out
-
-
-def generalize_types_of(config: dict[str, Any]) -> bool:
-    """A job config's ``stats.generalize_types`` (false when absent: runs from before the option)."""
-    return bool((config.get("stats") or {}).get("generalize_types", False))
 
 
 def _without_shard(config: dict[str, Any]) -> dict[str, Any]:
