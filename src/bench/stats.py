@@ -221,17 +221,28 @@ def _boundary(r: np.ndarray, k: np.ndarray, level: float) -> tuple[np.ndarray, n
 # ---------------------------------------------------------------- paired: sign flips over instances
 
 
-@lru_cache(maxsize=64)
 def _flip_patterns(k: int, draws: int) -> np.ndarray:
-    """Sign patterns (P, k): all 2^k when k <= EXACT_FLIPS, else ``draws`` with a fixed seed,
-    the observed (all +1) first, so the p-value is never 0."""
+    """Sign patterns (P, k) as int8: all 2^k when k <= EXACT_FLIPS, else ``draws`` with a fixed
+    seed, the observed (all +1) first, so the p-value is never 0."""
     if k <= EXACT_FLIPS:
         bits = (np.arange(2**k)[:, None] >> np.arange(k)[None, :]) & 1
-        return (1 - 2 * bits).astype(float)
+        return (1 - 2 * bits).astype(np.int8)
     rng = np.random.default_rng(29_000 + k)
-    signs = 1 - 2 * rng.integers(0, 2, size=(draws, k))
+    bits = np.unpackbits(np.frombuffer(rng.bytes((draws * k + 7) // 8), dtype=np.uint8))[: draws * k]
+    signs = (1 - 2 * bits.astype(np.int8)).reshape(draws, k)
     signs[0] = 1
-    return signs.astype(float)
+    return signs
+
+
+_cached_patterns = lru_cache(maxsize=32)(_flip_patterns)
+
+
+def _flipped(values: np.ndarray, patterns: np.ndarray) -> np.ndarray:
+    """values (R, K) under every sign pattern: (R, P), in chunks of patterns (bounded memory)."""
+    out = np.empty((values.shape[0], len(patterns)))
+    for start in range(0, len(patterns), 2048):
+        out[:, start:start + 2048] = values @ patterns[start:start + 2048].T.astype(float)
+    return out
 
 
 def sign_flip_batch(totals: np.ndarray, sizes: np.ndarray, level: float = LEVEL, draws: int = FLIP_DRAWS
@@ -247,10 +258,10 @@ def sign_flip_batch(totals: np.ndarray, sizes: np.ndarray, level: float = LEVEL,
     (N + b)) is >= 0: a closed interval between their roots that holds d. So the shifts with
     p-value above 1 - level form an interval whose ends are order statistics of those roots."""
     reps, k = totals.shape
-    patterns = _flip_patterns(k, draws)
+    patterns = _cached_patterns(k, draws) if k <= 256 else _flip_patterns(k, draws)
     count = len(patterns)
-    a = totals @ patterns.T  # (R, P)
-    b = sizes @ patterns.T
+    a = _flipped(totals, patterns)  # (R, P)
+    b = _flipped(sizes, patterns)
     total, size = totals.sum(axis=1, keepdims=True), sizes.sum(axis=1, keepdims=True)
     d = total[:, 0] / np.maximum(size[:, 0], 1)
     tol = 1e-9 * np.maximum(size, 1)
