@@ -17,6 +17,7 @@ __all__ = ["exception_types", "same_type", "in_substance", "substituted"]
 
 _EXC = re.compile(r"(?<![\w.])((?:[A-Za-z_$][\w$]*\.)*(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Exit|Interrupt|"
                   r"Warning|Failure|Iteration))\b")
+_JAVA_HEADER = re.compile(r"Exception in thread\b")
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bno|\binstead of|\brather than)\s+(?:an?\s+|the\s+)?[`'\"]?$", re.I)
 
 
@@ -26,15 +27,20 @@ def exception_types(text: str) -> list[str]:
     for match in _EXC.finditer(text or ""):
         if _NOT_BEFORE.search(text[max(0, match.start() - 20): match.start()]):
             continue
+        if _JAVA_HEADER.match(text, match.start()):  # 'Exception in thread "main" java.lang.X: ...' names X
+            continue
         found.append(match.group(1))
     return list(dict.fromkeys(found))
 
 
 def same_type(got: str, want: str) -> bool:
-    """Same exception type, qualified or not (java.lang.NullPointerException = NullPointerException)."""
+    """Same exception type, qualified or not (java.lang.NullPointerException = NullPointerException); a class of
+    the same name from another package is another type (``jsonschema.ValidationError`` is not
+    ``pydantic.ValidationError``): when both are qualified, their top-level packages agree."""
     got, want = got.strip(), want.strip()
-    return got == want or got.endswith("." + want) or want.endswith("." + got) or \
-        got.rsplit(".", 1)[-1] == want.rsplit(".", 1)[-1]
+    if got.rsplit(".", 1)[-1] != want.rsplit(".", 1)[-1]:
+        return False
+    return "." not in got or "." not in want or got.split(".", 1)[0] == want.split(".", 1)[0]
 
 
 # --- messages in substance ----------------------------------------------------------------
