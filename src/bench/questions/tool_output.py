@@ -28,7 +28,7 @@ from bench.questions.matching import (
     squash,
     stated_bool,
 )
-from bench.questions.messages import in_substance
+from bench.questions.messages import exception_types, in_substance, same_type, substituted
 from bench.questions.values import numbers, same_date, same_number
 from bench.reading import Reading, find_call
 from bench.schema import DroppedQuestion, Question
@@ -69,6 +69,9 @@ def _leaves(value: Any, out: list[Any]) -> list[Any]:
     return out
 
 
+# an empty result in words: "an empty list", "returned nothing", "no results"
+_EMPTY = re.compile(r"\bempty\b|\bnothing\b|\bno (?:results?|items?|entries|records?|output|matches|data)\b|\bnone\b"
+                    r"|\[\s*\]|\{\s*\}|\bnull\b", re.I)
 _TAG = re.compile(r"</?[A-Za-z_][\w-]*>")  # <returncode>0</returncode>: markup, not values
 _TABLE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|$")
 _MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
@@ -282,6 +285,15 @@ class ToolOutput:
         if verbatim:
             return True, "the output, verbatim"
         want, got = parse_json(reference), parse_json(claim)
+        if want in ([], {}, None) and reference.strip() in ("[]", "{}", "null", "None", '""'):
+            # an empty result said in words ("an empty list", "nothing: []"), and nothing else claimed
+            said = got == want or (_EMPTY.search(claim) and not output_values(claim))
+            return (True, "the empty output") if said else (False, f"the output was {reference.strip()}")
+        raised = [t for t in exception_types(claim) if not any(same_type(t, r) for r in exception_types(reference))]
+        if raised:  # "... then Exception in thread "main" java.lang.NullPointerException": not in this output
+            return False, f"an exception the output does not show: {raised[0]}"
+        if want is None and (change := substituted(_untagged(reference), claim)):
+            return False, f"a word or number of the output changed: {change}"
         if want is not None and got is not None:
             same = _plain_json(got) == _plain_json(want)
             return (True, "the same JSON value") if same else (False, "a different JSON value")

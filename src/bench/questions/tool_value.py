@@ -8,6 +8,7 @@ call's arguments): the first such field in the object's key order. Reference: th
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -15,6 +16,7 @@ from langchain_core.messages import ToolMessage
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, args_text, calls_of, make_question, ordinal
 from bench.questions.matching import has_values, is_abstention, parse_json, stated_bool
+from bench.questions.messages import in_substance
 from bench.questions.values import all_parts, numbers, same_date, same_number
 from bench.reading import Reading, find_call
 from bench.schema import DroppedQuestion, Question
@@ -36,6 +38,12 @@ def _record(output: str | None) -> dict[str, Any] | None:
     except (json.JSONDecodeError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def _message_like(value: str) -> bool:
+    """A value that is a message: three words or more, one of them an identifier or a number
+    (``*** [Makefile:192: build] Error 1``); such a value is stated in substance, like an error message."""
+    return len(re.findall(r"[A-Za-z0-9]+", value)) >= 3 and bool(re.search(r"\d|\w[._/:]\w|\w_\w", value))
 
 
 class ToolValue:
@@ -123,6 +131,8 @@ class ToolValue:
             ok = low.strip().strip("'\"`") == want if "value" in claim else want in low
             if not ok and parse_json(text) is not None:
                 ok = str(parse_json(text)).strip().lower() == want
+            if not ok and _message_like(str(reference)):
+                ok = in_substance(str(reference), text)  # "Error 1: the build at Makefile:192" for the make line
         if ok:
             return True, "same value"
         return False, f"expected {value_text(reference)!r}"
