@@ -47,7 +47,10 @@ class CallCount:
     template = "How many times did you call `{tool}`?"
     uncounted = " Do not count the last call(s) of it you made, which got no result."
     answer_format = {"count": "number of calls"}  # the typed answer's keys (bench.questions.answers)
-    rubric = "Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\")."
+    rubric = ("Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\"). "
+              "A count the answer concludes with is its claim (\"23 in total, but the last got no result, so 22\" "
+              "is 22; \"four times before it worked on the fifth\" is 5). A count of another tool is wrong; a "
+              "command of the asked tool (`str_replace` of `str_replace_editor`) is no other tool.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"]) + (self.uncounted if target.get("uncounted") else "")

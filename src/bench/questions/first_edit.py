@@ -72,7 +72,9 @@ class FirstEdit:
     answer_format = {"path": "the edited file's path", "code": "the lines the edit added or changed"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Code: the right file (as for files) and the lines the edit changed (`changed`, all inside "
               "`code`), whitespace and indentation ignored. The other lines of `code` and `context` are "
-              "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong.")
+              "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "
+              "Code the answer names as what the edit replaced (\"replaced `old` with `new`\") is not claimed "
+              "as inserted.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION

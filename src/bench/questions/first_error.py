@@ -49,7 +49,10 @@ class FirstError:
     rubric = ("Errors: the same exception type (qualified or not: java.lang.NullPointerException = "
               "NullPointerException) and the message in substance: a paraphrase is fine if it keeps the key "
               "identifiers (names, numbers, quoted strings, paths). When the reference message is empty, the "
-              "type decides. An answer that names another type (\"a KeyError, not an AssertionError\") is wrong.")
+              "type decides. An answer that names another type (\"a KeyError, not an AssertionError\") is wrong, "
+              "so is a class of the same name from another package (requests.exceptions.ConnectionError is not the "
+              "built-in ConnectionError) and an error described without its type (\"some botocore error about "
+              "credentials\"). `Exception in thread \"main\"` is Java's header, not the type.")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)

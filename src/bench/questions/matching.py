@@ -105,8 +105,11 @@ _DECLINED_OBJECT = re.compile(r"\b(?:what|which|how|whether|if|where|when)\b[^.;
                               r" (?:of|from|for)\b[^.;\n]*", re.I)
 
 
-def final_claim(text: str) -> str:
-    """The text after its last self-correction ("X - no wait, Y" claims Y), else the text."""
+def final_claim(text: str, reference: str = "") -> str:
+    """The text after its last self-correction ("X - no wait, Y" claims Y), else the text. Words of the
+    reference (a tool's output that says "..., actually ...") are not a correction."""
+    if reference and _CORRECTION.search(reference):
+        return text
     corrections = list(_CORRECTION.finditer(text or ""))
     if not corrections or not text[corrections[-1].end():].strip():
         return text

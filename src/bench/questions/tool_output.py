@@ -72,6 +72,8 @@ def _leaves(value: Any, out: list[Any]) -> list[Any]:
 # an empty result in words: "an empty list", "returned nothing", "no results"
 _EMPTY = re.compile(r"\bempty\b|\bnothing\b|\bno (?:results?|items?|entries|records?|output|matches|data)\b|\bnone\b"
                     r"|\[\s*\]|\{\s*\}|\bnull\b", re.I)
+# the bare words of exception names ("Error: could not load cache" names no exception class)
+_GENERIC = {"Error", "Exception", "Warning", "Failure", "Exit", "Interrupt", "Iteration"}
 _TAG = re.compile(r"</?[A-Za-z_][\w-]*>")  # <returncode>0</returncode>: markup, not values
 _TABLE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|$")
 _MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
@@ -223,7 +225,9 @@ class ToolOutput:
     answer_format = {"output": "the output, as the tool returned it"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Tool output: every value in the reference output (numbers with their units, identifiers, "
               "names, status words) is stated, and stated correctly; format, quoting and order may differ. "
-              "A missing or different value makes it wrong.")
+              "A missing or different value makes it wrong, so does a word changed in a restated line or an "
+              "exception the output does not show. An empty output ([] or {}) may be said in words "
+              "(\"an empty list\").")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(nth=ordinal(target["ordinal"]), tool=target["tool"],
@@ -281,6 +285,10 @@ class ToolOutput:
         for item, marker in marked.items():  # a status marker is its line's value
             if item in said and said[item] != marker:
                 return False, f"{item!r}: marked {said[item]} in the answer, {marker} in the output"
+        raised = [t for t in exception_types(claim) if t not in _GENERIC and t.lower() not in reference.lower()
+                  and not any(same_type(t, r) for r in exception_types(reference))]
+        if raised:  # "... then Exception in thread "main" java.lang.NullPointerException": not in this output
+            return False, f"an exception the output does not show: {raised[0]}"
         verbatim = re.search(r"(?<![\w/])" + re.escape(squash(reference).lower()) + r"(?![\w/])", squash(claim).lower())
         if verbatim:
             return True, "the output, verbatim"
@@ -289,9 +297,6 @@ class ToolOutput:
             # an empty result said in words ("an empty list", "nothing: []"), and nothing else claimed
             said = got == want or (_EMPTY.search(claim) and not output_values(claim))
             return (True, "the empty output") if said else (False, f"the output was {reference.strip()}")
-        raised = [t for t in exception_types(claim) if not any(same_type(t, r) for r in exception_types(reference))]
-        if raised:  # "... then Exception in thread "main" java.lang.NullPointerException": not in this output
-            return False, f"an exception the output does not show: {raised[0]}"
         if want is None and (change := substituted(_untagged(reference), claim)):
             return False, f"a word or number of the output changed: {change}"
         if want is not None and got is not None:

@@ -52,7 +52,9 @@ class ToolValue:
     template = "In what `{tool}` with `{arguments}` returned the {nth} time, what was `{field}`?"
     answer_format = {"value": "the value"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Value: the stated value equals the reference: numbers numerically (275 = 275.00, a unit may "
-              "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no.")
+              "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no. A value "
+              "that is a message (several words with an identifier or a number) is stated in substance: its "
+              "identifiers and numbers kept.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"], arguments=args_text(target["arguments"]),

@@ -51,9 +51,13 @@ class WriteActions:
     name = NAME
     answer_format = {"actions": "list of {\"tool\": name, \"arguments\": {...}}, in the order made"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Changes: the state-changing calls the answer lists are the reference's, in the same order "
-              "(a missing, extra or reordered change is wrong), each with the reference's key argument values "
-              "(ids character for character, numbers numerically). Read-only calls the answer also mentions "
-              "do not count against it.")
+              "(a missing, extra or reordered change is wrong), each with every key argument value of the "
+              "reference (ids character for character, numbers numerically; a value several changes share may be "
+              "said once). Changes may be told in prose (\"sent a payment request for bill B1\" = "
+              "send_payment_request) or as JSON with the arguments beside the tool; one change made for several "
+              "ids may be named once with each id, in order (\"grant_app_permission: storage, then sms\"). A call "
+              "listed as a change that is none of the reference's (a read-only call, a transfer, a call that "
+              "failed) is an extra change; calls mentioned only as context, or said to have failed, do not count.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
