@@ -50,7 +50,7 @@ class CallCount:
     rubric = ("Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\"). "
               "A count the answer concludes with is its claim (\"23 in total, but the last got no result, so 22\" "
               "is 22; \"four times before it worked on the fifth\" is 5). A count of another tool is wrong; a "
-              "command of the asked tool (`str_replace` of `str_replace_editor`) is no other tool.")
+              "command of the asked tool (`file_view` of `file_view_editor`) is no other tool.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"]) + (self.uncounted if target.get("uncounted") else "")
@@ -105,7 +105,7 @@ class CallCount:
         """A count of another tool: the answer names tools, none of them the question's."""
         asked = re.search(r"`([^`]+)`", question.question)
         tool = (question.target or {}).get("tool") or (asked.group(1) if asked else "")
-        # a part of the asked tool's name (`str_replace` of `str_replace_editor`: its command) is no other tool
+        # a part of the asked tool's name (`file_view` of `file_view_editor`: its command) is no other tool
         named = [t.strip("`") for t in _TOOL_NAME.findall(text)
                  if not re.search(rf"(?:^|_){re.escape(t.strip('`'))}(?:_|$)", tool or "")]
         if tool and named and not has_identifier(tool, text):
