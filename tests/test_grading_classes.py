@@ -304,6 +304,7 @@ def test_changes_in_prose_or_flat_json_are_found(text, verdict):
      "correct"),                                                                          # a read call as context
     ("pause_plan(A3, P7); refund_invoice(A3, I55) (failed: not allowed); send_invoice(A3, I55)", "correct"),
     ("pause_plan(A3, P7); send_invoice(A3, I55). The account owner confirmed.", "correct"),  # a sentence, no item
+    ("pause_plan account_id=A3, plan_id=P7, resume_date=2025-01-01; send_invoice(A3, I55)", "correct"),  # arguments
 ])
 def test_an_extra_change_is_caught(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, PLANS, text) == verdict
@@ -417,6 +418,7 @@ def test_a_part_of_the_asked_tools_name_is_no_other_tool(text, verdict):
     ("Case A: ok\nCase B: ok", "Case A: ok\nCase B: ok\nThen a ValueError: bad input was raised.", "wrong"),
     ("Case A: ok\nCase B: ok", "Both cases printed ok, no ValueError this time.", "correct"),  # denied
     ("Traceback ...\nValueError: bad input", "ValueError: bad input", "correct"),
+    ("Case A: ok\nCase B: ok", "Case A: ok, Case B: ok (the earlier ValueError was fixed).", "correct"),  # another run
 ])
 def test_an_exception_the_output_does_not_show_is_wrong(reference, text, verdict):
     assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict
@@ -426,6 +428,8 @@ def test_an_exception_the_output_does_not_show_is_wrong(reference, text, verdict
     ("88:def merge(left: Node, right: Node) -> Node:", "88:def merge(left: Tree, right: Node) -> Node:", "wrong"),
     ("88:def merge(left: Node, right: Node) -> Node:", "88:def merge(left: Node, right: Node) -> Node:", "correct"),
     ("App 'mail' may use: camera, contacts.", "App 'mail' may use: location, contacts.", "wrong"),
+    ("Found 3 files in /srv/media", "Found three files in /srv/media", "correct"),   # a number in words is no change
+    ("Found 3 files in /srv/media", "Found four files in /srv/media", "wrong"),
 ])
 def test_a_restated_output_with_a_word_changed(reference, text, verdict):
     assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict

@@ -12,6 +12,7 @@ import posixpath
 import re
 
 from bench.questions.matching import has_identifier, squash
+from bench.questions.values import numbers
 
 __all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause"]
 
@@ -125,6 +126,8 @@ def substituted(reference: str, text: str) -> str | None:
         # right: Instance" for "left: Instance, right: Instance"), for words the answer has more times
         lost = [w for w in ref[i1:i2] if w not in _STOP and _times(w, got) < _times(w, ref)]
         said = [w for w in got[j1:j2] if w not in _STOP and _times(w, ref) < _times(w, got)]
+        if numbers(" ".join(lost)) == numbers(" ".join(said)) and all(numbers(w) for w in lost + said):
+            continue  # "three" for "3": the same number
         if lost and said:
             return f"{' '.join(ref[i1:i2])} -> {' '.join(got[j1:j2])}"
     return None

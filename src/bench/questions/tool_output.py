@@ -74,6 +74,9 @@ _EMPTY = re.compile(r"\bempty\b|\bnothing\b|\bno (?:results?|items?|entries|reco
                     r"|\[\s*\]|\{\s*\}|\bnull\b", re.I)
 # the bare words of exception names ("Error: could not load cache" names no exception class)
 _GENERIC = {"Error", "Exception", "Warning", "Failure", "Exit", "Interrupt", "Iteration"}
+# a clause about another run or call ("the earlier ValueError is gone", "no longer raises")
+_ELSEWHERE = re.compile(r"\b(?:earlier|before|previous(?:ly)?|prior|fixed|no longer|any ?more|this time|instead of|"
+                        r"other|later)\b", re.I)
 _TAG = re.compile(r"</?[A-Za-z_][\w-]*>")  # <returncode>0</returncode>: markup, not values
 _TABLE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|$")
 _MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
@@ -285,7 +288,8 @@ class ToolOutput:
         for item, marker in marked.items():  # a status marker is its line's value
             if item in said and said[item] != marker:
                 return False, f"{item!r}: marked {said[item]} in the answer, {marker} in the output"
-        raised = [t for t in exception_types(claim) if t not in _GENERIC and t.lower() not in reference.lower()
+        told = " ".join(c for c in re.split(r"[.;\n()]", claim) if not _ELSEWHERE.search(c))  # not other runs
+        raised = [t for t in exception_types(told) if t not in _GENERIC and t.lower() not in reference.lower()
                   and not any(same_type(t, r) for r in exception_types(reference))]
         if raised:  # "... then Exception in thread "main" java.lang.NullPointerException": not in this output
             return False, f"an exception the output does not show: {raised[0]}"

@@ -239,7 +239,7 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
         words = " ".join(_BULLET.sub("", text[a:b]).split()[:3])
         head = _TOOL_LIKE.search(words)
         if head and head.group(1) not in want and head.group(1).lower() not in keys | values \
-                and not re.search(r"(?:^|_)id$", head.group(1)):
+                and not re.search(r"(?:^|_)id$", head.group(1)) and not re.match(r"\s*=", words[head.end():]):
             return False, f"an extra change: {head.group(1)}"
         if not head and (did := _DID.match(_BULLET.sub("", text[a:b]).strip())):
             return False, f"an extra change: {did.group(0).strip()!r} names none of the changes"
