@@ -260,6 +260,8 @@ ASK_CHANGES = "Which changes did you make, in order? Name each state-changing to
     ("first_error", ASK_ERROR, {"type": "KeyError", "message": "'depth'"},
      "A ValueError - sorry, no: it was KeyError: 'depth'; the ValueError came later.", "correct"),
     ("tool_value", ASK_VALUE, "C2001", "It was actually C2001.", "correct"),               # "actually" without a break
+    ("write_actions", ASK_CHANGES, [{"tool": "pause_plan", "arguments": {"plan_id": "P7"}}], "Sorry, no idea.",
+     "abstained"),                                                                          # "sorry, no" is no correction
 ])
 def test_a_self_correction_is_graded_on_its_final_claim(qtype, question, reference, text, verdict):
     assert grade_asked(qtype, question, reference, text) == verdict
@@ -273,6 +275,11 @@ def test_a_self_correction_is_graded_on_its_final_claim(qtype, question, referen
 ])
 def test_two_candidates_without_choosing_are_wrong(qtype, question, reference, text):
     assert grade_asked(qtype, question, reference, text) == "wrong"
+
+
+def test_alternatives_the_reference_itself_states_are_no_candidates():
+    assert grade_asked("tool_output", ASK_OUTPUT, "requires acme 2.1 or 2.2", "It said: requires acme 2.1 or 2.2.") \
+        == "correct"
 
 
 PLANS = [{"tool": "pause_plan", "arguments": {"account_id": "A3", "plan_id": "P7"}},

@@ -62,9 +62,10 @@ class ExactJudge:
         reading = read_typed(question.answer_format or qtype.answer_format, parse_json(raw), raw)
         if reading.unknown:
             return Score(**base, verdict="abstained", reason='no specific claim: the answer is {"unknown": true}')
-        # "C1001 - no wait, C1002" claims C1002
-        text = final_claim(reading.text, json.dumps(question.reference, ensure_ascii=False))
-        if offers_alternatives(text):  # "either SFO or JFK, I can't tell which": candidates
+        reference_text = json.dumps(question.reference, ensure_ascii=False)
+        text = final_claim(reading.text, reference_text)  # "C1001 - no wait, C1002" claims C1002
+        # "either SFO or JFK, I can't tell which": candidates (unless the reference itself says "3.8 or 3.9")
+        if offers_alternatives(text) and not offers_alternatives(reference_text):
             return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")
         values_only = getattr(qtype, "values_only", False)
         if values_only and is_abstention(text) and not declined_values(text, question.question):

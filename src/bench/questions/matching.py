@@ -95,7 +95,8 @@ _ALTERNATIVES = re.compile(rf"\beither\b{_SENTENCE}\bor\b|\bor\b{_SENTENCE}\b(?:
 # "C1001 - no wait, it was C1002", "9 times? No wait - 8", "X - sorry, no: Y", "12 times... actually, it was 14":
 # the claim is what follows the last correction ("actually" corrects only after a break: "it was actually X" does not)
 _CORRECTION = re.compile(r"(?:\b(?:no,? wait|wait,? no|scratch that|correction|i mean|make that|no,? actually"
-                         r"|sorry,? (?:no|nope|i mean|it was|actually|my mistake|wrong)|my mistake)\b"
+                         r"|sorry,? (?:(?:no|nope|wrong)\b(?=\s*[:,;.!\u2013\u2014-])|i mean|it was|actually|my mistake)"
+                         r"|my mistake)\b"
                          r"|(?:\.\.\.|\u2026|[-\u2013\u2014;,]|[.!?](?=\s))\s*actually\b)"
                          r"[\s,:;.!?\u2013\u2014-]*", re.I)
 
