@@ -1,0 +1,188 @@
+"""The quality-size frontier of a study with budgeted arms (``+experiment=frontier``): per budget,
+which arm keeps the most answers, and the data of the frontier plot.
+
+    rows = frontier_frame(configs)                       # arm, budget, target / realized share, answers kept
+    lines = answer_sentences(jobs, configs, measure)     # one sentence per case set and budget
+
+**Estimand** of a sentence: at one budget, the difference in the share of the full arm's correct
+answers that two arms still give (paired on the same questions, the same seeds), over the
+population of runs like the recorded ones; its interval and p-value come from
+:func:`paired_comparison` (questions clustered by instance). "Answers kept" is accuracy relative to
+full (every headline question when no full arm is in the report). With ``model=offline`` the
+answers are the offline reader's: the sentence then speaks of evidence available.
+
+An arm whose views hold summaries of the offline extractive stand-in (``metrics.json``
+``lower_bound``) is a lower bound: it is never ranked against arms measured exactly; the
+sentence names it apart instead.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bench.metrics import headline_questions
+from bench.stats import CONFIDENCE, codes, paired_batch
+from bench.study.jobs import Job
+from bench.study.text import budget_text, interval_text, is_lower_bound, is_missing, pct_text
+
+__all__ = ["frontier_frame", "answer_sentences", "paired_comparison", "has_frontier", "FRONTIER_COLUMNS"]
+
+FRONTIER_COLUMNS = ("case_set", "arm", "budget", "target_share", "realized_share", "answers_kept", "answers_kept_low",
+                    "answers_kept_high", "lower_bound", "views_over", "config")
+
+
+def paired_comparison(correct_a: list[bool], correct_b: list[bool], instances: list[str],
+                      level: float = CONFIDENCE) -> tuple[float, float, float, float]:
+    """A's share minus B's on the same questions: ``(difference, low, high, p_value)``.
+
+    The one door of the frontier's numbers to the statistics: today the paired score interval of
+    :func:`bench.stats.paired_batch` (clustered by instance), with the p-value the level at which
+    that interval stops covering 0 (found by bisection). When ``bench.stats.paired_interval`` (issue
+    29) is on main this body becomes ``return paired_interval(correct_a, correct_b, instances, level)``.
+    """
+    a = np.asarray(correct_a, dtype=float)[None, :]
+    b = np.asarray(correct_b, dtype=float)[None, :]
+    mask = np.ones_like(a)
+    inst = codes(instances, a.shape[1])[None, :]
+
+    def interval(confidence: float) -> tuple[float, float, float]:
+        d, lo, hi = paired_batch(b, a, mask, inst, None, confidence)  # paired_batch gives its 2nd minus its 1st
+        return float(d[0]), float(lo[0]), float(hi[0])
+
+    difference, low, high = interval(level)
+
+    def excludes_zero(confidence: float) -> bool:
+        _, lo, hi = interval(confidence)
+        return lo > 0 or hi < 0
+
+    narrow, wide = 1e-6, 1 - 1e-9  # the interval widens with the confidence level
+    if difference == 0 or not excludes_zero(narrow):
+        p_value = 1.0
+    elif excludes_zero(wide):
+        p_value = 0.0
+    else:
+        for _ in range(40):  # the level where the interval first covers 0: p = 1 - that level
+            middle = (narrow + wide) / 2
+            narrow, wide = (middle, wide) if excludes_zero(middle) else (narrow, middle)
+        p_value = 1 - narrow
+    return round(difference, 4), round(low, 4), round(high, 4), round(p_value, 4)
+
+
+def has_frontier(configs: pd.DataFrame) -> bool:
+    """Configs with ``arm.budget`` are in the report."""
+    return not configs.empty and "budget" in configs and configs["budget"].notna().any()
+
+
+def _kept(row: pd.Series) -> tuple[Any, Any, Any, str]:
+    """(answers kept, low, high, what it is): relative to full when the report has it, else accuracy."""
+    if not is_missing(row.get("accuracy_relative_to_full.mean")):
+        return (row["accuracy_relative_to_full.mean"], row.get("accuracy_relative_to_full.ci_low"),
+                row.get("accuracy_relative_to_full.ci_high"), "relative to full")
+    return row.get("accuracy.mean"), row.get("accuracy.ci_low"), row.get("accuracy.ci_high"), "accuracy"
+
+
+def frontier_frame(configs: pd.DataFrame) -> pd.DataFrame:
+    """The frontier plot's data: one row per config with a budget, plus the reference and the baseline."""
+    if not has_frontier(configs):
+        return pd.DataFrame(columns=list(FRONTIER_COLUMNS))
+    rows = []
+    for _, row in configs.iterrows():
+        budgeted = not is_missing(row.get("budget"))
+        if not budgeted and row.get("role") not in ("reference", "baseline"):
+            continue
+        kept, low, high, _ = _kept(row)
+        realized = row.get("budget_realized_share.mean") if budgeted else row.get("tokens_kept_ratio.mean")
+        rows.append({"case_set": row["case_set"], "arm": row["arm"], "budget": row.get("budget") if budgeted else None,
+                     "target_share": row.get("budget_target_share.mean") if budgeted else None,
+                     "realized_share": realized, "answers_kept": kept, "answers_kept_low": low,
+                     "answers_kept_high": high, "lower_bound": is_lower_bound(row),
+                     "views_over": row.get("budget_n_over.mean") if budgeted else None, "config": row["config"],
+                     "role": row.get("role"), "arm_order": row.get("arm_order")})
+    return pd.DataFrame(rows)
+
+
+def _correct(job: Job) -> dict[str, bool]:
+    return {s["qid"]: s.get("verdict") == "correct" for s in job.scores}
+
+
+def _pair(a: list[Job], b: list[Job]) -> tuple[list[bool], list[bool], list[str]]:
+    """Per question of the seeds both configs ran (complete jobs): A correct, B correct, instance;
+    only the questions the full arm answered when the jobs know them (answers kept)."""
+    by_seed_a = {str(j.seed): j for j in a}
+    by_seed_b = {str(j.seed): j for j in b}
+    hits_a: list[bool] = []
+    hits_b: list[bool] = []
+    instances: list[str] = []
+    for seed in sorted(set(by_seed_a) & set(by_seed_b)):
+        job_a, job_b = by_seed_a[seed], by_seed_b[seed]
+        questions = headline_questions(job_a.cases)
+        shared = set(questions) & set(headline_questions(job_b.cases))
+        full = job_a.full_correct if job_a.full_correct is not None else job_b.full_correct
+        correct_a, correct_b = _correct(job_a), _correct(job_b)
+        for qid in sorted(shared):
+            if qid not in correct_a or qid not in correct_b or (full is not None and qid not in full):
+                continue
+            hits_a.append(correct_a[qid])
+            hits_b.append(correct_b[qid])
+            instances.append(questions[qid]["_instance"])  # seeds of one instance: one cluster
+    return hits_a, hits_b, instances
+
+
+def answer_sentences(jobs: list[Job], configs: pd.DataFrame, measure: str = "accuracy") -> dict[str, list[str]]:
+    """Per case set, one sentence per budget: the arm that keeps the most answers among the arms
+    measured exactly, its paired difference to the next best (interval, p-value), and the arms
+    with stand-in summaries named apart (never ranked)."""
+    if not has_frontier(configs):
+        return {}
+    complete: dict[str, list[Job]] = defaultdict(list)
+    for job in jobs:
+        if job.complete:
+            complete[job.config_id].append(job)
+    what = "answers" if measure == "accuracy" else measure  # offline: evidence available (offline reader)
+    out: dict[str, list[str]] = {}
+    for case_set, group in configs.groupby("case_set", sort=False):
+        budgeted = group[group["budget"].notna()]
+        lines = []
+        budgets = sorted({float(b) for b in budgeted["budget"]})
+        for budget in budgets:
+            at = budgeted[budgeted["budget"].astype(float) == budget]
+            exact = [r for _, r in at.iterrows() if not is_lower_bound(r) and not is_missing(_kept(r)[0])]
+            bound = [str(r["arm"]) for _, r in at.iterrows() if is_lower_bound(r)]
+            exact.sort(key=lambda r: (-float(_kept(r)[0]), r["arm_order"]))
+            head = f"**Budget {budget_text(budget)}{' of each case' + chr(39) + 's history tokens' if budget <= 1 else ''}:**"
+            if not exact:
+                sentence = f"{head} no arm measured exactly"
+            else:
+                best = exact[0]
+                kept, low, high, basis = _kept(best)
+                sentence = (f"{head} **{best['arm']}** keeps the most {what}: {pct_text(kept)} {basis} (95% CI "
+                            f"{interval_text(low, high)}) with {pct_text(best.get('budget_realized_share.mean'))} "
+                            "of the history's tokens")
+                if len(exact) > 1:
+                    runner = exact[1]
+                    a, b, instances = _pair(complete.get(best["config_id"], []), complete.get(runner["config_id"], []))
+                    if a:
+                        diff, lo, hi, p = paired_comparison(a, b, instances)
+                        against = ("tied with the next best" if a == b else
+                                   f"{100 * diff:+.1f} pp over the next best")
+                        sentence += (f", {against}, {runner['arm']} (paired on {len(a)} questions: "
+                                     f"{100 * diff:+.1f} pp, 95% CI {100 * lo:+.1f} to {100 * hi:+.1f} pp, p = {_p(p)})")
+                    else:
+                        sentence += f"; the next best, {runner['arm']}, shares no complete seed with it"
+                else:
+                    sentence += " (the only arm measured exactly at this budget)"
+            if bound:
+                sentence += (f". Not ranked: {', '.join(bound)}: their summaries are the offline extractive "
+                             "stand-in's, a lower bound")
+            lines.append(sentence + ".")
+        out[str(case_set)] = lines
+    return out
+
+
+def _p(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+
