@@ -29,7 +29,7 @@ from bench.stats import CONFIDENCE, codes, paired_batch
 from bench.study.jobs import Job
 from bench.study.text import budget_text, interval_text, is_lower_bound, is_missing, pct_text
 
-__all__ = ["frontier_frame", "answer_sentences", "paired_comparison", "has_frontier", "FRONTIER_COLUMNS"]
+__all__ = ["frontier_frame", "over_budget_line", "answer_sentences", "paired_comparison", "has_frontier", "FRONTIER_COLUMNS"]
 
 FRONTIER_COLUMNS = ("case_set", "arm", "budget", "target_share", "realized_share", "answers_kept", "answers_kept_low",
                     "answers_kept_high", "lower_bound", "views_over", "config")
@@ -186,3 +186,17 @@ def answer_sentences(jobs: list[Job], configs: pd.DataFrame, measure: str = "acc
 def _p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
 
+
+
+def over_budget_line(jobs: list[Job]) -> str:
+    """The views more than 20% over their target, per job (``metrics.json`` ``budget``): one line."""
+    items = []
+    for job in jobs:
+        budget = job.metrics.get("budget") or {}
+        if budget.get("n_over"):
+            cases = ", ".join(budget.get("over_cases") or [])
+            items.append(f"{job.arm} at {budget_text(budget.get('value'))} (seed {job.seed}): {budget['n_over']} of "
+                         f"{budget.get('n_views')} ({cases})")
+    if not items:
+        return "Every view is within 20% over its target."
+    return "Views more than 20% over their target: " + "; ".join(items) + "."

@@ -51,7 +51,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.study.frontier import answer_sentences, frontier_frame
+from bench.study.frontier import answer_sentences, frontier_frame, over_budget_line
 from bench.study.html import report_html
 from bench.study.jobs import find_job_dirs, load_jobs
 from bench.study.plots import plot_frontier
@@ -86,6 +86,9 @@ def write_report(paths: Iterable[Path | str], output: Path | str | None = None) 
     measure = measure_of(jobs)
     frontier = frontier_frame(configs)
     sentences = answer_sentences(jobs, configs, measure)
+    if not frontier.empty:  # the views over their target, said under the answer
+        for case_set in sentences:
+            sentences[case_set].append(over_budget_line([j for j in jobs if j.case_set == case_set]))
     svgs = {}
     if not frontier.empty:
         write_csv(frontier.drop(columns=["role", "arm_order"], errors="ignore"), output / "frontier.csv")
