@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.arms import mixed_stack, stack, stack_line
 from bench.argv import UserError, check_stack
+from bench.arms import mixed_stack, stack, stack_line
 from bench.config import compose
 from bench.runner import run
 

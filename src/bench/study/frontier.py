@@ -163,16 +163,29 @@ def answer_sentences(jobs: list[Job], configs: pd.DataFrame, measure: str = "acc
                             f"{interval_text(low, high)}) with {pct_text(best.get('budget_realized_share.mean'))} "
                             "of the history's tokens")
                 if len(exact) > 1:
-                    runner = exact[1]
-                    a, b, instances = _pair(complete.get(best["config_id"], []), complete.get(runner["config_id"], []))
-                    if a:
-                        diff, lo, hi, p = paired_comparison(a, b, instances)
-                        against = ("tied with the next best" if a == b else
-                                   f"{100 * diff:+.1f} pp over the next best")
-                        sentence += (f", {against}, {runner['arm']} (paired on {len(a)} questions: "
-                                     f"{100 * diff:+.1f} pp, 95% CI {100 * lo:+.1f} to {100 * hi:+.1f} pp, p = {_p(p)})")
+                    best_jobs = complete.get(best["config_id"], [])
+                    tied, rest, paired = [], [], 0
+                    for other in exact[1:]:  # arms that gave the very same answers tie with the best
+                        a, b, _ = _pair(best_jobs, complete.get(other["config_id"], []))
+                        same = bool(a) and a == b and not rest
+                        (tied if same else rest).append(other)
+                        paired = len(a) if same else paired
+                    if tied:
+                        sentence = sentence.replace(f"**{best['arm']}**", f"**{best['arm']}** (tied with "
+                                                    f"{', '.join(str(t['arm']) for t in tied)}: the same on all "
+                                                    f"{paired} paired questions)", 1)
+                    if not rest:
+                        sentence += "; no other arm measured exactly"
                     else:
-                        sentence += f"; the next best, {runner['arm']}, shares no complete seed with it"
+                        runner = rest[0]
+                        a, b, instances = _pair(best_jobs, complete.get(runner["config_id"], []))
+                        if a:
+                            diff, lo, hi, p = paired_comparison(a, b, instances)
+                            sentence += (f", {100 * diff:+.1f} pp over the next best, {runner['arm']} (paired on "
+                                         f"{len(a)} questions: 95% CI {100 * lo:+.1f} to {100 * hi:+.1f} pp, "
+                                         f"p = {_p(p)})")
+                        else:
+                            sentence += f"; the next best, {runner['arm']}, shares no complete seed with it"
                 else:
                     sentence += " (the only arm measured exactly at this budget)"
             if bound:
