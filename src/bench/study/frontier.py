@@ -211,5 +211,5 @@ def over_budget_line(jobs: list[Job]) -> str:
             items.append(f"{job.arm} at {budget_text(budget.get('value'))} (seed {job.seed}): {budget['n_over']} of "
                          f"{budget.get('n_views')} ({cases})")
     if not items:
-        return "Every view is within 20% over its target."
+        return "No view is more than 20% over its target."
     return "Views more than 20% over their target: " + "; ".join(items) + "."
