@@ -165,10 +165,12 @@ def compute_metrics(
     answers: Iterable[dict[str, Any]],
     scores: list[dict[str, Any]],
     full_correct: set[str] | None = None,
+    policy: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Accuracy (headline, with its interval) overall, per type and per distance; verdict
     counts; tokens; evidence and usage. ``full_correct``: qids the full arm answered
-    correctly, for accuracy relative to full."""
+    correctly, for accuracy relative to full; ``policy``: the arm's declaration (``lower_bound``
+    when its views hold the extractive stand-in's summaries)."""
     every = {q["qid"]: q for c in cases for q in c["questions"]}
     questions = headline_questions(cases)
     flagged = [qid for qid in every if qid not in questions]
@@ -245,6 +247,9 @@ def compute_metrics(
         budget = budget_metrics(views)
         if budget is not None:
             metrics["budget"] = budget
+        bound = lower_bound(views, policy or {})
+        if bound is not None:
+            metrics["lower_bound"] = bound
         evidence: dict[str, Any] = {}
         for qtype, qids in sorted(by_type.items()):
             seen = [q for q in qids if q in flags]

@@ -23,6 +23,7 @@ more summaries; a wider one, views far below their budget).
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass, replace
 from typing import Any
@@ -31,10 +32,12 @@ from langchain_core.messages import BaseMessage
 
 from bench.errors import ConfigError
 from bench.history import steps
+from bench.profiles import Profile
 from bench.schema import View
 from bench.tokens import TokenCounter
 
-__all__ = ["Budget", "OVER_TOLERANCE", "SUMMARY_SHARE", "KEEP_SHARE", "drop_oldest_steps"]
+__all__ = ["Budget", "OVER_TOLERANCE", "SUMMARY_SHARE", "KEEP_SHARE", "SIZE_NOTE", "drop_oldest_steps",
+           "summarize_within"]
 
 OVER_TOLERANCE = 0.2  # a view more than 20% over its target is flagged (views.jsonl, metrics, report)
 SUMMARY_SHARE = 0.2  # the most of a view's target a summary may take
@@ -97,3 +100,31 @@ def drop_oldest_steps(messages: list[BaseMessage], counter: TokenCounter, target
         dropped += 1
     first = spans[dropped][0] if dropped < len(spans) else len(messages)
     return messages[first:], dropped
+
+
+# What a summarizer that cannot be given a size (a model's, a user's own) reads at the end of its
+# prompt when an arm's budget bounds the summary: the reply is cut at the bound all the same.
+SIZE_NOTE = "Keep the summary within {tokens} tokens."
+
+
+def summarize_within(summarizer: Any, messages: list[BaseMessage], prompt: str, profile: Profile,
+                     within_tokens: int | None, counter: TokenCounter) -> tuple[str, dict[str, Any]]:
+    """A summary of at most ``within_tokens`` tokens (an arm's budget, :mod:`bench.policies.budget`).
+
+    None: the summarizer's own call, exactly as without a budget. Otherwise a summarizer whose
+    ``summarize`` takes ``within_tokens`` (the extractive one) is given it; any other reads
+    :data:`SIZE_NOTE` after its prompt. A summary still longer is cut at the bound
+    (``usage["cut_to_tokens"]``), so a budgeted view never exceeds its target through its summary.
+    """
+    if within_tokens is None:
+        return summarizer.summarize(messages, prompt, profile)
+    if "within_tokens" in inspect.signature(summarizer.summarize).parameters:
+        text, usage = summarizer.summarize(messages, prompt, profile, within_tokens=within_tokens)
+    else:
+        text, usage = summarizer.summarize(messages, f"{prompt.rstrip()}\n\n{SIZE_NOTE.format(tokens=within_tokens)}",
+                                           profile)
+    usage = {**(usage or {}), "within_tokens": within_tokens}
+    if counter.count_text(text) > within_tokens:
+        text = counter.cut_text(text, within_tokens)
+        usage["cut_to_tokens"] = within_tokens
+    return text, usage

@@ -69,7 +69,7 @@ from bench.formats import (
 )
 from bench.history import args_text
 from bench.policies.base import PolicyContext, SummarizingArm, make_view, steps
-from bench.policies.budget import SUMMARY_SHARE, Budget
+from bench.policies.budget import SUMMARY_SHARE, Budget, summarize_within
 from bench.policies.compact_settings import (
     DEFAULT_GUIDANCE,
     DEFAULT_OFFLOAD_NOTE,
@@ -79,7 +79,7 @@ from bench.policies.compact_settings import (
     typed,
 )
 from bench.policies.retries import call_key, command_key, result_failed
-from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt, summarize_within
+from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
 from bench.questions import evidence_visible
 from bench.schema import Case, View
 from bench.text import content_text, message_text, view_text

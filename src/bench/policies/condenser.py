@@ -26,8 +26,8 @@ from langchain_core.messages import BaseMessage, HumanMessage
 
 from bench.errors import ConfigError
 from bench.policies.base import PolicyContext, SummarizingArm, clean_start, make_view, steps
-from bench.policies.budget import KEEP_SHARE, SUMMARY_SHARE, Budget
-from bench.policies.summarize import ExtractiveSummarizer, summarize_within
+from bench.policies.budget import KEEP_SHARE, SUMMARY_SHARE, Budget, summarize_within
+from bench.policies.summarize import ExtractiveSummarizer
 from bench.schema import Case, View
 from bench.typecheck import check_types
 

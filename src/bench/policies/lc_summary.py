@@ -40,8 +40,8 @@ from langgraph.runtime import Runtime
 
 from bench.errors import ConfigError
 from bench.policies.base import PolicyContext, SummarizingArm, make_view
-from bench.policies.budget import KEEP_SHARE, SUMMARY_SHARE, Budget
-from bench.policies.summarize import ExtractiveSummarizer, summarize_within
+from bench.policies.budget import KEEP_SHARE, SUMMARY_SHARE, Budget, summarize_within
+from bench.policies.summarize import ExtractiveSummarizer
 from bench.schema import Case, View
 from bench.text import content_text
 from bench.typecheck import check_types

@@ -16,7 +16,6 @@ The prompts, and the sections a summary follows, are read by :mod:`bench.prompt_
 from __future__ import annotations
 
 import functools
-import inspect
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -48,8 +47,6 @@ __all__ = [
     "PROMPT_NAMES",
     "load_prompt",
     "prompt_sections",
-    "summarize_within",
-    "SIZE_NOTE",
 ]
 
 class Summarizer(Protocol):
@@ -349,30 +346,3 @@ class ExtractiveSummarizer:
         return [f"Most recent user request: {_one_line(texts[-1], self.excerpt_chars * 2)}",
                 "Pending work is not inferred by the extractive rules."]
 
-
-# What a summarizer that cannot be given a size (a model's, a user's own) reads at the end of its
-# prompt when an arm's budget bounds the summary: the reply is cut at the bound all the same.
-SIZE_NOTE = "Keep the summary within {tokens} tokens."
-
-
-def summarize_within(summarizer: Summarizer, messages: list[BaseMessage], prompt: str, profile: Profile,
-                     within_tokens: int | None, counter: TokenCounter) -> tuple[str, dict[str, Any]]:
-    """A summary of at most ``within_tokens`` tokens (an arm's budget, :mod:`bench.policies.budget`).
-
-    None: the summarizer's own call, exactly as without a budget. Otherwise a summarizer whose
-    ``summarize`` takes ``within_tokens`` (the extractive one) is given it; any other reads
-    :data:`SIZE_NOTE` after its prompt. A summary still longer is cut at the bound
-    (``usage["cut_to_tokens"]``), so a budgeted view never exceeds its target through its summary.
-    """
-    if within_tokens is None:
-        return summarizer.summarize(messages, prompt, profile)
-    if "within_tokens" in inspect.signature(summarizer.summarize).parameters:
-        text, usage = summarizer.summarize(messages, prompt, profile, within_tokens=within_tokens)
-    else:
-        text, usage = summarizer.summarize(messages, f"{prompt.rstrip()}\n\n{SIZE_NOTE.format(tokens=within_tokens)}",
-                                           profile)
-    usage = {**(usage or {}), "within_tokens": within_tokens}
-    if counter.count_text(text) > within_tokens:
-        text = counter.cut_text(text, within_tokens)
-        usage["cut_to_tokens"] = within_tokens
-    return text, usage

@@ -60,7 +60,7 @@ from bench.jobcases import job_case_stream
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
 from bench.llm import call_sink, summarize_calls
 from bench.llm.limiter import concurrency_metrics, find_limiters
-from bench.metrics import SCORE_OMITTED, VIEW_OMITTED, compute_metrics, lower_bound
+from bench.metrics import SCORE_OMITTED, VIEW_OMITTED, compute_metrics
 from bench.policies import FullHistory, PolicyContext, declare
 from bench.runner.caseset import CaseSet
 from bench.runner.costing import job_estimate
@@ -197,11 +197,8 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
     views = store.read("views", omit=VIEW_OMITTED)  # the views' figures and flags, not their messages
     # the answers read once as they stream by, the scores without the judge's prompt and reply
     metrics = compute_metrics(case_questions, views, store.iter("answers"), store.read("scores", omit=SCORE_OMITTED),
-                              full_correct)
+                              full_correct, declaration)  # declaration: lower_bound
     metrics["missing_traces"] = missing
-    bound = lower_bound(views, declaration)  # stand-in summaries: a lower bound, marked so wherever shown
-    if bound is not None:
-        metrics["lower_bound"] = bound
     metrics["model_calls"] = summarize_calls(iter_jsonl(store.path("calls"), keys=()))
     # what the job's calls cost at the price tables (model.price ...): null when a call is unpriced
     metrics["cost_usd"] = metrics["model_calls"].get("total", {}).get("cost_usd")

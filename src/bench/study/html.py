@@ -172,8 +172,6 @@ def _case_set_html(configs: pd.DataFrame, pairs: pd.DataFrame | None, titled: bo
     )
     for title, svg, note in plots:
         if svg:
-            if measure != "accuracy":
-                title = title.replace("Accuracy", measure[0].upper() + measure[1:], 1)
             parts += [f"<h3>{html.escape(title)}</h3>", f"<p class='small'>{html.escape(note)}</p>" if note else "",
                       f'<div class="plot">{svg}</div>']
     parts += ["<h3>Configs</h3>" if titled else "", _html_table(header, rows, flagged)]

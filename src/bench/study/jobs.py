@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.metrics import CASE_OMITTED, VIEW_OMITTED, compute_metrics, lower_bound
+from bench.metrics import CASE_OMITTED, VIEW_OMITTED, compute_metrics
 from bench.policies.base import declaration_of
 from bench.policies.compact_settings import MECHANISM_NAMES
 from bench.prompt_files import PROMPT_NAMES
@@ -215,10 +215,7 @@ def load_job(path: Path | str) -> Job:
         full_correct = {qid for qid, s in latest.items() if s.get("verdict") == "correct"}
     else:
         full_correct = None
-    metrics = compute_metrics(cases, views, answers, scores, full_correct)
-    bound = lower_bound(views, declaration_of(run, config.get("arm") or {}))
-    if bound is not None:
-        metrics["lower_bound"] = bound
+    metrics = compute_metrics(cases, views, answers, scores, full_correct, declaration_of(run, config.get("arm") or {}))
     stored = _json(path / "metrics.json")
     problems = []
     if run.get("status") == "failed":
@@ -344,10 +341,7 @@ def _merged(shards: list[Job]) -> Job:
     run = {**first.run, "case_set_hash": digest[:16], "shards": [str(j.path) for j in shards],
            "status": "complete" if all(j.status == "complete" for j in shards) else "incomplete"}
     stored = {"missing_traces": [t for j in shards for t in ((j.stored_metrics or {}).get("missing_traces") or [])]}
-    metrics = compute_metrics(cases, views, answers, scores, full_correct)
-    bound = lower_bound(views, first.policy)
-    if bound is not None:
-        metrics["lower_bound"] = bound
+    metrics = compute_metrics(cases, views, answers, scores, full_correct, first.policy)
     return Job(path=first.path, run=run, config=_without_shard(first.config),
                overrides=[o for o in first.overrides if not o.startswith("dataset.shard=")],
                metrics=metrics, stored_metrics=stored,
