@@ -174,9 +174,7 @@ def answer_sentences(jobs: list[Job], configs: pd.DataFrame, measure: str = "acc
                         sentence = sentence.replace(f"**{best['arm']}**", f"**{best['arm']}** (tied with "
                                                     f"{', '.join(str(t['arm']) for t in tied)}: the same on all "
                                                     f"{paired} paired questions)", 1)
-                    if not rest:
-                        sentence += "; no other arm measured exactly"
-                    else:
+                    if rest:  # every arm measured exactly may tie with the best: then no difference to give
                         runner = rest[0]
                         a, b, instances = _pair(best_jobs, complete.get(runner["config_id"], []))
                         if a:
