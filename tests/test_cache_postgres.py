@@ -444,7 +444,8 @@ def test_a_ray_sweep_shares_the_server_with_any_later_job(pg_url, tmp_path):
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGFUSE_") and k != "RAY_ENABLE_UV_RUN_RUNTIME_ENV"}
     with FakeOpenAI() as server:
-        model = ["model=openai", f"model.base_url={server.base_url}", "model.api_key_env=null"]
+        model = ["model=openai", f"model.base_url={server.base_url}", "model.api_key_env=null",
+                 "summarizer=offline"]  # chosen: the smoke sweep's compact job summarizes offline
         done = subprocess.run([sys.executable, "-m", "bench.main", "-m", "+experiment=smoke", *model,
                                f"cache.url={pg_url}", "hydra/launcher=ray_cluster", "+hydra.launcher.ray.init.num_cpus=2",
                                "+hydra.launcher.ray.init.include_dashboard=false", f"hydra.sweep.dir={tmp_path / 'sweep'}"],
