@@ -105,7 +105,7 @@ def _class_of(node: Any) -> Any:
 def summarizes(cfg: Any) -> bool:
     """Whether the job's arm writes summaries (its class uses a summarizer, or it is budget-matched
     to an arm that does: ``arm.match``)."""
-    uses = getattr(_class_of(cfg.arm), "uses", frozenset())
+    uses: frozenset[str] = getattr(_class_of(cfg.arm), "uses", frozenset())
     if "summarizer" in uses:
         return True
     match = cfg.arm.get("match")
