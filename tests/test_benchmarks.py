@@ -29,6 +29,7 @@ TINY = {
     "bench_summary_budget.py": ["--sources", "sample", "--prompts", "sre"],
     "bench_windows.py": [],
     "bench_peers.py": ["--datasets", "sample", "--limit", "2"],
+    "bench_budgets.py": ["--datasets", "sample", "--limit", "2", "--budgets", "0.25"],
     "bench_prefix_cache.py": ["--cases", "2", "--latency", "0.01", "--concurrency", "4", "--repeats", "1"],
     "bench_shared_cache.py": ["--limit", "2", "--latency", "0.01", "--repeat", "1"],
     "bench_inspect.py": ["--cases", "2", "--repeats", "1", "--latencies", "0.01", "--concurrency", "4"],

@@ -27,7 +27,7 @@ from bench.panel import panel_metrics
 from bench.schema import STALE_REASON, VERDICTS
 from bench.stats import METHOD, METHOD_TYPES, accuracy_interval, detectable_difference, ratio_interval
 
-__all__ = ["compute_metrics", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "CASE_OMITTED", "SCORE_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
+__all__ = ["compute_metrics", "budget_metrics", "lower_bound", "LOWER_BOUND_NOTE", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "CASE_OMITTED", "SCORE_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
 
 # Tokens back from the end of the history to the latest message that shows the answer.
 DISTANCE_BUCKETS = (("<2k", 0, 2_000), ("2-8k", 2_000, 8_000), ("8-32k", 8_000, 32_000), (">32k", 32_000, None))
@@ -170,14 +170,16 @@ def compute_metrics(
     answers: Iterable[dict[str, Any]],
     scores: list[dict[str, Any]],
     full_correct: set[str] | None = None,
+    policy: dict[str, Any] | None = None,
     *,
     reference: bool = False,
     generalize_types: bool = False,
 ) -> dict[str, Any]:
     """Accuracy (headline, with its interval) overall, per type and per distance; verdict
     counts; tokens; evidence and usage. ``full_correct``: qids the full arm answered
-    correctly, for accuracy relative to full; ``reference``: this job is the full arm itself
-    (relative to itself: exactly 1, interval [1, 1]); ``generalize_types``: intervals also over
+    correctly, for accuracy relative to full; ``policy``: the arm's declaration (``lower_bound``
+    when its views hold the extractive stand-in's summaries); ``reference``: this job is the full arm
+    itself (relative to itself: exactly 1, interval [1, 1]); ``generalize_types``: intervals also over
     other question types (stats.generalize_types, the two-way method)."""
     every = {q["qid"]: q for c in cases for q in c["questions"]}
     questions = headline_questions(cases)
@@ -254,6 +256,12 @@ def compute_metrics(
             tokens_kept_ratio=_rate(kept, full),
             summarizer_calls=sum(v.get("summarizer_calls", 0) for v in views),
         )
+        budget = budget_metrics(views)
+        if budget is not None:
+            metrics["budget"] = budget
+        bound = lower_bound(views, policy or {})
+        if bound is not None:
+            metrics["lower_bound"] = bound
         evidence: dict[str, Any] = {}
         for qtype, qids in sorted(by_type.items()):
             seen = [q for q in qids if q in flags]
@@ -310,3 +318,42 @@ def _compaction_metrics(questions: dict[str, dict[str, Any]], case_of: dict[str,
             sum(1 for q in survived if flags[q]["generation"] is not None
                 and flags[q]["generation"] == count.get(case_of.get(q))), len(survived)),
     }
+
+
+def budget_metrics(views: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """What an arm with ``arm.budget`` kept against its target (``views.jsonl`` ``budget``), or None
+    without a budget: the target and realized shares of each case's history tokens (means over the
+    views), the median realized / target, and the views more than 20% over their target."""
+    records = [(v, v["budget"]) for v in views if isinstance(v.get("budget"), dict)]
+    if not records:
+        return None
+    ratios = sorted(float(b["realized_over_target"]) for _, b in records if b.get("realized_over_target") is not None)
+    over = [v["case_id"] for v, b in records if b.get("over")]
+    first = records[0][1]
+    return {
+        "value": first.get("value"), "kind": first.get("kind"), "n_views": len(records),
+        "target_share": _rate(sum(min(b["target_tokens"], v["full_tokens"]) / v["full_tokens"]
+                                  for v, b in records if v["full_tokens"]), len(records)),
+        "realized_share": _rate(sum(v["kept_tokens"] / v["full_tokens"] for v, _ in records if v["full_tokens"]),
+                                len(records)),
+        "mean_target_tokens": round(sum(b["target_tokens"] for _, b in records) / len(records), 1),
+        "mean_realized_tokens": round(sum(v["kept_tokens"] for v, _ in records) / len(records), 1),
+        "median_realized_over_target": round(ratios[len(ratios) // 2] if len(ratios) % 2 else
+                                             (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2, 4)
+        if ratios else None,
+        "n_over": len(over),
+        "over_cases": over[:20],  # the first 20; every view's record says "over"
+    }
+
+
+LOWER_BOUND_NOTE = ("summaries written by the offline extractive stand-in (no model): what the view keeps through "
+                    "them is a lower bound of what a model's summary would keep")
+
+
+def lower_bound(views: list[dict[str, Any]], policy: dict[str, Any]) -> dict[str, Any] | None:
+    """A job whose views hold summaries of the extractive stand-in (the arm's declaration says its
+    summarizer calls no model): its figures are a lower bound, never ranked against exact ones."""
+    with_summary = sum(1 for v in views if v.get("summarizer_calls"))
+    if not policy.get("stand_in_summary") or not with_summary:
+        return None
+    return {"summarizer": policy.get("summarizer"), "views_with_summary": with_summary, "note": LOWER_BOUND_NOTE}

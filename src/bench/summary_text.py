@@ -30,6 +30,13 @@ def format_summary(metrics: dict[str, Any]) -> str:
     if "mean_kept_tokens" in metrics:
         lines.append(f"tokens kept: {metrics['mean_kept_tokens']:.0f} of {metrics['mean_full_tokens']:.0f} "
                      f"per case ({_pct(metrics['tokens_kept_ratio'])})")
+    budget = metrics.get("budget")
+    if budget:  # arm.budget: what the views were allowed and what they kept
+        lines.append(f"budget: target {_pct(budget['target_share'])} of each case's history tokens, realized "
+                     f"{_pct(budget['realized_share'])} (median {budget['median_realized_over_target']:.2f} of the "
+                     f"target); {budget['n_over']} view(s) more than 20% over")
+    if metrics.get("lower_bound"):
+        lines.append(f"lower bound: {metrics['lower_bound']['note']}")
     calls = (metrics.get("model_calls") or {}).get("total")
     if calls and calls.get("requests"):
         lines.append(f"model calls: {calls['calls']} made, {calls['cache_hits']} from cache; tokens in "

@@ -197,7 +197,8 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
     views = store.read("views", omit=VIEW_OMITTED)  # the views' figures and flags, not their messages
     # the answers read once as they stream by, the scores without the judge's prompt and reply
     metrics = compute_metrics(case_questions, views, store.iter("answers"), store.read("scores", omit=SCORE_OMITTED),
-                              full_correct, generalize_types=generalize_types(cfg))
+                              full_correct, declaration,  # declaration: lower_bound
+                              generalize_types=generalize_types(cfg))
     metrics["missing_traces"] = missing
     metrics["model_calls"] = summarize_calls(iter_jsonl(store.path("calls"), keys=()))
     # what the job's calls cost at the price tables (model.price ...): null when a call is unpriced

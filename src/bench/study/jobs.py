@@ -221,8 +221,8 @@ def load_job(path: Path | str) -> Job:
         full_correct = {qid for qid, s in latest.items() if s.get("verdict") == "correct"}
     else:
         full_correct = None
-    metrics = compute_metrics(cases, views, answers, scores, full_correct, reference=is_reference,
-                              generalize_types=generalize_types(config))
+    metrics = compute_metrics(cases, views, answers, scores, full_correct, declaration_of(run, config.get("arm") or {}),
+                              reference=is_reference, generalize_types=generalize_types(config))
     stored = _json(path / "metrics.json")
     problems = []
     if run.get("status") == "failed":
@@ -348,10 +348,11 @@ def _merged(shards: list[Job]) -> Job:
     run = {**first.run, "case_set_hash": digest[:16], "shards": [str(j.path) for j in shards],
            "status": "complete" if all(j.status == "complete" for j in shards) else "incomplete"}
     stored = {"missing_traces": [t for j in shards for t in ((j.stored_metrics or {}).get("missing_traces") or [])]}
+    metrics = compute_metrics(cases, views, answers, scores, full_correct, first.policy, reference=first.is_reference,
+                              generalize_types=first.generalize_types)
     return Job(path=first.path, run=run, config=_without_shard(first.config),
                overrides=[o for o in first.overrides if not o.startswith("dataset.shard=")],
-               metrics=compute_metrics(cases, views, answers, scores, full_correct, reference=first.is_reference,
-                                       generalize_types=first.generalize_types), stored_metrics=stored,
+               metrics=metrics, stored_metrics=stored,
                cases=cases, views=views, answers=answers, scores=scores,
                status=run["status"], problems=[f"{j.name}: {p}" for j in shards for p in j.problems],
                full_correct=full_correct, shard_paths=[j.path for j in shards])
