@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from bench.metrics import headline_questions
-from bench.stats import CONFIDENCE, paired_interval
+from bench.stats import LEVEL, paired_interval
 from bench.study.jobs import Job
 from bench.study.text import budget_text, interval_text, is_lower_bound, is_missing, pct_text
 
@@ -35,7 +35,7 @@ FRONTIER_COLUMNS = ("case_set", "arm", "budget", "target_share", "realized_share
 
 
 def paired_comparison(correct_a: list[bool], correct_b: list[bool], instances: list[str],
-                      level: float = CONFIDENCE) -> tuple[float, float, float, float]:
+                      level: float = LEVEL) -> tuple[float, float, float, float]:
     """A's share minus B's on the same questions: ``(difference, low, high, p_value)``.
 
     The one door of the frontier's numbers to the statistics: :func:`bench.stats.paired_interval`
