@@ -146,11 +146,11 @@ def test_a_sweep_checks_its_file_and_endpoint_once_before_any_job(tmp_path):
     results = run_commands([(tmp_path, args) for args in commands], preload=JOB_MODULES + MODEL_MODULES)
     lines = [err.strip() for _code, _out, err in results]
     assert [code for code, _out, _err in results] == [2, 2, 2, 2], lines
-    assert lines[0] == (f"error: dataset file not found: {tmp_path / 'missing.jsonl'} (needed by all 6 jobs of the "
-                        "sweep: checked once, no job started)")
-    assert lines[1].startswith("error: dataset file not found: ") and "(needed by all 3 jobs" in lines[1]
+    assert lines[0] == (f"error: dataset file not found: {tmp_path / 'missing.jsonl'} (checked once for the 6 jobs "
+                        "of the sweep: none started)")
+    assert lines[1].startswith("error: dataset file not found: ") and "(checked once for the 3 jobs" in lines[1]
     assert lines[2].startswith("error: model: cannot reach the endpoint http://127.0.0.1:9/v1 ")
-    assert lines[2].endswith("(needed by all 2 jobs of the sweep: checked once, no job started)")
+    assert lines[2].endswith("(checked once for the 2 jobs of the sweep: none started)")
     assert lines[3].startswith("error: model: the API key variable OPENAI_API_KEY is not set")
     assert all(len(line.splitlines()) == 1 for line in lines)
     assert job_like(tmp_path) == []

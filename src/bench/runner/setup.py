@@ -121,10 +121,12 @@ def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
 
 def check_sweep_prerequisites(args: list[str]) -> str | None:
     """What every job of a ``-m`` sweep needs before it starts, checked once before any job, exactly as a
-    single job checks it (:func:`check_prerequisites`): the one-line reason it cannot run, or None.
+    single job checks it (:func:`check_prerequisites`, and its stack: ``bench.arms.mixed_stack``): the
+    one-line reason it cannot run, or None.
     Sweeps whose jobs run elsewhere (a cluster launcher) or that another sweeper expands are left to
     their jobs."""
     from bench import redact
+    from bench.arms import mixed_stack
     from bench.config import compose
 
     found = _sweep_variants(args) if any(a in ("-m", "--multirun") for a in args) else None
@@ -145,10 +147,12 @@ def check_sweep_prerequisites(args: list[str]) -> str | None:
         if _needs_a_run(cfg):
             continue  # ${hydra:runtime...} in a value: only the job can resolve it
         try:
+            refusal = mixed_stack(cfg, overrides)  # a job would refuse it: refused once, here
+            if refusal:
+                raise ConfigError(refusal)
             check_prerequisites(cfg)
         except BenchError as err:
-            return (f"{redact.scrub(str(err).splitlines()[0])} (needed by all {jobs} jobs of the sweep: checked "
-                    "once, no job started)")
+            return f"{redact.scrub(str(err).splitlines()[0])} (checked once for the {jobs} jobs of the sweep: none started)"
     return None
 
 
