@@ -45,7 +45,7 @@ are switched on by parameters:
   after ``hold_timeout_s`` and counts ``hold_timeouts`` in :meth:`stats` (a test asserts 0):
   the client did not send them together. ``pause_after=N``: every successful reply after the
   N-th waits until :meth:`resume` (a test that kills its client mid-job knows exactly what was
-  answered). A reply's prefixes (``prefix_cache``) are served from before the reply is sent,
+  answered); ``hold_batches``: every batch stays ``in_progress`` until :meth:`resume`. A reply's prefixes (``prefix_cache``) are served from before the reply is sent,
   so a client that reacts to a reply always finds them.
 
 ``reply`` is a text or a function ``(request_body: dict) -> str | dict`` (a dict is an
@@ -191,6 +191,7 @@ class FakeOpenAI:
         hold: Callable[[dict[str, Any]], tuple[Any, int] | None] | None = None,
         hold_timeout_s: float = 120.0,
         pause_after: int | None = None,
+        hold_batches: bool = False,
     ) -> None:
         if not 0.0 <= fail_rate <= 1.0:
             raise ValueError("fail_rate must be in [0, 1]")
@@ -250,6 +251,7 @@ class FakeOpenAI:
         self._arrived: Counter = Counter()  # chat requests arrived per hold group
         self._changed = threading.Condition(self._lock)  # notified when a group grows, on resume, on stop
         self.pause_after = pause_after
+        self.hold_batches = hold_batches  # batches stay in_progress until resume()
         self._replies = 0  # successful replies started (pause_after)
         self._resumed = False
         self._server: ThreadingHTTPServer | None = None
@@ -453,7 +455,9 @@ class FakeOpenAI:
         """The batch's state; it is processed (each line as a chat request) once its delay has passed."""
         with self._lock:
             batch = self.batches.get(batch_id)
-            if batch is None or batch["status"] != "in_progress" or time.monotonic() - batch["created"] < self.batch_delay:
+            held = self.hold_batches and not self._resumed
+            if (batch is None or batch["status"] != "in_progress" or held
+                    or time.monotonic() - batch["created"] < self.batch_delay):
                 return self._public(batch) if batch else None
             lines = self.files.get(batch["input_file_id"], "").splitlines()
         if batch["expire"]:
