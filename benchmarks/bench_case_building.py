@@ -3,8 +3,9 @@
 One long conversation is made from the real rows of ``tests/data/real/dev.parquet``: the task's
 system and first user message, then the steps of every row after its first user message, row
 after row, repeated until the conversation holds N messages (call ids made unique per pass, so
-pairing stays exact; commands, arguments and outputs stay as recorded, so the same command is
-re-run again and again, as in a long session). Building the case is what a job does per row:
+pairing stays exact; commands and arguments stay as recorded, so the same command is re-run
+again and again, as in a long session; the outputs of a later pass end with a ``(pass k)`` line,
+since a re-run prints its own output, so outputs stay distinct as in a real session). Building the case is what a job does per row:
 ``row_to_case`` then ``add_questions`` with the token counter and the default depths. Building
 should be linear in the messages: the 10k/1k ratio of seconds per 1,000 messages is printed
 (issue 31: at most 12x, where 1.0 is exactly linear).
@@ -65,6 +66,8 @@ def conversation(size: int) -> dict:
                     call["id"] = f"{call['id']}-{passes}"
                 if copy.get("tool_call_id"):
                     copy["tool_call_id"] = f"{copy['tool_call_id']}-{passes}"
+                    if passes and isinstance(copy.get("content"), str):
+                        copy["content"] += f"\n(pass {passes})"  # a re-run prints its own output
                 out.append(copy)
         passes += 1
     while out and out[-1].get("role") == "assistant" and out[-1].get("tool_calls"):

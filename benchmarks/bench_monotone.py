@@ -10,10 +10,12 @@ question and the exact judge grades it. Three counts of violations, per source:
   type, content, calls and call ids: a summary or placeholder of B must be in A too), the reader
   answers the question correctly from B and not from A. A view that holds more must never
   answer less.
-- **text-but-invisible**: (arm, question) whose reference text (every key the question type
-  names, ``answer_keys``) is present verbatim in the view's text (messages and summary) while
-  the question is flagged not visible. Types whose answer is not a text span (counts, lists:
-  ``test_counts``, ``call_count``, ``files_changed``, ``write_actions``) are exceptions.
+- **text-but-invisible**: (arm, question) whose reference text is present verbatim in the view's
+  text (a message's content, a tool output as the profile cleans it, a call's arguments; as a
+  whole token) while the question is flagged not visible. The reference text: the output, the
+  value, the error message, the exception's type and message, the inserted code. Types whose
+  answer is not a text span (counts, lists: ``test_counts``, ``call_count``, ``files_changed``,
+  ``write_actions``), booleans and values under 3 characters are exceptions.
 - **visible-without-evidence**: (arm, question) flagged visible although not all of its
   evidence messages are in the view verbatim and its reference text is not in the view.
 
@@ -81,22 +83,63 @@ def contains(bigger: Counter, smaller: Counter) -> bool:
     return all(bigger[key] >= count for key, count in smaller.items())
 
 
-def view_text(view) -> str:
+def _leaves(value) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _leaves(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _leaves(v)]
+    return [value] if isinstance(value, str) else ([] if value is None else [json.dumps(value)])
+
+
+def view_texts(view, profile) -> list[str]:
+    """What a reader sees, per message: content (a tool output also cleaned by the profile), and
+    each call's arguments as JSON and each value as it is. A summary is one of the messages."""
     from bench.text import content_text
 
-    parts = [content_text(m.content) for m in view.messages]
+    texts = []
     for m in view.messages:
-        parts += [json.dumps(c.get("args"), ensure_ascii=False) for c in getattr(m, "tool_calls", None) or []]
-    return "\n".join(parts + [view.summary or ""])
+        content = content_text(m.content)
+        texts += [content, profile.clean(content)] if m.type == "tool" else [content]
+        for call in getattr(m, "tool_calls", None) or []:
+            texts += [json.dumps(call.get("args") or {}, ensure_ascii=False, sort_keys=True), *_leaves(call.get("args"))]
+    return texts
 
 
-def reference_in(question, text: str) -> bool:
-    from bench.questions import question_type
+def present(span: str, text: str) -> bool:
+    """``span`` in ``text`` as a whole token (no letter or digit glued to an end that has one)."""
+    start = text.find(span)
+    while start >= 0:
+        end = start + len(span)
+        if not (span[0].isalnum() and start and (text[start - 1].isalnum() or text[start - 1] == "_")) and \
+                not (span[-1].isalnum() and end < len(text) and (text[end].isalnum() or text[end] == "_")):
+            return True
+        start = text.find(span, start + 1)
+    return False
 
-    if question.type in NOT_SPANS:
-        return False
-    keys = [str(k) for k in question_type(question.type).answer_keys(question.reference) if str(k).strip()]
-    return bool(keys) and all(k in text for k in keys)
+
+def reference_spans(question) -> list[str]:
+    """The exact reference text(s) of a question whose answer is a text span (empty: counts, lists,
+    booleans, values under 3 characters, which any view holds by chance)."""
+    ref = question.reference
+    if question.type in NOT_SPANS or isinstance(ref, bool):
+        return []
+    if question.type == "first_tool_error":
+        spans = [ref["message"]]
+    elif question.type == "first_error":
+        spans = [ref["type"].rsplit(".", 1)[-1]] + ([ref["message"]] if ref["message"] else [])
+    elif question.type == "first_edit":
+        spans = [ref["code"].strip("\n")]
+    elif isinstance(ref, (dict, list)):
+        return []
+    else:
+        spans = [ref if isinstance(ref, str) else json.dumps(ref)]
+    spans = [s.strip() if question.type != "first_edit" else s for s in spans]
+    return spans if all(len(s.strip()) >= 3 for s in spans) else []
+
+
+def reference_in(question, texts: list[str]) -> bool:
+    spans = reference_spans(question)
+    return bool(spans) and all(any(present(s, t) for t in texts) for s in spans)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,9 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.disable(logging.WARNING)
     from bench.arms import build_policy
     from bench.evidence import evidence_flags
+    from bench.jobcases import load_job_cases
     from bench.judge import ExactJudge
     from bench.reader import EvidenceReader
-    from bench.jobcases import load_job_cases
     from bench.tokens import TokenCounter
 
     reader, judge = EvidenceReader(), ExactJudge()
@@ -131,19 +174,19 @@ def main(argv: list[str] | None = None) -> int:
                 view = policy(case)
                 held[arm][case.case_id] = Counter(signature(m) for m in view.messages)
                 flags = evidence_flags(case, view)
-                text = view_text(view)
+                texts = view_texts(view, case.profile)
                 kept = held[arm][case.case_id]
                 for question in case.questions:
                     verdict = judge.score(question, reader.answer(case, view, question), case.repo_root).verdict
                     ok = verdict == "correct"
                     correct[arm][case.case_id, question.qid] = ok
                     flag = flags[question.qid]
-                    present = reference_in(question, text)
+                    shown = reference_in(question, texts)
                     evidence = all(kept[signature(case.messages[i])] for i in question.evidence_messages)
-                    if present and not flag["visible"]:
+                    if shown and not flag["visible"]:
                         counts["text-but-invisible"] += 1
                         by_arm[arm]["text-but-invisible"] += 1
-                    if flag["visible"] and not evidence and not present and question.type not in NOT_SPANS:
+                    if flag["visible"] and not evidence and not shown:
                         counts["visible-without-evidence"] += 1
                         by_arm[arm]["visible-without-evidence"] += 1
                     if arm == "full":

@@ -59,6 +59,7 @@ class CustomPolicy:
         result = self.function(case)
         if isinstance(result, View):
             messages, extra = list(result.messages), {"summary": result.summary, "store": result.store,
+                                                     "stored": result.stored,
                                                      "summarizer_calls": result.summarizer_calls,
                                                      "info": result.info}
         elif isinstance(result, list | tuple):

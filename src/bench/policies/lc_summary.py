@@ -147,9 +147,9 @@ class LangChainSummarization(SummarizingArm):
         for index, message in enumerate(case.messages):
             if isinstance(message, AIMessage):
                 before_model(index)
-            # The middleware needs ids (it would write uuids into the case's own messages):
-            # a copy carries one, and the view is mapped back to the case's messages.
-            copy = message.model_copy(update={"id": f"case-{index}"})
+            # The middleware needs ids (it would write uuids into messages without one): a copy
+            # carries the case message's own id, and the view is mapped back to the case's messages.
+            copy = message.model_copy(update={"id": message.id or f"case-{index}"})
             view.append(copy)
             originals[copy.id] = message
         before_model(len(case.messages))  # the question is one more model call

@@ -11,10 +11,9 @@ import re
 from typing import Any
 
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, calls_of, make_question
+from bench.questions.base import CaseFacts, make_question, value_spans
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.messages import in_substance
-from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_TOOL_ERROR", "error_message"]
@@ -57,28 +56,13 @@ class FirstToolError:
             if event.output is None or not facts.profile.is_error(event.raw):
                 continue
             message = error_message(event.output)
-            same = calls_of(facts.events, event.name, event.args)
-            k = next(i for i, e in enumerate(same, start=1) if e is event)
-            target = {"tool": event.name, "arguments": event.args, "ordinal": k}
+            target = {"tool": event.name, "arguments": event.args, "ordinal": facts.ordinal(event)}
             return make_question(facts.case, NAME, self.template, {"tool": event.name, "message": message},
                                  [message], [event.call_index, event.result_index], target=target)
         return DroppedQuestion(NAME, "no tool result is an error")
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        if reading.summary and not reading.timeline_complete:
-            return ReaderAnswer(None)
-        if reading.collapsed:
-            return ReaderAnswer(None)  # removed failed attempts were errors at unknown places
-        unknown: list[int] = []
-        for position, seen in enumerate(reading.events):
-            output = seen.event.output
-            if output is None or seen.partial:
-                if seen.handle:
-                    unknown.append(position)
-                return ReaderAnswer(None, unknown)  # an earlier result is unknown: it may be the error
-            if reading.profile.is_error(output):
-                return ReaderAnswer({"tool": seen.event.name, "message": error_message(output)}, unknown)
-        return ReaderAnswer(None)
+    def spans(self, reference: dict[str, str]) -> list[str] | None:
+        return value_spans(reference["message"])  # the error's line, as the output shows it
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, dict) and isinstance(parsed.get("message"), str):

@@ -13,9 +13,8 @@ from typing import Any
 
 from bench.extract import parse_test_counts, summary_line
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, make_question, ordinal
+from bench.questions.base import CaseFacts, make_question, ordinal
 from bench.questions.values import numbers, same_number
-from bench.reading import Reading, find_run
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["TEST_COUNTS", "run_question_text"]
@@ -123,11 +122,8 @@ class TestCounts:
                     params=params, target={"tool": facts.profile.shell_tools[0], **params})
         return DroppedQuestion(NAME, "no test-runner summary in any command output")
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        found = find_run(reading, str(question.params.get("command", "")).strip(), question.params.get("ordinal"))
-        if found is None:
-            return ReaderAnswer(None)
-        return ReaderAnswer(parse_test_counts(found[0].output), found[1])
+    def spans(self, reference: dict[str, int]) -> None:
+        return None  # counts: only the run's messages show them
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, int] | None:
         if isinstance(parsed, dict) and any(k in parsed for k in ("passed", "failed")):

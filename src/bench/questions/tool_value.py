@@ -13,10 +13,9 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, args_text, calls_of, make_question, ordinal
+from bench.questions.base import CaseFacts, args_text, make_question, ordinal, value_spans
 from bench.questions.matching import has_values, is_abstention, parse_json, stated_bool
 from bench.questions.values import all_parts, numbers, same_date, same_number
-from bench.reading import Reading, find_call
 from bench.schema import DroppedQuestion, Question
 from bench.text import content_text, message_text
 
@@ -76,23 +75,15 @@ class ToolValue:
                 shown = value_text(value)
                 if not shown.strip() or shown in others:
                     continue
-                same = calls_of(facts.events, event.name, event.args)
-                k = next(i for i, e in enumerate(same, start=1) if e is event)
-                target = {"tool": event.name, "arguments": event.args, "ordinal": k, "field": field}
+                target = {"tool": event.name, "arguments": event.args, "ordinal": facts.ordinal(event),
+                          "field": field}
                 found.append(make_question(facts.case, NAME, self.text(target), value, [shown],
                                            [event.call_index, event.result_index], target=target))
                 break
         return found
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        found = find_call(reading, question.target, whole_output=True)
-        if found is None:
-            return ReaderAnswer(None)
-        seen, position = found
-        record = _record(seen.event.output)
-        field = question.target["field"]
-        value = record.get(field) if record is not None else None
-        return ReaderAnswer(value, [position])
+    def spans(self, reference: Any) -> list[str] | None:
+        return None if isinstance(reference, bool) else value_spans(value_text(reference))
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
         if isinstance(parsed, (str, int, float, bool)):

@@ -20,11 +20,10 @@ from langchain_core.messages import HumanMessage
 
 from bench.history import ToolEvent
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.base import CaseFacts, make_question, value_spans
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.tool_value import value_text
 from bench.questions.values import numbers, same_number
-from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 from bench.text import content_text
 
@@ -106,14 +105,8 @@ class UserFact:
             return DroppedQuestion(NAME, f"no usable value the user stated later ({'; '.join(sorted(reasons))})")
         return DroppedQuestion(NAME, "no value stated in a later user message is a call's argument")
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        tool, argument = question.target["tool"], question.target["argument"]
-        for position, seen in enumerate(reading.events):
-            if seen.event.name == tool and argument in seen.event.args:
-                if not seen.exact and seen.prefix:
-                    return ReaderAnswer(None)  # a cut summary item: the value may be cut
-                return ReaderAnswer(seen.event.args[argument], [position])
-        return ReaderAnswer(None)
+    def spans(self, reference: Any) -> list[str] | None:
+        return None if isinstance(reference, (bool, dict, list)) else value_spans(value_text(reference))
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
         if isinstance(parsed, (str, int, float)) and not isinstance(parsed, bool):
