@@ -10,7 +10,7 @@ since a re-run prints its own output, so outputs stay distinct as in a real sess
 should be linear in the messages: the 10k/1k ratio of seconds per 1,000 messages is printed
 (issue 31: at most 12x, where 1.0 is exactly linear).
 
-    uv run python benchmarks/bench_case_building.py [--sizes 1000,4000,10000] [--repeat 1]
+    uv run python benchmarks/bench_case_building.py [--sizes 1000,4000,10000] [--repeat 1] [--data dev|ops]
 """
 
 from __future__ import annotations
@@ -26,13 +26,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DEV  # noqa: E402
 
 
-def conversation(size: int) -> dict:
-    """A nebius-schema row of ``size`` history messages (plus the system message)."""
+def source_rows(data: str) -> list[dict]:
+    """The rows a conversation is made of: ``dev`` (tests/data/real/dev.parquet) or ``ops`` (the
+    shipped operations sample: JSON results, later user turns, so tool_value and user_fact ask)."""
     import pandas as pd
 
+    if data == "ops":
+        from bench.selection import sample_path
+
+        path = sample_path().parent / "ops" / "dev.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return pd.read_parquet(DEV).to_dict("records")
+
+
+def conversation(size: int, data: str = "dev") -> dict:
+    """A nebius-schema row of ``size`` history messages (plus the system message)."""
     from bench.cases import strip_nulls
 
-    rows = pd.read_parquet(DEV).to_dict("records")
+    rows = source_rows(data)
     first = strip_nulls(rows[0]["trajectory"])
     head = [m for m in first[:2]]  # system prompt and the task
     steps: list[list[dict]] = []
@@ -72,13 +83,14 @@ def conversation(size: int) -> dict:
         passes += 1
     while out and out[-1].get("role") == "assistant" and out[-1].get("tool_calls"):
         out.pop()  # never end on calls without results
-    return {"instance_id": "long__conversation-1", "repo": rows[0]["repo"], "trajectory": out,
-            "tools": rows[0]["tools"], "model_patch": rows[0]["model_patch"], "resolved": True}
+    return {"instance_id": "long__conversation-1", "repo": rows[0].get("repo") or "", "trajectory": out,
+            "tools": rows[0].get("tools"), "model_patch": rows[0].get("model_patch") or "", "resolved": True}
 
 
-def build_seconds(row: dict, repeat: int) -> tuple[float, int, int]:
+def build_seconds(row: dict, repeat: int, profile_name: str = "openhands") -> tuple[float, int, int]:
     """Best wall seconds of row_to_case + add_questions; messages and questions of the case."""
     from bench.cases import row_to_case
+    from bench.profiles import get_profile
     from bench.questions import DEPTHS, add_questions
     from bench.schema import Case
     from bench.tokens import TokenCounter
@@ -87,7 +99,7 @@ def build_seconds(row: dict, repeat: int) -> tuple[float, int, int]:
     for _ in range(max(1, repeat)):
         counter = TokenCounter()
         start = time.perf_counter()
-        case = row_to_case(dict(row), 0)
+        case = row_to_case(dict(row), 0, get_profile(profile_name))
         assert isinstance(case, Case), case
         add_questions(case, counter, None, list(DEPTHS))
         took = time.perf_counter() - start
@@ -99,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,4000,10000", help="messages of the conversation, comma-separated")
     parser.add_argument("--repeat", type=int, default=1, help="builds per size (the best is shown)")
+    parser.add_argument("--data", choices=("dev", "ops"), default="dev",
+                        help="rows the conversation is made of (ops: the shipped operations sample, tau2 profile)")
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -106,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|")
     per_k = {}
     for size in sizes:
-        seconds, messages, questions = build_seconds(conversation(size), args.repeat)
+        seconds, messages, questions = build_seconds(conversation(size, args.data), args.repeat,
+                                                     "tau2" if args.data == "ops" else "openhands")
         per_k[size] = seconds / messages * 1000
         print(f"| {messages} | {questions} | {seconds:.2f} | {per_k[size]:.3f} | {per_k[size] / per_k[sizes[0]]:.2f} |",
               flush=True)

@@ -21,16 +21,22 @@ implements :class:`QuestionType`, registered in ``bench/questions/__init__.py``:
 from __future__ import annotations
 
 import functools
+import re
+from collections.abc import Iterator
 from typing import Any, Protocol
+
+from langchain_core.messages import ToolMessage
 
 from bench.extract import CommandRun, Edit, command_runs, repo_edits
 from bench.history import ToolEvent, args_text, tool_events
 from bench.profiles import Profile
 from bench.schema import Case, DroppedQuestion, Question, assign_message_ids
+from bench.text import content_text, message_text
 
 __all__ = ["QuestionType", "CaseFacts", "make_question", "ordinal", "args_text", "same_args", "calls_of",
-           "MIN_SPAN_CHARS", "value_spans"]
+           "MIN_SPAN_CHARS", "value_spans", "word_index", "find_in"]
 
+_WORD = re.compile(r"\w+")
 # A value shorter than this is no span: present in any view by chance ("5", "ok").
 MIN_SPAN_CHARS = 3
 
@@ -100,9 +106,43 @@ class CaseFacts:
         """The event's k: it is the k-th call of its tool with these arguments (1, 2, ...)."""
         return self._ordinals[id(event)]
 
+    @functools.cached_property
+    def texts(self) -> list[str]:
+        """Each message's text as a reader sees it (a tool output as recorded; a call with its arguments)."""
+        return [content_text(m.content) if isinstance(m, ToolMessage) else message_text(m) for m in self.case.messages]
+
+    @functools.cached_property
+    def _words(self) -> dict[str, list[int]]:
+        """Each word (``\\w+``, lower case) -> the messages whose text holds it, in order."""
+        return word_index(self.texts)
+
+    def elsewhere(self, text: str, index: int | None) -> bool:
+        """Whether ``text`` appears in a message other than message ``index`` (an index, not a scan)."""
+        return any(i != index for i in find_in(text, self.texts, self._words))
+
     def asked_events(self) -> list[ToolEvent]:
         """Calls a domain-neutral question may ask about: not finish or think tools."""
         return [e for e in self.events if not self.profile.is_finish(e.name) and not self.profile.is_think(e.name)]
+
+
+def word_index(texts: list[str]) -> dict[str, list[int]]:
+    """Each word (``\\w+``, lower case) -> the positions of the texts holding it, in order."""
+    index: dict[str, list[int]] = {}
+    for position, text in enumerate(texts):
+        for word in set(_WORD.findall(text.lower())):
+            index.setdefault(word, []).append(position)
+    return index
+
+
+def find_in(text: str, texts: list[str], index: dict[str, list[int]], case: bool = True) -> Iterator[int]:
+    """Positions of the texts that contain ``text``, in order, looked up through its longest word
+    (``word_index``); a text without a word is looked for in every text."""
+    words = _WORD.findall(text.lower())
+    positions = index.get(max(words, key=len), []) if words else range(len(texts))
+    wanted = text if case else text.lower()
+    for position in positions:
+        if wanted in (texts[position] if case else texts[position].lower()):
+            yield position
 
 
 def ordinal(k: int) -> str:

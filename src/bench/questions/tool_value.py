@@ -10,14 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from langchain_core.messages import ToolMessage
-
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, args_text, make_question, ordinal, value_spans
 from bench.questions.matching import has_values, is_abstention, parse_json, stated_bool
-from bench.questions.values import all_parts, numbers, same_date, same_number
+from bench.questions.values import all_parts, numbers, same_date, same_number, same_text
 from bench.schema import DroppedQuestion, Question
-from bench.text import content_text, message_text
 
 __all__ = ["TOOL_VALUE", "value_text"]
 
@@ -61,19 +58,16 @@ class ToolValue:
 
     def candidates(self, facts: CaseFacts) -> list[Question]:
         """Each eligible result's question (its first eligible field), in history order."""
-        messages = facts.case.messages
-        texts = [content_text(m.content) if isinstance(m, ToolMessage) else message_text(m) for m in messages]
         found = []
         for event in facts.asked_events():
             record = _record(event.output)
             if record is None or event.result_index is None:
                 continue
-            others = "\n".join(t for i, t in enumerate(texts) if i != event.result_index)
             for field, value in record.items():
                 if value is None or isinstance(value, (dict, list)):
                     continue
                 shown = value_text(value)
-                if not shown.strip() or shown in others:
+                if not shown.strip() or facts.elsewhere(shown, event.result_index):
                     continue
                 target = {"tool": event.name, "arguments": event.args, "ordinal": facts.ordinal(event),
                           "field": field}
@@ -111,7 +105,7 @@ class ToolValue:
             ok = all_parts(str(reference), text)  # "📵 No Signal | 🔋 80%": every part, in words
         else:
             want = str(reference).strip().lower()
-            ok = low.strip().strip("'\"`") == want if "value" in claim else want in low
+            ok = same_text(low, want) if "value" in claim else want in low
             if not ok and parse_json(text) is not None:
                 ok = str(parse_json(text)).strip().lower() == want
         if ok:
