@@ -9,8 +9,9 @@ its handles store (``View.stored``). From those (:mod:`bench.reading`):
   kept message, a summary or a placeholder;
 - **recoverable**: visible, or visible once the view's exposed handles are opened: a handle
   in ``view.store`` that the view's text shows (``read_tool_output(handle="...")``) restores
-  the recorded message it stores (``View.stored``, when the stored text is that message's
-  output) and adds its output to the text.
+  the tool exchange whose output it stores (``View.stored``: the recorded result, when the
+  stored text is its output, and the call it answers, which the handle is shown with: a
+  placeholder after the call, a summary's item naming it) and adds its output to the text.
 
 The offline reader (:mod:`bench.reader`) answers exactly these questions, so the flags and
 the reader agree by construction, and a view that holds every message of another (same
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.formats import find_handles
+from bench.history import pair_results
 from bench.questions import question_type
 from bench.reading import Shown, span_present
 from bench.schema import Case, Question, View
@@ -59,7 +61,7 @@ class _ViewEvidence:
     """A view read once for all its questions: what it shows, and what its exposed handles open."""
 
     shown: Shown
-    opened: dict[str, tuple[str | None, list[str]]]  # exposed handle -> (id it restores, or None; its output's texts)
+    opened: dict[str, tuple[tuple[str, ...], list[str]]]  # exposed handle -> (ids it restores; its output's texts)
 
 
 def view_shown(case: Case, view: View) -> _ViewEvidence:
@@ -67,16 +69,23 @@ def view_shown(case: Case, view: View) -> _ViewEvidence:
     exposed = set()
     for message in view.messages:
         exposed.update(find_handles(content_text(message.content)))
-    recorded = {m.id: content_text(m.content) for m in case.messages if m.id}
     opened = {}
-    for handle in sorted(exposed):
-        if handle not in view.store:
-            continue
+    exchanges: dict[str, tuple[str, str, str]] | None = None
+    for handle in sorted(h for h in exposed if h in view.store):
         output = view.store[handle]
-        restored = view.stored.get(handle)
         texts = list(dict.fromkeys([output, case.profile.clean(output)]))
-        opened[handle] = (restored if restored is not None and recorded.get(restored) == output else None, texts)
+        if exchanges is None:
+            exchanges = _exchanges(case)
+        result, call, recorded = exchanges.get(view.stored.get(handle, ""), ("", "", ""))
+        opened[handle] = ((result, call) if result and recorded == output else (), texts)
     return _ViewEvidence(shown, opened)
+
+
+def _exchanges(case: Case) -> dict[str, tuple[str, str, str]]:
+    """Result id -> (result id, id of the message with the call it answers, the recorded output)."""
+    return {str(case.messages[result].id): (str(case.messages[result].id), str(case.messages[call].id),
+                                            content_text(case.messages[result].content))
+            for (call, _), result in pair_results(case.messages).items()}
 
 
 def evidence_state(case: Case, view: View, question: Question, read: _ViewEvidence | None = None) -> EvidenceState:
@@ -86,12 +95,12 @@ def evidence_state(case: Case, view: View, question: Question, read: _ViewEviden
     visible = read.shown.shows(ids, spans)
     wanted = set(ids)
     handles = tuple(h for h, (restored, texts) in read.opened.items()
-                    if (restored is not None and restored in wanted)
+                    if (restored and restored[0] in wanted)
                     or (spans and any(span_present(span, text) for span in spans for text in texts)))
     if visible or not handles:
         return EvidenceState(visible, visible, handles)
     opened = read.shown.with_texts([text for h in handles for text in read.opened[h][1]],
-                                   [r for h in handles if (r := read.opened[h][0]) is not None])
+                                   [i for h in handles for i in read.opened[h][0]])
     return EvidenceState(False, opened.shows(ids, spans), handles)
 
 
