@@ -16,6 +16,9 @@ ONE_CONCEPT = {
     "policies/compact.py": "the compaction replay: micro_compact, collapse, auto_compact and the view, call by call",
     "llm/client.py": "the model client: cache, retries, limiter, accounting of one call, and its construction",
     "llm/limiter.py": "the concurrency limiters (fixed, adaptive AIMD with pacing) and their accounting",
+    "study/jobs.py": "reading job directories: records, config, status, label, the metrics recomputed from them",
+    "stats.py": "the uncertainty of the figures: intervals of shares and paired differences (the estimand's "
+                "one-way method, the two-way one behind stats.generalize_types), the sign-flip test, t quantiles",
 }
 
 

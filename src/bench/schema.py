@@ -202,6 +202,7 @@ class View:
     info: dict[str, Any] = field(default_factory=dict)  # arm-specific accounting
     verbatim: list[str] = field(default_factory=list)  # ids of the case's messages kept verbatim, in view order
     stored: dict[str, str] = field(default_factory=dict)  # handle -> id of the message whose output it stores
+    budget: dict[str, Any] | None = None  # arm.budget: target and realized tokens (bench.policies.budget)
 
     @property
     def kept_messages(self) -> int:
@@ -212,7 +213,7 @@ class View:
         return sorted(self.store)
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``views.jsonl`` record (without ``evidence``)."""
+        """The ``views.jsonl`` record (without ``evidence``); ``budget`` only when the arm has one."""
         return {
             "case_id": self.case_id,
             "arm": self.arm,
@@ -227,6 +228,7 @@ class View:
             "info": self.info,
             "verbatim": list(self.verbatim),
             "stored": dict(self.stored),
+            **({"budget": self.budget} if self.budget is not None else {}),
             "messages": messages_to_dict(self.messages),
         }
 
