@@ -13,8 +13,8 @@ them) and every reference is checked against each class of noise issue 31 names:
 - **negative count** and **derived count**: a ``test_counts`` count below zero, or a passed
   count the run's summary lines do not show (arithmetic the output does not do);
 - **exception field**: a ``latest_value`` field named like an exception class (``...Error``);
-- **shared error**: a ``first_tool_error`` / ``first_error`` message that answers the question
-  in at least 3 cases of the source (a template a model could guess).
+- **shared error**: a ``first_tool_error`` message (``first_error``: type and message) that
+  answers the question in at least 3 cases of the source (a template a model could guess).
 
     uv run python benchmarks/bench_references.py [--sources dev,sample,ops,airline,shell] [--examples 3]
 """
@@ -112,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
                     counts[kind] += 1
                     examples[kind].append(f"{question.qid}: {str(question.reference)[:110]!r}")
                 if question.type in ("first_tool_error", "first_error") and isinstance(question.reference, dict):
-                    errors[squash(str(question.reference.get("message", "")))].add(case.case_id)
+                    ref = question.reference
+                    said = f"{ref.get('type')}: {ref.get('message')}" if question.type == "first_error" else ref["message"]
+                    errors[squash(str(said))].add(case.case_id)
         for message, holders in errors.items():
             if len(holders) >= 3 and message:
                 counts["shared error"] += len(holders)

@@ -69,6 +69,14 @@ ARMS: dict[str, list[str]] = {
     "condenser": ["arm=condenser"],
     "condenser20": ["arm=condenser", "arm.max_size=20"],
     "custom": ["arm=custom", "arm.policy=custom_policies:last_ten"],
+    "context_edit": ["arm=context_edit", "arm.trigger=2000"],
+    # arm.budget (issue 30): a quarter of each case's history tokens
+    "nlatest/budget": ["arm=nlatest", "arm.n=null", "arm.budget=0.25"],
+    "mask/budget": ["arm=mask", "arm.budget=0.25"],
+    "compact/budget": ["arm=compact", "mechanism=offload", "arm.budget=0.25"],
+    "lc_summary/budget": ["arm=lc_summary", "arm.budget=0.25"],
+    "condenser/budget": ["arm=condenser", "arm.budget=0.25"],
+    "context_edit/budget": ["arm=context_edit", "arm.budget=0.25"],
 }
 UNBOUNDED = "compact/offload/unbounded"  # every stored output keeps its handle in the summary
 
