@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from samplegen.expected import Accepted, Counts, FirstEdit, FirstError, SampleRow, synthetic_row
+from samplegen.expected import Accepted, FirstEdit, FirstError, SampleRow, synthetic_row
 from samplegen.openhands import SYSTEM_PROMPT, TOOLS_NEW, finish, think, user_prompt
 from samplegen.runners import lineno
 from samplegen.trajectory import Call, Repo, Traj, bash_out
