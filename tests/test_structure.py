@@ -17,6 +17,8 @@ ONE_CONCEPT = {
     "llm/client.py": "the model client: cache, retries, limiter, accounting of one call, and its construction",
     "llm/limiter.py": "the concurrency limiters (fixed, adaptive AIMD with pacing) and their accounting",
     "study/jobs.py": "reading job directories: records, config, status, label, the metrics recomputed from them",
+    "metrics.py": "a job's figures from its records (issue 33 splits it when the modules move into packages)",
+    "study/text.py": "the report's text: cells, tables and the markdown report (issue 33 splits it)",
     "stats.py": "the uncertainty of the figures: intervals of shares and paired differences (the estimand's "
                 "one-way method, the two-way one behind stats.generalize_types), the sign-flip test, t quantiles",
 }
