@@ -114,6 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object per job, then the total")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides, as for python -m bench.main")
     args = parser.parse_args(argv)
+    from bench import redact
+
+    refusal = redact.literal_secret(args.overrides)  # a key or password on the command line, as bench.main refuses it
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    redact.register_urls(args.overrides)  # a URL's userinfo, query and fragment never printed
+    redact.install_logging()
     try:
         jobs = [estimate_job(o, args.steps) for o in sweep_overrides(args.overrides, args.multirun)]
     except (BenchError, Exception) as err:  # noqa: BLE001 - a bad override or config: one line

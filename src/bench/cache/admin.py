@@ -250,7 +250,12 @@ def _main_pg(args: argparse.Namespace) -> int:
     """The same commands on a PostgreSQL cache: every failure is one line, exit 2, nothing changed."""
     import psycopg
 
-    refusal = check_age(args.older_than) if args.command == "prune" else None
+    from bench.redact import secret_in_setting
+
+    # a password in the URL is refused as a job refuses it in cache.url (PGPASSWORD or ~/.pgpass hold it)
+    refusal = secret_in_setting("cache.url", args.url, command_line=False)
+    refusal = refusal and refusal.replace("cache.url:", "--url:", 1)
+    refusal = refusal or (check_age(args.older_than) if args.command == "prune" else None)
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
