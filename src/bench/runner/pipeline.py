@@ -176,7 +176,7 @@ class Pipeline:
     # ---- the tasks
     def _answer(self, case: Case, view: View, question: Question) -> Answer:
         try:
-            return self.answerer.answer(case, view, question)
+            return self.answerer.answer(case, view, question).capped()  # a runaway reply is kept cut, with its length
         except Exception as err:  # noqa: BLE001 - recorded, the job goes on
             log.warning("case %s, %s: answer failed: %s", case.case_id, question.qid, err)
             return error_answer(case, question, f"{type(err).__name__}: {err}")
