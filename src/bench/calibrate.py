@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import redact
 from bench.cases import MAX_NESTING, too_deep
 from bench.errors import BenchError
 from bench.questions import QUESTION_TYPES
@@ -244,6 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     results = judge_rows(rows, judge, workers)
     print(f"judge {getattr(judge, 'name', name)} on {args.file}: {len(results)} labelled answers")
     print("\n".join(report_lines(results)))
+    failed = [r for r in results if str(r["reason"]).startswith("judge failed")]
+    if len(failed) == len(results):  # no verdict at all: an agreement of 0% would be a figure of nothing
+        print(f"error: the judge failed on every row ({len(failed)}): {redact.scrub(str(failed[0]['reason']))[:300]}",
+              file=sys.stderr)
+        return 1
     agreement = sum(r["human"] == r["judge"] for r in results) / len(results)
     if args.fail_under is not None and agreement < args.fail_under:
         print(f"agreement {agreement:.3f} is below --fail-under {args.fail_under}", file=sys.stderr)

@@ -74,8 +74,14 @@ def main(cfg: DictConfig) -> float | None:
         gc.collect()
     print(format_summary(metrics))
     if metrics.get("n_cases") and metrics.get("accuracy") is None and not in_sweep():
-        print(f"error: no question was scored, so there is no accuracy (status incomplete; answer errors in "
-              f"{metrics.get('job_dir')}/answers.jsonl, judge reasons in scores.jsonl)", file=sys.stderr)
+        job = metrics.get("job_dir")
+        if metrics.get("n_judge_errors"):  # the judge, not the answers: name it and its error
+            why = (f"the judge failed on {metrics['n_judge_errors']} question(s): "
+                   f"{redact.scrub(str(metrics.get('judge_error') or ''))[:300]}")
+        else:
+            why = f"answer errors in {job}/answers.jsonl, judge reasons in scores.jsonl"
+        print(f"error: no question was scored, so there is no accuracy (status incomplete; {why}; "
+              f"rerun with resume={job})", file=sys.stderr)
         sys.exit(1)
     return metrics.get("accuracy")
 

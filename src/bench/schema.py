@@ -237,11 +237,13 @@ class Score:
     raw: str | None = None  # judge's raw reply (kept when unscored)
     prompt: str | None = None  # judge prompt (kept when unscored)
     panel: dict[str, str] | None = None  # judge=panel: each member's verdict (the record omits it otherwise)
+    error: str | None = None  # a judge (or panel member) that failed, named, with its error: resume judges it again
 
     def to_dict(self) -> dict[str, Any]:
         record = asdict(self)
-        if record["panel"] is None:  # a single judge's record stays as it was
-            del record["panel"]
+        for optional in ("panel", "error"):  # a single judge's record that went well stays as it was
+            if record[optional] is None:
+                del record[optional]
         return record
 
 

@@ -39,7 +39,8 @@ Failures: a case whose view or answer keeps failing is recorded (``outcome=error
 the error, verdict ``unscored``) and the job goes on; a request refused as longer than the
 context (an answer's, or the summary a view needs) is recorded as ``context_overflow`` (not
 retried); a judge call that keeps
-failing leaves that score missing (the job stays ``incomplete`` and resume retries it).
+failing records that score ``unscored`` with the judge named and its error (the job stays
+``incomplete`` and resume judges it again); a panel member that fails abstains (the others decide).
 """
 
 from __future__ import annotations
@@ -213,9 +214,12 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
         metrics["concurrency"] = concurrency_metrics(limiters)
     errors = metrics["outcomes"].get("error", 0)
     metrics["n_errors"] = errors
+    # a judge (or panel member) that failed: named with its error, so no message blames the answers
+    metrics["n_judge_errors"] = len(pipeline.judge_errors)
+    metrics["judge_error"] = pipeline.judge_errors[0] if pipeline.judge_errors else None
     nothing_scored = bool(metrics["n_cases"]) and metrics["accuracy"] is None  # no answer got a verdict
     complete = (metrics["n_scored"] == metrics["n_questions"] and errors == 0 and not nothing_scored
-                and (full_correct is None or pipeline.complete.get("reference", True)))
+                and not pipeline.judge_errors and all(pipeline.complete.values()))
     store.write_json("metrics.json", metrics)
     status = "complete" if complete else "incomplete"
     store.write_json("run.json", provenance(cfg, cases, status, started, case_set_hash=case_set_hash,
@@ -231,8 +235,12 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
             log.info("concurrency at %s: limit %d -> %d (min %d, max %d); %d x 429, %d overloaded, %d timeouts",
                      endpoint, row["start"], row["final"], row["min"], row["max"], row["n_429"],
                      row["n_overloaded"], row["n_timeouts"])
+    if pipeline.judge_errors:
+        log.warning("the judge failed on %d question(s) (scores.jsonl; rerun with resume=%s): %s",
+                    len(pipeline.judge_errors), out, pipeline.judge_errors[0])
     if nothing_scored:
-        log.warning("job incomplete: no question was scored (%d answer error(s)); accuracy is null", errors)
+        log.warning("job incomplete: no question was scored (%d answer error(s), %d judge error(s)); accuracy is null",
+                    errors, len(pipeline.judge_errors))
     elif not complete:
         log.warning("job incomplete: %d of %d questions scored, %d answer error(s); rerun with resume=%s",
                     metrics["n_scored"], metrics["n_questions"], errors, out)
