@@ -207,7 +207,7 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
     if calls_model(answerer) or calls_model(judge):  # what bench.estimate would have said, beside the actual
         metrics["estimate"] = job_estimate(
             cases, views, counter, _prices(answerer, judge, policy),
-            warm=bool(getattr(answerer, "warm_prefix", False)), judged=calls_model(judge),
+            warm=bool(getattr(answerer, "warm_prefix", False)), judged=len(clients_of(judge)),
             reference=full_correct is not None, summarized=calls_model(policy))["total"]
     del views
     if limiters:  # model clients (an offline job has none: nothing to record)
@@ -262,4 +262,6 @@ def _prices(answerer: Any, judge: Any, policy: Any) -> dict[str, Any]:
     def first(part: Any) -> Any:
         return next((c.price for c in clients_of(part) if getattr(c, "price", None) is not None), None)
 
-    return {"answer": first(answerer), "reference": first(answerer), "judge": first(judge), "summarizer": first(policy)}
+    # a judge panel: each LLM member's client makes a call per answer at its own price
+    return {"answer": first(answerer), "reference": first(answerer),
+            "judge": [getattr(c, "price", None) for c in clients_of(judge)], "summarizer": first(policy)}
