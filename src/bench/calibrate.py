@@ -39,7 +39,7 @@ from typing import Any
 
 from bench import redact
 from bench.cases import MAX_NESTING, too_deep
-from bench.errors import BenchError
+from bench.errors import BenchError, console_script
 from bench.questions import QUESTION_TYPES
 from bench.schema import Answer, Question
 from bench.stats import cohen_kappa
@@ -215,6 +215,7 @@ def _fraction(text: str) -> float:
     return value
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.calibrate", description=__doc__.split("\n\n")[0])
     parser.add_argument("file", metavar="FILE", help="JSONL of labelled answers (see the module docstring)")

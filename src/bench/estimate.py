@@ -32,6 +32,8 @@ import sys
 from collections import Counter
 from typing import Any
 
+from bench.errors import console_script
+
 __all__ = ["estimate_job", "estimate_jobs", "sweep_overrides", "main"]
 
 def sweep_overrides(args: list[str], multirun: bool) -> list[list[str]]:
@@ -141,6 +143,7 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     return out
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     from bench.errors import BenchError
     from bench.failures import one_line

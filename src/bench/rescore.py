@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.errors import console_script
 from bench.store import safe_line
 from bench.study.csvfile import write_csv
 from bench.study.jobs import find_job_dirs, load_jobs
@@ -141,6 +142,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
                            "verdicts changed", "unscored"], out)
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.rescore", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", metavar="DIR_OR_OVERRIDE",

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from bench.cache.postgres import COLUMNS, TABLE, CacheUnavailable, _pg_connect, _pg_reason, shown_url
 from bench.cache.sqlite import DEFAULT_PATH, _busy, decode_reply
+from bench.errors import console_script
 
 log = logging.getLogger("bench.cache")
 
@@ -211,6 +212,7 @@ def _prune(admin: CacheAdmin, older_than: float | None, kind: str | None, model:
     return 0
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.cache", description="The response cache: "
                                      "stats, verify (checksums and integrity), prune (bad and selected entries).")

@@ -52,7 +52,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from bench.arms import build_policy
 from bench.components import calls_model, clients_of, preflight
@@ -130,11 +130,22 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     previous = store.read_json("run.json") if resuming else None
     if resuming:
         check_resume(cfg, out, previous)
+    else:
+        # run.json before the cases are read: a job killed while it reads them (kill -9, a lost machine) is
+        # a job that resume= continues (and reads its cases again), not a directory nothing accepts
+        store.write_json("run.json", {"status": "incomplete", "started": started, "ended": None,
+                                      "policy": declaration, "case_set_hash": None, "arm": cfg.arm.get("name"),
+                                      "seed": cfg.get("seed"), "config": OmegaConf.to_container(cfg, resolve=True)})
 
     # 2. cases: read once, written to cases.jsonl as they come; the job keeps an index, not the histories
     if resuming:
         store.quarantine()  # damaged lines -> <file>.bad; their questions are asked again
-    cases = CaseSet.write(job_case_stream(cfg, counter), store.path("cases"))
+    try:
+        cases = CaseSet.write(job_case_stream(cfg, counter), store.path("cases"))
+    except BaseException:
+        if not resuming:  # the cases could not be read (an error, not a kill): no job was started here
+            store.path("run.json").unlink(missing_ok=True)
+        raise
     try:
         if resuming and previous.get("case_set_hash") not in (None, cases.case_set_hash):
             raise ResumeError(f"resume={out}: the dataset selection differs from the job's "

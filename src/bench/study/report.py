@@ -47,6 +47,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.errors import console_script
 from bench.study.html import report_html
 from bench.study.jobs import find_job_dirs, load_jobs
 from bench.study.tables import configs_frame, jobs_frame, questions_frame, types_frame, write_csv
@@ -87,6 +88,7 @@ def write_report(paths: Iterable[Path | str], output: Path | str | None = None) 
             "markdown": markdown}
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__.split("\n\n")[0])
     parser.add_argument("dirs", nargs="+", help="sweep directories and/or job directories")
@@ -97,7 +99,20 @@ def main(argv: list[str] | None = None) -> int:
     if not find_job_dirs(args.dirs):
         print(f"error: no job directory (with run.json) under {' '.join(args.dirs)}", file=sys.stderr)
         return 2
-    result = write_report(args.dirs, args.output)
+    if args.output is not None:  # a file there, or a directory that cannot be made: before any work
+        from bench.jobdir import JobDirError, check_creatable
+
+        try:
+            check_creatable(args.output, "--output")
+        except JobDirError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+    try:
+        result = write_report(args.dirs, args.output)
+    except OSError as err:
+        print(f"error: cannot write the report to {args.output or 'its directory'}: {err.strerror or err}"
+              + (f" ({err.filename})" if err.filename else ""), file=sys.stderr)
+        return 2
     print(result["markdown"])
     print(f"written: {result['output']}/report.html, jobs.csv, configs.csv, types.csv, questions.csv, pairs.csv, "
           "report.md")
