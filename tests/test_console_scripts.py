@@ -80,7 +80,8 @@ def test_a_console_script_whose_reader_stopped_ends_without_a_traceback(tmp_path
         assert '"status": "complete"' in (tmp_path / "new" / "run.json").read_text()
 
 
-@pytest.mark.parametrize("script", ["bench", "bench-estimate", "bench-report"])
+@pytest.mark.parametrize("script", ["bench", pytest.param("bench-estimate", marks=pytest.mark.slow),
+                                    pytest.param("bench-report", marks=pytest.mark.slow)])
 def test_a_console_script_piped_into_head_prints_its_first_line_without_a_traceback(tmp_path, job, script):
     done = _shell(f"set -o pipefail; {_commands(job, tmp_path)[script]} | head -1", tmp_path)
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr[-2000:]
@@ -114,7 +115,7 @@ def test_report_output_on_a_file_or_a_directory_that_cannot_be_made_is_one_line(
 
 
 @pytest.mark.parametrize("kind", ["dangling", "file", "sys", "proc"])
-@pytest.mark.parametrize("key", ["output_dir", "hydra.run.dir"])
+@pytest.mark.parametrize("key", ["output_dir", pytest.param("hydra.run.dir", marks=pytest.mark.slow)])
 def test_an_output_directory_that_cannot_be_made_is_refused_before_anything_is_written(tmp_path, kind, key):
     target = {"dangling": tmp_path / "link", "file": tmp_path / "afile" / "job", "sys": Path("/sys/bench-job"),
               "proc": Path("/proc/bench-job/x")}[kind]

@@ -42,7 +42,7 @@ def _free_port() -> int:
     f"host=db dbname=bench password = {PASSWORD}",
     f"host=db sslpassword={PASSWORD} dbname=bench",
 ])
-@pytest.mark.parametrize("model", ["offline", "openai"])
+@pytest.mark.parametrize("model", ["offline", pytest.param("openai", marks=pytest.mark.slow)])  # the same check
 def test_a_password_in_a_keyword_form_cache_url_is_refused_before_anything_is_written(tmp_path, url, model):
     done = bench(tmp_path, f"model={model}", "model.api_key_env=null", f"cache.url='{url}'", "dataset.limit=1",
                  f"output_dir={tmp_path / 'job'}")
