@@ -1,144 +1,202 @@
-"""Coverage of the 95% intervals of bench.stats on simulated case sets, BEFORE and AFTER.
+"""Coverage and width of bench.stats' 95% intervals on simulated case sets, BEFORE and AFTER.
 
-    uv run python benchmarks/bench_coverage.py [--reps 1000] [--ks 10,20,40,80] [--resamples 200]
+    uv run python benchmarks/bench_coverage.py [--reps 1000] [--ks 6,10,20,40,80] [--draws 2000]
 
-Each replication draws K instances (clusters) of 2-8 questions; each question has one of 8
-templates. Accuracy p in {0.5, 0.8, 0.95}; within-case correlation rho in {0, 0.3, 0.6} (a
-question reuses its instance's draw with probability sqrt(rho)); "recurring" templates make a
-template's accuracy vary (Beta with mean p, concentration 10; the truth is the population mean,
-over templates not seen). Three statistics: accuracy; relative to full (arm-and-full correct
-over full correct, truth s = p, both arms random); paired difference B - A (B = A flipped on
-discordant questions, discordance rate 0.2 or rare 0.03, truth r(1 - 2p)).
+**The estimand** (docs/uncertainty.md): a figure over the case set's fixed mix of question types,
+generalising over instances (runs) like these. Each replication draws K instances of 2-8
+questions; a question's type is one of 6, each type with its own accuracy (probit offsets
+-0.5..+0.5 around the level's probit, so the types differ by up to ~35 points at 50%). An
+instance has a random effect: a question is correct when ``sqrt(rho) u + sqrt(1 - rho) e`` (u the
+instance's normal draw, e the question's) falls below its type's threshold, so every question
+has exactly its type's accuracy and questions of one instance correlate (latent correlation
+rho). The truth of a replication is the figure at its own mix of types: accuracy
+``sum_t w_t p_t``; relative to full ``sum_t w_t p_t s_t / sum_t w_t p_t`` (full arm rate p_t, the
+arm keeps a full-correct answer at rate s_t = p_t, its own instance effects); paired B - A:
+"swap" (B is A changed on discordant questions, discordance D independent of A: truth
+``sum_t w_t D (1 - 2 p_t)``, both directions) and "loss" (B loses a correct answer of A at rate
+D / p_t: truth -D, every discordant question one way), D = 0.2 (common) or 0.03 (rare), the
+discordance with its own instance effects. "null": B an exchangeable copy of A (same instance
+effect, own noise): truth 0, the rejection rate is the test's size.
 
-BEFORE: the previous method (percentile bootstrap over instance clusters, seeded, so one set of
-resample weights for every replication). AFTER: bench.stats (score interval at the two-way
-design-effect-adjusted effective n). Target: >= 93% with K >= 20, >= 90% at K = 10. The lowest
-coverage is printed last.
+The ORACLE knows the true variance: estimate +- 1.96 x the standard deviation of (estimate -
+truth) over the setting's replications; widths are reported as the median of width / the
+oracle's width. BEFORE: the previous method (two-way by instance and type, kept behind
+``stats.generalize_types=true``); AFTER: the default (one-way by instance, types as strata;
+paired: sign flips over instances, exact up to 12 instances, else ``--draws`` patterns with a
+fixed seed, joined with the question-level score floor). Targets: coverage >= 93% at K >= 20
+and >= 90% at K <= 10 in every setting, median width <= 1.3 x the oracle; coverage above 99% is
+over-coverage (a defect). The lowest coverage and the largest width ratio are printed last.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from statistics import NormalDist
 
 import numpy as np
 
-from bench.stats import paired_batch, proportion_batch, ratio_batch
+from bench.stats import accuracy_batch, paired_batch, ratio_batch
 
 LEVELS = (0.5, 0.8, 0.95)
 RHOS = (0.0, 0.3, 0.6)
-TEMPLATES = 8
-KAPPA = 10.0  # concentration of a template's accuracy around the mean (recurring templates)
+KS = (6, 10, 20, 40, 80)
+OFFSETS = np.linspace(-0.5, 0.5, 6)  # the types' probit offsets from the level
 MAX_SIZE = 8
+Z = NormalDist().inv_cdf(0.975)
+PAIRED = (("swap", 0.2), ("swap", 0.03), ("loss", 0.2), ("loss", 0.03), ("null", None))
 
 
-def _design(rng: np.random.Generator, reps: int, k: int):
+def type_rates(level: float) -> np.ndarray:
+    """Each type's accuracy at this level."""
+    base = NormalDist().inv_cdf(level)
+    return np.array([NormalDist().cdf(base + o) for o in OFFSETS])
+
+
+def design(rng: np.random.Generator, reps: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mask, instance, type) of reps case sets of k instances with 2-8 questions each."""
     sizes = rng.integers(2, MAX_SIZE + 1, size=(reps, k))
     mask = (np.arange(MAX_SIZE)[None, None, :] < sizes[:, :, None]).reshape(reps, k * MAX_SIZE).astype(float)
-    inst = np.broadcast_to(np.repeat(np.arange(k), MAX_SIZE)[None, :], mask.shape)
-    tmpl = rng.integers(0, TEMPLATES, size=mask.shape)
-    return mask, inst, tmpl
+    inst = np.broadcast_to(np.repeat(np.arange(k), MAX_SIZE)[None, :], mask.shape).copy()
+    types = rng.integers(0, len(OFFSETS), size=mask.shape)
+    return mask, inst, types
 
 
-def _rate(rng, reps, mean, recurring, tmpl):
-    """Per question: its template's rate (mean, or Beta around it over a template population)."""
-    if not recurring:
-        return np.full(tmpl.shape, mean)
-    per = rng.beta(mean * KAPPA, (1 - mean) * KAPPA, size=(reps, TEMPLATES))
-    return np.take_along_axis(per, tmpl, axis=1)
-
-
-def _bernoulli(rng, rate, rho, k):
-    """0/1 draws at ``rate``, correlated rho within an instance (shared uniform w.p. sqrt(rho))."""
+def correlated(rng: np.random.Generator, rate: np.ndarray, rho: float, k: int, shared: np.ndarray | None = None
+               ) -> np.ndarray:
+    """0/1 draws, each at its own rate, latent correlation rho within an instance (Gaussian copula;
+    ``shared``: the instances' normal effects, else drawn here)."""
     reps, n = rate.shape
-    shared = np.repeat(rng.random((reps, k)), MAX_SIZE, axis=1)
-    own = rng.random((reps, n))
-    use = rng.random((reps, n)) < np.sqrt(rho)
-    return (np.where(use, shared, own) < rate).astype(float)
+    u = rng.standard_normal((reps, k)) if shared is None else shared
+    latent = np.sqrt(rho) * np.repeat(u, MAX_SIZE, axis=1) + np.sqrt(1 - rho) * rng.standard_normal((reps, n))
+    values, index = np.unique(rate, return_inverse=True)  # a handful of distinct rates
+    threshold = np.array([NormalDist().inv_cdf(min(max(p, 1e-12), 1 - 1e-12)) for p in values])[index]
+    threshold = threshold.reshape(rate.shape)
+    return (latent < threshold).astype(float)
 
 
-def _bootstrap(parts: list[np.ndarray], mask, k, stat, weights):
-    """The previous method: percentile interval of stat(cluster sums) over cluster resamples."""
-    reps = mask.shape[0]
-    sums = np.stack([(p * mask).reshape(reps, k, MAX_SIZE).sum(axis=2) for p in parts], axis=2)
-    resampled = np.einsum("bk,rkw->rbw", weights, sums)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = stat(resampled)
-    lo = np.nanpercentile(values, 2.5, axis=1, method="inverted_cdf")
-    hi = np.nanpercentile(values, 97.5, axis=1, method="inverted_cdf")
-    return lo, hi
+def _mix_mean(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    return (values * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)
 
 
-def _simulate(stat: str, k: int, p: float, rho: float, recurring: bool, disc: float | None,
-              reps: int, resamples: int, seed: int):
+def simulate(stat: str, k: int, level: float, rho: float, model: str | None, disc: float | None, reps: int,
+             draws: int, seed: int) -> dict:
+    """One setting: (estimate, low, high) of BEFORE and AFTER per replication, and the truths."""
     rng = np.random.default_rng(seed)
-    mask, inst, tmpl = _design(rng, reps, k)
-    weights = np.random.default_rng(0).multinomial(k, np.full(k, 1 / k), size=resamples).astype(float)
-    y = _bernoulli(rng, _rate(rng, reps, p, recurring, tmpl), rho, k)
+    mask, inst, types = design(rng, reps, k)
+    rate = type_rates(level)[types]
+    u = rng.standard_normal((reps, k))
+    y = correlated(rng, rate, rho, k, u)
+    p_value = None
     if stat == "accuracy":
-        truth = p
-        before = _bootstrap([y, np.ones_like(y)], mask, k, lambda s: s[..., 0] / s[..., 1], weights)
-        after = proportion_batch(y, mask, inst, tmpl)[1:]
+        truth = _mix_mean(rate, mask)
+        before = accuracy_batch(y, mask, inst, types, generalize_types=True)
+        after = accuracy_batch(y, mask, inst, types)
     elif stat == "relative":
-        truth = p
-        keep = _bernoulli(rng, _rate(rng, reps, p, recurring, tmpl), rho, k)
-        num = y * keep
-        before = _bootstrap([num, y], mask, k, lambda s: s[..., 0] / s[..., 1], weights)
-        after = ratio_batch(num, y, mask, inst, tmpl)[1:]
+        keep = correlated(rng, rate, rho, k)
+        truth = _mix_mean(rate * rate, mask) / _mix_mean(rate, mask)
+        before = ratio_batch(y * keep, y, mask, inst, types, generalize_types=True)
+        after = ratio_batch(y * keep, y, mask, inst, types)
     else:
-        truth = disc * (1 - 2 * p)
-        flip = _bernoulli(rng, _rate(rng, reps, disc, recurring, tmpl), rho, k)
-        b = np.abs(y - flip)
-        before = _bootstrap([y, b, np.ones_like(y)], mask, k, lambda s: (s[..., 1] - s[..., 0]) / s[..., 2],
-                            weights)
-        after = paired_batch(y, b, mask, inst, tmpl)[1:]
-    out = []
-    for lo, hi in (before, after):
-        defined = ~np.isnan(lo)
-        covered = defined & (lo <= truth + 1e-9) & (truth - 1e-9 <= hi)
-        zero = defined & (hi - lo < 1e-9)
-        out.append((covered.mean(), zero.mean(), float(np.nanmean(hi - lo))))
-    return out
+        if model == "swap":
+            flip = correlated(rng, np.full(rate.shape, disc), rho, k)
+            b = np.abs(y - flip)
+            truth = _mix_mean(disc * (1 - 2 * rate), mask)
+        elif model == "loss":
+            flip = correlated(rng, disc / rate, rho, k)
+            b = y * (1 - flip)
+            truth = np.full(reps, -disc)
+        else:  # null: an exchangeable copy
+            b = correlated(rng, rate, rho, k, u)
+            truth = np.zeros(reps)
+        before = paired_batch(y, b, mask, inst, types, generalize_types=True)[:3]
+        *after, p_value = paired_batch(y, b, mask, inst, types, draws=draws)
+    return {"truth": truth, "before": before, "after": tuple(after), "p": p_value}
+
+
+def summarize(result: dict) -> dict:
+    truth = result["truth"]
+    est = result["after"][0]
+    defined = ~np.isnan(est)
+    sd = float(np.std((est - truth)[defined]))
+    oracle = 2 * Z * sd
+    row = {"oracle_cover": float(np.mean(np.abs(est - truth)[defined] <= Z * sd + 1e-12))}
+    for key in ("before", "after"):
+        _, lo, hi = result[key]
+        ok = ~np.isnan(lo)
+        covered = (lo[ok] <= truth[ok] + 1e-9) & (truth[ok] - 1e-9 <= hi[ok])
+        width = hi[ok] - lo[ok]
+        row[key] = float(covered.mean())
+        row[f"{key}_ratio"] = float(np.median(width) / oracle) if oracle > 0 else float("inf")
+        row[f"{key}_zero"] = float(np.mean(width < 1e-9))
+    if result["p"] is not None:
+        row["reject"] = float(np.mean(result["p"][defined] <= 0.05))
+    return row
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=1000, help="replications per setting")
-    parser.add_argument("--ks", default="10,20,40,80", help="numbers of instances (clusters), comma-separated")
-    parser.add_argument("--resamples", type=int, default=200, help="bootstrap resamples of the BEFORE method")
+    parser.add_argument("--ks", default=",".join(map(str, KS)), help="numbers of instances, comma-separated")
+    parser.add_argument("--draws", type=int, default=1000,
+                        help="sign patterns drawn beyond 12 instances (the library's default: 10,000)")
     args = parser.parse_args(argv)
     ks = [int(x) for x in args.ks.split(",")]
-    settings = [(stat, k, p, rho, rec, disc)
-                for stat, discs in (("accuracy", (None,)), ("relative", (None,)), ("paired", (0.2, 0.03)))
-                for disc in discs for rec in (False, True) for k in ks for p in LEVELS for rho in RHOS]
+    settings = [(stat, model, disc, k, p, rho)
+                for stat, model, disc in (("accuracy", None, None), ("relative", None, None),
+                                          *(("paired", m, d) for m, d in PAIRED))
+                for k in ks for p in LEVELS for rho in RHOS]
     started = time.perf_counter()
-    print(f"{'statistic':<9} {'K':>3} {'acc':>5} {'rho':>4} {'templates':<9} {'discord':>7}"
-          f" | {'BEFORE cov':>10} {'zero-w':>6} {'width':>5} | {'AFTER cov':>9} {'zero-w':>6} {'width':>5}")
+    print(f"{'statistic':<9} {'model':<11} {'K':>3} {'acc':>5} {'rho':>4} | {'oracle':>6} |"
+          f" {'BEFORE cov':>10} {'width/or':>8} | {'AFTER cov':>9} {'width/or':>8} {'zero-w':>6} {'p<=.05':>6}")
     rows = []
-    for i, (stat, k, p, rho, rec, disc) in enumerate(settings):
-        (cb, zb, wb), (ca, za, wa) = _simulate(stat, k, p, rho, rec, disc, args.reps, args.resamples, seed=1000 + i)
+    for i, (stat, model, disc, k, p, rho) in enumerate(settings):
+        row = summarize(simulate(stat, k, p, rho, model, disc, args.reps, args.draws, seed=2900 + i))
+        label = "" if model is None else model + ("" if disc is None else f" {disc}")
         target = 0.93 if k >= 20 else 0.90
-        rows.append({"statistic": stat, "k": k, "accuracy": p, "rho": rho, "recurring": rec, "discordance": disc,
-                     "before": cb, "before_zero": zb, "before_width": wb, "after": ca, "after_zero": za,
-                     "after_width": wa, "target": target})
-        flag = "  < target" if ca < target else ""
-        print(f"{stat:<9} {k:>3} {p:>5} {rho:>4} {'recurring' if rec else 'fixed':<9} "
-              f"{'' if disc is None else disc:>7} | {cb:>10.1%} {zb:>6.1%} {wb:>5.3f} | {ca:>9.1%} {za:>6.1%} {wa:>5.3f}{flag}")
+        row.update(statistic=stat, model=label, k=k, accuracy=p, rho=rho, target=target)
+        rows.append(row)
+        flags = ("  < target" if row["after"] < target else "") + ("  > 99%" if row["after"] > 0.99 else "") + (
+            "  wide" if row["after_ratio"] > 1.3 else "")
+        reject = f"{row['reject']:>6.1%}" if "reject" in row else f"{'':>6}"
+        print(f"{stat:<9} {label:<11} {k:>3} {p:>5} {rho:>4} | {row['oracle_cover']:>6.1%} | {row['before']:>10.1%} "
+              f"{row['before_ratio']:>8.2f} | {row['after']:>9.1%} {row['after_ratio']:>8.2f} "
+              f"{row['after_zero']:>6.1%} {reject}{flags}", flush=True)
     elapsed = time.perf_counter() - started
+    print("\nper statistic and K, over accuracies and correlations: coverage lowest-highest, width / oracle median"
+          " (largest)")
+    print(f"{'statistic':<20} {'K':>3} | {'BEFORE coverage':>15} {'width':>12} | {'AFTER coverage':>15} {'width':>12}")
+    for stat in dict.fromkeys((r["statistic"], r["model"]) for r in rows):
+        for k in ks:
+            group = [r for r in rows if (r["statistic"], r["model"]) == stat and r["k"] == k]
+            cells = []
+            for key in ("before", "after"):
+                cover = [r[key] for r in group]
+                ratio = [r[f"{key}_ratio"] for r in group]
+                cells.append(f"{min(cover):>7.1%}-{max(cover):>6.1%} {np.median(ratio):>5.2f} ({max(ratio):.2f})")
+            print(f"{' '.join(x for x in stat if x):<20} {k:>3} | {cells[0]:>28} | {cells[1]:>28}")
+    nulls = [r for r in rows if r["model"] == "null"]
+    if nulls:
+        print(f"sign-flip test size (null: B an exchangeable copy of A): "
+              f"{max(r['reject'] for r in nulls):.1%} at most, {np.mean([r['reject'] for r in nulls]):.1%} on average")
     for label, key in (("BEFORE", "before"), ("AFTER", "after")):
         below = [r for r in rows if r[key] < r["target"]]
-        zero = float(np.mean([r[f"{key}_zero"] for r in rows]))
-        worst_zero = max(r[f"{key}_zero"] for r in rows)
-        width = float(np.mean([r[f"{key}_width"] for r in rows]))
-        print(f"{label}: {len(below)}/{len(rows)} settings below target; zero-width share {zero:.1%} "
-              f"(worst setting {worst_zero:.1%}); mean width {width:.3f}")
+        over = [r for r in rows if r[key] > 0.99]
+        wide = [r for r in rows if r[f"{key}_ratio"] > 1.3]
+        print(f"{label}: {len(below)}/{len(rows)} settings below target, {len(over)} above 99%, "
+              f"{len(wide)} wider than 1.3 x the oracle; median width ratio "
+              f"{np.median([r[f'{key}_ratio'] for r in rows]):.2f}")
     print(f"{len(rows)} settings x {args.reps} replications in {elapsed:.0f}s")
+
+    def where(r: dict) -> str:
+        return (f"{r['statistic']}{' ' + r['model'] if r['model'] else ''}, K={r['k']}, acc={r['accuracy']}, "
+                f"rho={r['rho']}")
+
     for label, key in (("BEFORE", "before"), ("AFTER", "after")):
         worst = min(rows, key=lambda r: r[key])
-        print(f"lowest coverage {label}: {worst[key]:.1%} ({worst['statistic']}, K={worst['k']}, "
-              f"acc={worst['accuracy']}, rho={worst['rho']}, "
-              f"{'recurring' if worst['recurring'] else 'fixed'} templates"
-              + (f", discordance {worst['discordance']}" if worst["discordance"] is not None else "") + ")")
+        widest = max(rows, key=lambda r: r[f"{key}_ratio"])
+        print(f"lowest coverage {label}: {worst[key]:.1%} ({where(worst)}); largest width ratio {label}: "
+              f"{widest[f'{key}_ratio']:.2f} ({where(widest)})")
     return rows
 
 

@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from _common import fake_server  # noqa: E402
 
 ARMS = (("nlatest n=10", ("arm=nlatest", "arm.n=10")), ("nlatest n=20", ("arm=nlatest", "arm.n=20")),
-        ("compact", ("arm=compact",)))
+        ("compact", ("arm=compact", "summarizer=offline")))  # the extractive stand-in, chosen: no summary calls
 
 
 def job(base_url: str, cache: str, out: Path, arm: tuple[str, ...], limit: int) -> subprocess.Popen:

@@ -304,7 +304,7 @@ def test_three_jobs_share_one_server_the_second_and_third_make_no_call_for_the_f
         first = bench_cli(tmp_path, *job_args(server, pg_url, jobs[0], "arm=nlatest", "arm.n=10"))
         assert first.returncode == 0, first.stderr
         procs = [bench_cli(tmp_path, *job_args(server, pg_url, job, *arm), background=True)
-                 for job, arm in ((jobs[1], ("arm=nlatest", "arm.n=20")), (jobs[2], ("arm=compact",)))]
+                 for job, arm in ((jobs[1], ("arm=nlatest", "arm.n=20")), (jobs[2], ("arm=compact", "summarizer=offline")))]
         outs = [proc.communicate(timeout=240) for proc in procs]
         assert [p.returncode for p in procs] == [0, 0], [err for _, err in outs]
         requests = server.stats()["requests"]
@@ -333,7 +333,8 @@ def test_three_jobs_started_at_once_share_what_is_done_and_agree(pg_url, tmp_pat
     again (each job pays at most the whole reference once), every call is kept once, the jobs
     agree, and a job after them makes no call for the full arm."""
     jobs = [tmp_path / f"j{i}" for i in range(4)]
-    arms = [("arm=nlatest", "arm.n=10"), ("arm=nlatest", "arm.n=20"), ("arm=compact",), ("arm=nlatest", "arm.n=5")]
+    arms = [("arm=nlatest", "arm.n=10"), ("arm=nlatest", "arm.n=20"), ("arm=compact", "summarizer=offline"),
+            ("arm=nlatest", "arm.n=5")]
     with FakeOpenAI(latency=0.05) as server:
         procs = [bench_cli(tmp_path, *job_args(server, pg_url, job, *arm), background=True)
                  for job, arm in zip(jobs[:3], arms[:3], strict=True)]
@@ -443,7 +444,8 @@ def test_a_ray_sweep_shares_the_server_with_any_later_job(pg_url, tmp_path):
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGFUSE_") and k != "RAY_ENABLE_UV_RUN_RUNTIME_ENV"}
     with FakeOpenAI() as server:
-        model = ["model=openai", f"model.base_url={server.base_url}", "model.api_key_env=null"]
+        model = ["model=openai", f"model.base_url={server.base_url}", "model.api_key_env=null",
+                 "summarizer=offline"]  # chosen: the smoke sweep's compact job summarizes offline
         done = subprocess.run([sys.executable, "-m", "bench.main", "-m", "+experiment=smoke", *model,
                                f"cache.url={pg_url}", "hydra/launcher=ray_cluster", "+hydra.launcher.ray.init.num_cpus=2",
                                "+hydra.launcher.ray.init.include_dashboard=false", f"hydra.sweep.dir={tmp_path / 'sweep'}"],

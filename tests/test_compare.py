@@ -84,9 +84,13 @@ def test_paired_comparison_on_the_same_case_set(pair):
     assert int(a_only) == sum(va[q] == "correct" and vb[q] != "correct" for q in headline)
     assert int(b_only) == sum(vb[q] == "correct" and va[q] != "correct" for q in headline)
     assert int(n_questions) == len(headline) and int(n_instances) >= 1
-    low, high = (float(x.replace(" pp", "")) for x in interval.split(" to "))
+    bounds, p_value = interval.split(" pp (p ")
+    low, high = (float(x) for x in bounds.split(" to "))
     assert low < high and low <= float(difference.replace(" pp", "")) <= high  # never zero width
-    assert 0 < float(detectable.strip("±").replace(" pp", "")) <= 100  # 80% power, 5% level
+    assert 0 < float(p_value.strip("=<) ")) <= 1  # the sign-flip test's p-value beside it
+    assert (low > 0 or high < 0) == (float(p_value.strip("=<) ")) <= 0.05)
+    assert detectable.startswith("not detectable with ") or \
+        0 < float(detectable.strip("±").replace(" pp", "")) <= 100  # 80% power, 5% level, never above 100
     assert compare_markdown(a, b) == text  # deterministic: the same interval every time
 
 

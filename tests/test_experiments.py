@@ -25,8 +25,8 @@ GRIDS = {  # experiment -> (arm, {swept key: values})
     "matched": ("nlatest", {"mechanism": ["shipped", "tail", "stepcut", "offload", "collapse", "verify"],
                             "seed": ["0", "1", "2"]}),
     "smoke": ("full", {"+experiment/arm": ["full", "nlatest", "compact"], "seed": ["0"]}),
-    "peers": ("full", {"+experiment/arm": ["full", "none", "nlatest", "trim", "mask", "compact", "lc_summary", "condenser"],
-                       "seed": ["0"]}),
+    "peers": ("full", {"+experiment/arm": ["full", "none", "nlatest", "trim", "mask", "context_edit", "compact",
+                                           "lc_summary", "condenser"], "seed": ["0"]}),
 }
 
 

@@ -241,3 +241,226 @@ AMOUNTS = {"tool": "pay_bill", "message": "Error: amount does not match, bill is
 def test_a_message_with_a_word_or_number_changed_is_another_message(reference, text, verdict):
     assert grade_asked("first_tool_error", "What error did the first failed tool call return?", reference,
                        text) == verdict
+
+
+# --- issue 31 item 4: the classes of its list and of fresh6's unseen disagreements, values of their own -----------
+
+ASK_COUNT = "How many times did you call `run_tests`?"
+ASK_ERROR = "What exception (type and message) did the 1st run of `python build.py` print?"
+ASK_TOOL_ERROR = "What error did the first failed tool call return?"
+ASK_CHANGES = "Which changes did you make, in order? Name each state-changing tool call and its key arguments."
+
+
+@pytest.mark.parametrize("qtype,question,reference,text,verdict", [
+    ("tool_value", ASK_VALUE, "C2001", "C2003 - sorry, no: the owner_id was C2001.", "correct"),
+    ("tool_value", ASK_VALUE, "C2001", "C2001 - sorry, actually C2004.", "wrong"),        # corrected away from it
+    ("user_fact", "What `zip` did the user give you for `set_address`?", "90210-17",
+     "90210-71... actually, 90210-17.", "correct"),
+    ("call_count", ASK_COUNT, 9, "I called it 11 times... actually, recounting the retries, it was 9.", "correct"),
+    ("first_error", ASK_ERROR, {"type": "KeyError", "message": "'depth'"},
+     "A ValueError - sorry, no: it was KeyError: 'depth'; the ValueError came later.", "correct"),
+    ("tool_value", ASK_VALUE, "C2001", "It was actually C2001.", "correct"),               # "actually" without a break
+    ("write_actions", ASK_CHANGES, [{"tool": "pause_plan", "arguments": {"plan_id": "P7"}}], "Sorry, no idea.",
+     "abstained"),                                                                          # "sorry, no" is no correction
+])
+def test_a_self_correction_is_graded_on_its_final_claim(qtype, question, reference, text, verdict):
+    assert grade_asked(qtype, question, reference, text) == verdict
+
+
+@pytest.mark.parametrize("qtype,question,reference,text", [
+    ("tool_value", ASK_VALUE, "C2001", "It was C2001 or C2002."),
+    ("tool_value", ASK_VALUE, "C2001", "C2001, or maybe C2002."),
+    ("first_error", ASK_ERROR, {"type": "KeyError", "message": "'depth'"}, "A KeyError: 'depth', or maybe a TypeError."),
+    ("user_fact", "What `zip` did the user give you for `set_address`?", "90210-17", "90210-17 or 90210-71"),
+])
+def test_two_candidates_without_choosing_are_wrong(qtype, question, reference, text):
+    assert grade_asked(qtype, question, reference, text) == "wrong"
+
+
+def test_alternatives_the_reference_itself_states_are_no_candidates():
+    assert grade_asked("tool_output", ASK_OUTPUT, "requires acme 2.1 or 2.2", "It said: requires acme 2.1 or 2.2.") \
+        == "correct"
+
+
+PLANS = [{"tool": "pause_plan", "arguments": {"account_id": "A3", "plan_id": "P7"}},
+         {"tool": "send_invoice", "arguments": {"account_id": "A3", "invoice_id": "I55"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ('[{"tool": "pause_plan", "account_id": "A3", "plan_id": "P7"}, '
+     '{"tool": "send_invoice", "account_id": "A3", "invoice_id": "I55"}]', "correct"),      # flat JSON
+    ('[{"tool": "pause_plan", "account_id": "A3", "plan_id": "P8"}, '
+     '{"tool": "send_invoice", "account_id": "A3", "invoice_id": "I55"}]', "wrong"),
+    ('[{"name": "pause_plan", "args": {"account_id": "A3", "plan_id": "P7"}}, '
+     '{"name": "send_invoice", "args": {"account_id": "A3", "invoice_id": "I55"}}]', "correct"),
+    ("For account A3 I paused plan P7 and then sent invoice I55.", "correct"),             # prose; A3 said once
+    ("I sent invoice I55 to account A3, then paused plan P7.", "wrong"),                    # prose, reordered
+    ("I paused plan P7 for account A3.", "wrong"),                                          # one missing
+    ("I paused plan P7 with pause_plan (A3), then sent invoice I55 with send_invoice.", "correct"),  # told twice
+])
+def test_changes_in_prose_or_flat_json_are_found(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, PLANS, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("1. get_account(A3)\n2. pause_plan(A3, P7)\n3. send_invoice(A3, I55)", "wrong"),      # a read call listed
+    ("pause_plan(A3, P7); send_invoice(A3, I55); escalate_to_supervisor", "wrong"),        # a handoff listed
+    ("pause_plan(A3, P7) -> send_invoice(A3, I55) -> refund_invoice(A3, I55)", "wrong"),   # another write
+    ("I paused plan P7 on A3, sent invoice I55, and then closed the account.", "wrong"),   # an extra change in prose
+    ("After reading the account with get_account, I called pause_plan(A3, P7), then send_invoice(A3, I55).",
+     "correct"),                                                                          # a read call as context
+    ("pause_plan(A3, P7); refund_invoice(A3, I55) (failed: not allowed); send_invoice(A3, I55)", "correct"),
+    ("pause_plan(A3, P7); send_invoice(A3, I55). The account owner confirmed.", "correct"),  # a sentence, no item
+    ("pause_plan account_id=A3, plan_id=P7, resume_date=2025-01-01; send_invoice(A3, I55)", "correct"),  # arguments
+])
+def test_an_extra_change_is_caught(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, PLANS, text) == verdict
+
+
+TWICE = [{"tool": "pause_plan", "arguments": {"plan_id": "P7", "reason": "travel"}},
+         {"tool": "pause_plan", "arguments": {"plan_id": "P9", "reason": "billing"}},
+         {"tool": "send_invoice", "arguments": {"invoice_id": "I55"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("pause_plan twice: P7 (travel), then P9 (billing); then send_invoice(I55).", "correct"),
+    ("pause_plan(P7 for travel, then P9 for billing) -> send_invoice I55", "correct"),
+    ("I paused plans P7 (travel) and P9 (billing), then sent invoice I55.", "correct"),
+    ("pause_plan(P9, billing), pause_plan(P7, travel), send_invoice(I55)", "wrong"),       # reordered
+    ("pause_plan(P7, billing); pause_plan(P9, travel); send_invoice(I55)", "wrong"),       # values swapped
+    ("pause_plan(P7, travel), then send_invoice(I55)", "wrong"),                           # one id only: once
+    ("pause_plan for P7 and P9, then send_invoice(I55)", "wrong"),                         # key values missing
+])
+def test_one_change_for_several_ids_counts_per_id(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, TWICE, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("[]", "It returned an empty list.", "correct"),
+    ("[]", "Nothing: `[]`.", "correct"),
+    ("[]", '{"output": []}', "correct"),
+    ("{}", "An empty object.", "correct"),
+    ("[]", "A list with one entry, P7.", "wrong"),
+    ("[]", '["P7"]', "wrong"),
+])
+def test_an_empty_output_said_in_words(reference, text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"type": "ConnectionError", "message": "timed out"},                                # a built-in
+     "requests.exceptions.ConnectionError: timed out", "wrong"),
+    ({"type": "ConnectionError", "message": "timed out"}, "ConnectionError: timed out", "correct"),
+    ({"type": "pydantic.ValidationError", "message": "1 validation error"},
+     "marshmallow.exceptions.ValidationError: 1 validation error", "wrong"),
+    ({"type": "pydantic.ValidationError", "message": "1 validation error"},
+     "ValidationError: 1 validation error", "correct"),                                   # unqualified: the same
+    ({"type": "ModuleNotFoundError", "message": "No module named 'zlib'"},
+     "ModuleNotFoundError: No module named 'acme.zlib'", "wrong"),                        # a qualified name is another
+])
+def test_a_package_qualified_class_is_another_class(reference, text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Some exception about the Python version.", "wrong"),
+    ("The build crashed with a FATAL ERROR in linker.c.", "wrong"),
+    ("Some error, I can't recall which.", "abstained"),                                  # a decline
+    ("It raised an error.", "abstained"),                                                 # nothing said of it
+])
+def test_a_vague_error_description_is_a_claim(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, {"type": "KeyError", "message": "'depth'"}, text) == verdict
+
+
+def test_the_java_thread_header_names_no_type():
+    reference = {"type": "java.lang.IllegalStateException", "message": "queue closed"}
+    assert grade_asked("first_error", ASK_ERROR, reference,
+                       'Exception in thread "worker-2" java.lang.IllegalStateException: queue closed') == "correct"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py and tests/test_core.py. (I also opened setup.py and docs/conf.py, but did not change them.)",
+     "correct"),
+    ("src/widgets/core.py and tests/test_core.py; I looked at setup.py too but left it unchanged.", "correct"),
+    ("I think it was src/widgets/core.py and tests/test_core.py, though I'm not 100% sure.", "correct"),  # a hedge
+    ("src/widgets/core.py and tests/test_core.py, not setup.py.", "correct"),
+    ("src/widgets/core.py, tests/test_core.py and the Dockerfile (to pin the base image).", "wrong"),  # no extension
+])
+def test_files_named_as_not_changed_and_extensionless_files(text, verdict):
+    from test_judge import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("In src/widgets/core.py I replaced `width = cfg.get('width')` with `width = cfg.get('width', 80)`.", "correct"),
+    ("In src/widgets/core.py I changed `width = 0` to `width = cfg.get('width', 80)`.", "correct"),
+    ("In src/widgets/core.py I wrote `width = cfg.get('width', 80)` instead of `width = 80`.", "correct"),
+    ("In src/widgets/core.py I inserted `width = cfg.get('width')` and `width = cfg.get('width', 80)`.", "wrong"),
+])
+def test_code_named_as_replaced_is_not_claimed_as_inserted(text, verdict):
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("31 calls in all, but the last had no result, so 30.", "correct"),
+    ("It failed three times before it passed on the fourth.", "wrong"),                 # 4 calls, not 30
+    ("I ran it 29 times before it passed on the 30th.", "correct"),
+    ("I ran it 30 times, so 12 of them failed.", "correct"),                             # a clause, not the count
+    ("30 times - mostly run_tests_fast reruns? no: run_tests itself.", "correct"),
+])
+def test_a_concluded_count_decides(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 30, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("14 times, mostly view and str_replace commands.", "correct"),                  # the tool's own command
+    ("14 times, all of them `file_reader` calls.", "wrong"),
+])
+def test_a_part_of_the_asked_tools_name_is_no_other_tool(text, verdict):
+    question = "How many times did you call `str_replace_editor`?"
+    assert grade_asked("call_count", question, 14, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("Case A: ok\nCase B: ok", "Case A: ok\nCase B: ok\nThen a ValueError: bad input was raised.", "wrong"),
+    ("Case A: ok\nCase B: ok", "Both cases printed ok, no ValueError this time.", "correct"),  # denied
+    ("Traceback ...\nValueError: bad input", "ValueError: bad input", "correct"),
+    ("Case A: ok\nCase B: ok", "Case A: ok, Case B: ok (the earlier ValueError was fixed).", "correct"),  # another run
+])
+def test_an_exception_the_output_does_not_show_is_wrong(reference, text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("88:def merge(left: Node, right: Node) -> Node:", "88:def merge(left: Tree, right: Node) -> Node:", "wrong"),
+    ("88:def merge(left: Node, right: Node) -> Node:", "88:def merge(left: Node, right: Node) -> Node:", "correct"),
+    ("App 'mail' may use: camera, contacts.", "App 'mail' may use: location, contacts.", "wrong"),
+    ("Found 3 files in /srv/media", "Found three files in /srv/media", "correct"),   # a number in words is no change
+    ("Found 3 files in /srv/media", "Found four files in /srv/media", "wrong"),
+])
+def test_a_restated_output_with_a_word_changed(reference, text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+SEVERAL = {"tool": "edit_file", "message": "Edit refused. Several matches of `return None` in util.py"}
+ABSENT = {"tool": "edit_file", "message": "Edit refused: `return None` was not found in util.py"}
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (SEVERAL, "Edit refused: `return None` was not found in util.py.", "wrong"),
+    (SEVERAL, "edit_file refused because `return None` occurs more than once in util.py", "correct"),
+    (ABSENT, "Edit refused, `return None` matched multiple times in util.py", "wrong"),
+    (ABSENT, "edit_file could not find `return None` in util.py", "correct"),
+])
+def test_an_opposite_cause_is_another_message(reference, text, verdict):
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("exit 2: the link step at build.mk:40 failed", "correct"),     # its identifiers and numbers, in other words
+    ("ninja: link.mk:40 [link] exit 2", "wrong"),
+    ("exit 3 at build.mk:40", "wrong"),
+])
+def test_a_message_like_value_in_substance(text, verdict):
+    question = "What was `make` the last time you called `bash` with `{\"command\": \"make\"}`?"
+    assert grade_asked("latest_value", question, "*** [build.mk:40: link] exit 2", text) == verdict

@@ -328,7 +328,10 @@ def test_every_arm_declares_its_role_and_dependencies():
     assert declared["compact"].summary_prompt and declared["compact"].mechanisms
     assert declared["condenser"].summarizer and not declared["condenser"].summary_prompt
     assert declared["lc_summary"].summarizer and not declared["lc_summary"].summary_prompt  # LangChain's prompt
-    assert not any(declared[n].summary_prompt for n in ("full", "none", "nlatest", "trim", "mask", "custom"))
+    assert not any(declared[n].summary_prompt for n in ("full", "none", "nlatest", "trim", "mask", "context_edit",
+                                                         "custom"))
+    assert not declared["context_edit"].summarizer and not declared["context_edit"].stand_in_summary
+    assert declared["compact"].stand_in_summary and declared["lc_summary"].stand_in_summary  # offline summarizer
     matched = declare(build_policy(_compose("arm=nlatest", "arm.n=null", "arm.match=compact"), COUNTER))
     assert matched.summary_prompt and matched.mechanisms  # the matched arm's prompt shapes its budget
     orders = [declared[n].order for n in ("full", "none", "nlatest", "compact")]
@@ -388,7 +391,7 @@ def test_a_throwaway_arm_touches_only_its_module_and_yaml(tmp_path):
     (job,) = [p for p in sweep.iterdir() if "lastsix" in p.name and (p / "run.json").exists()]
     run = json.loads((job / "run.json").read_text())
     assert run["policy"] == {"name": "lastsix", "role": "candidate", "order": 12, "summary_prompt": False,
-                             "mechanisms": False, "summarizer": None, "tokenizer": True}
+                             "mechanisms": False, "summarizer": None, "tokenizer": True, "stand_in_summary": False}
     assert run["prompt_hash"] is None
     metrics = json.loads((job / "metrics.json").read_text())
     assert metrics["accuracy_relative_to_full"] is not None  # scored against the reference, reused
@@ -407,7 +410,7 @@ def test_experiment_peers_composes_every_arm():
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=["+experiment=peers"], return_hydra_config=True)
     arms = [a.strip() for a in str(cfg.hydra.sweeper.params["+experiment/arm"]).split(",")]
-    assert arms == ["full", "none", "nlatest", "trim", "mask", "compact", "lc_summary", "condenser"]
+    assert arms == ["full", "none", "nlatest", "trim", "mask", "context_edit", "compact", "lc_summary", "condenser"]
     for arm in arms:
         job = _compose("+experiment=peers", f"+experiment/arm={arm}")
         assert job.arm.name == arm
@@ -423,7 +426,8 @@ def test_peers_multirun_reports_every_arm_beside_none(tmp_path):
     import pandas as pd
 
     configs = pd.read_csv(sweep / "report" / "configs.csv")
-    assert set(configs["arm"]) == {"full", "none", "nlatest", "trim", "mask", "compact", "lc_summary", "condenser"}
+    assert set(configs["arm"]) == {"full", "none", "nlatest", "trim", "mask", "context_edit", "compact", "lc_summary",
+                                   "condenser"}
     none = configs[configs["arm"] == "none"].iloc[0]
     full = configs[configs["arm"] == "full"].iloc[0]
     assert full["accuracy_above_none.mean"] == pytest.approx(full["accuracy.mean"] - none["accuracy.mean"])
@@ -446,3 +450,71 @@ def test_the_readmes_own_policy_example_runs_as_written(tmp_path, real_cases):
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("mypolicies", None)
+
+
+# ---- context_edit: LangChain's ContextEditingMiddleware with ClearToolUsesEdit, the library itself
+def _direct(messages, **edit):
+    """The middleware applied directly, as a LangChain agent's model call would: what the model is sent."""
+    from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware, ModelRequest, ModelResponse
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    sent = []
+
+    def handler(request):
+        sent.append(list(request.messages))
+        return ModelResponse(result=[AIMessage(content="ok")])
+
+    middleware = ContextEditingMiddleware(edits=[ClearToolUsesEdit(**edit)], token_counter=COUNTER.count_messages)
+    middleware.wrap_model_call(ModelRequest(model=GenericFakeChatModel(messages=iter(())), messages=list(messages)),
+                               handler)
+    return sent[0]
+
+
+@pytest.mark.parametrize("settings", [
+    {},  # LangChain's defaults: 100k trigger, nothing to do on these histories
+    {"trigger": 2000, "keep": 3},
+    {"trigger": 1000, "keep": 1, "clear_at_least": 3000, "placeholder": "[gone]"},
+    {"trigger": 500, "keep": 0, "exclude_tools": ["execute_bash"], "clear_tool_inputs": True},
+])
+def test_context_edit_views_equal_the_middleware_applied_directly(real_cases, settings):
+    from bench.policies.context_edit import LangChainContextEdit
+
+    arm = LangChainContextEdit(context=PolicyContext(counter=COUNTER), **settings)
+    edit = {"trigger": 100_000, "keep": 3, "clear_at_least": 0, "placeholder": "[cleared]", **settings}
+    edit["exclude_tools"] = tuple(edit.get("exclude_tools", ()))
+    cleared = 0
+    for case in real_cases:
+        view = arm(case)
+        assert view.messages == _direct(case.messages, **edit)
+        assert not view_problems(view.messages)
+        cleared += view.info["results_cleared"]
+        # what the edit did not touch is the case's own message object (views record provenance)
+        assert all(m is o for m, o in zip(view.messages, case.messages, strict=True)
+                   if not (m.response_metadata or {}).get("context_editing"))
+    assert (cleared == 0) == (not settings)
+
+
+def test_context_edit_at_a_budget_is_the_middleware_with_the_budgets_trigger(real_cases):
+    from bench.policies.context_edit import LangChainContextEdit
+
+    arm = LangChainContextEdit(budget=0.5, context=PolicyContext(counter=COUNTER))
+    checked = 0
+    for case in real_cases:
+        view = arm(case)
+        full = COUNTER.count_messages(case.messages)
+        target = int(0.5 * full)
+        assert view.budget["target_tokens"] == target and view.kept_tokens <= target
+        if view.info["steps_dropped"] == 0:  # clearing alone reached the budget: exactly the library's view
+            assert view.messages == _direct(case.messages, trigger=target, clear_at_least=full - target, keep=3)
+            checked += 1
+    assert checked >= len(real_cases) // 2
+
+
+@pytest.mark.parametrize("override, message", [
+    ("arm.keep=-1", "arm.keep must be >= 0"),
+    ("arm.exclude_tools=bash", "arm.exclude_tools: expected a list of tool names"),
+    ("arm.budget=0", "arm.budget must be > 0"),
+])
+def test_context_edit_settings_are_checked_in_one_line(override, message):
+    with pytest.raises(ConfigError, match=message):
+        build_policy(_compose("arm=context_edit", override), COUNTER)

@@ -224,9 +224,14 @@ def test_metrics_cells_by_type_and_depth(dev_cases):
             assert cell["n"] == len(expect) and cell["n_flagged"] == len(expect)
             want = 1.0 if label == "<2k" else 0.0
             assert cell["accuracy"] == want and cell["evidence_visible"] == want
-            for ci in (cell["accuracy_ci"], cell["evidence_visible_ci"]):  # a score interval: never zero-width
+            instances = len({q["_instance"] for q in expect if "_instance" in q} or
+                            {r["instance_id"] for r in records for q in r["questions"] if q in expect})
+            for ci in (cell["accuracy_ci"], cell["evidence_visible_ci"]):  # never zero-width
                 low, high = ci
-                assert want in (low, high) and 0 < high - low < 1  # want is one end, the other is not
+                if instances == 1:  # one instance: no spread between instances to measure, the whole range
+                    assert (low, high) == (0.0, 1.0)
+                else:  # all right or all wrong: the one-sided bound over the instances
+                    assert want in (low, high) and 0 < high - low < 1
     assert total == len(questions)
     mixed = cells["tool_output"]
     assert set(mixed) >= {"<2k", "2-8k"}

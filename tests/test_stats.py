@@ -1,7 +1,13 @@
-"""Uncertainty and the headline: score intervals at the clustered effective n, paired differences, task-text questions apart."""
+"""bench.stats: the public interval API on hand-computed cases, its edges, and the headline it feeds.
+
+Estimand (docs/uncertainty.md): accuracy over the case set's fixed mix of question types,
+generalising over instances; one-way by instance (CR3, K - 1 df), types as strata; paired
+differences from an exact sign-flip test over instances joined with a question-level score floor.
+"""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -9,110 +15,248 @@ import pytest
 
 from bench.metrics import compute_metrics, distance_bucket
 from bench.stats import (
+    accuracy_batch,
+    accuracy_interval,
     detectable_difference,
     paired_batch,
-    paired_difference,
-    proportion_batch,
-    proportion_interval,
+    paired_interval,
     ratio_interval,
+    t_quantile,
 )
 
-# questions of 6 instances, 4 questions each, templates t0-t3 recurring in every instance
-INSTANCES = [f"i{i // 4}" for i in range(24)]
-TEMPLATES = [f"t{i % 4}" for i in range(24)]
+Z = 1.959963984540054  # the normal 97.5% quantile
+EDGE6 = 0.025 ** (1 / 6)  # Clopper-Pearson's bound for 6 of 6 instances (97.5% one-sided)
 
 
-def test_proportion_interval_brackets_the_point_and_is_deterministic():
-    hits = [1, 1, 0, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1]
-    first = proportion_interval(hits, INSTANCES, TEMPLATES)
-    assert first == proportion_interval(hits, INSTANCES, TEMPLATES)
-    point = sum(hits) / len(hits)
-    assert first[0] < point < first[1]
-    # clustering never narrows the interval below the binomial (Wilson) one of independent questions
-    alone = proportion_interval(hits)
-    assert first[1] - first[0] >= alone[1] - alone[0] - 1e-9
+def _instances(k: int, size: int) -> list[str]:
+    return [f"i{i // size}" for i in range(k * size)]
 
 
-def test_no_question_no_interval():
-    assert proportion_interval([]) is None
-    assert ratio_interval([], []) is None
-    assert ratio_interval([0, 0], [0, 0], ["a", "b"]) is None  # the full arm got nothing right
-    assert paired_difference([], []) == (None, None)
-    assert detectable_difference([]) is None
+# ---------------------------------------------------------------- accuracy_interval
 
 
-@pytest.mark.parametrize("value", [0, 1])
-def test_all_correct_or_all_wrong_gives_a_one_sided_bound_per_instance(value):
-    low, high = proportion_interval([value] * 24, INSTANCES, TEMPLATES)
-    assert high - low > 0.2  # not zero width: six instances are little evidence
-    assert (high == 1.0 and low < 1) if value else (low == 0.0 and high > 0)
-    # more instances, the same questions per instance: a tighter bound
-    many = proportion_interval([value] * 240, [f"i{i // 4}" for i in range(240)])
-    assert (many[1] - many[0]) < (high - low)
+def test_accuracy_all_correct_or_all_wrong_is_the_one_sided_bound_on_the_instances():
+    # 6 instances of 3 questions, every answer right: as if 6 independent observations (the most
+    # correlated case), Clopper-Pearson: the lower end is 0.025^(1/6)
+    assert accuracy_interval([True] * 18, _instances(6, 3)) == pytest.approx((EDGE6, 1.0))
+    assert accuracy_interval([False] * 18, _instances(6, 3)) == pytest.approx((0.0, 1 - EDGE6))
+    assert accuracy_interval([1] * 18, _instances(6, 3), level=0.9) == pytest.approx((0.05 ** (1 / 6), 1.0))
+    # more instances, a tighter bound; more questions per instance, the same bound
+    assert accuracy_interval([True] * 60, _instances(20, 3))[0] == pytest.approx(0.025 ** (1 / 20))
+    assert accuracy_interval([True] * 60, _instances(6, 10)) == pytest.approx((EDGE6, 1.0))
 
 
-def test_single_cluster_still_has_a_wide_interval():
-    low, high = proportion_interval([1, 0, 1, 1], ["only"] * 4)
-    assert low < 0.3 and high > 0.95  # one instance: one degree of freedom
-    low, high = proportion_interval([1] * 8, ["only"] * 8)
-    assert high == 1.0 and low < 0.5
+def test_accuracy_interior_case_computed_by_hand():
+    # 4 instances of 2 questions: right 2, 1, 0, 2 -> p = 5/8. Residuals summed per instance,
+    # over n = 8: 0.75, -0.25, -1.25, 0.75 (/8); CR3 divides each by 1 - h = 1 - 2/8
+    correct = [1, 1, 1, 0, 0, 0, 1, 1]
+    instances = ["a", "a", "b", "b", "c", "c", "d", "d"]
+    v = sum((s / 8 / 0.75) ** 2 for s in (0.75, -0.25, -1.25, 0.75))
+    t3 = 3.182446305284263  # Student t, 3 df, 97.5%
+    floor = 8 * 0.625 * 0.375 / 64  # independent questions (one stratum)
+    n_eff = 0.625 * 0.375 / max(v * (t3 / Z) ** 2, floor)
+    centre = (0.625 + Z**2 / (2 * n_eff)) / (1 + Z**2 / n_eff)
+    half = Z / (1 + Z**2 / n_eff) * math.sqrt(0.625 * 0.375 / n_eff + Z**2 / (4 * n_eff**2))
+    low, high = accuracy_interval(correct, instances)
+    assert (low, high) == pytest.approx((centre - half, centre + half), abs=1e-12)
+    assert (low, high) == pytest.approx((0.0942, 0.9639), abs=1e-4)
+
+
+def test_one_instance_has_no_finite_interval_the_whole_range():
+    # no spread between instances to measure (0 degrees of freedom): the interval is all of [0, 1]
+    assert accuracy_interval([True, False, True], ["only"] * 3) == (0.0, 1.0)
+    assert accuracy_interval([True] * 8, ["only"] * 8) == (0.0, 1.0)
+    assert accuracy_interval([True], ["only"]) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (([], []), "no question"),
+    (([True, False], ["a"]), "one instance id per question"),
+    (([True, 2], ["a", "b"]), "booleans expected"),
+    (([True, "yes"], ["a", "b"]), "booleans expected"),
+    (([True], ["a"], 1.5), "confidence level"),
+])
+def test_accuracy_bad_input_is_a_clear_value_error(args, message):
+    with pytest.raises(ValueError, match=message):
+        accuracy_interval(*args)
+
+
+def test_accuracy_interval_brackets_the_point_stays_in_range_and_is_deterministic():
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        k = int(rng.integers(2, 15))
+        sizes = rng.integers(1, 6, size=k)
+        instances = [i for i, s in enumerate(sizes) for _ in range(s)]
+        correct = (rng.random(len(instances)) < rng.random()).tolist()
+        low, high = accuracy_interval(correct, instances)
+        point = sum(correct) / len(correct)
+        assert 0 <= low <= point <= high <= 1 and high > low
+        assert accuracy_interval(correct, instances) == (low, high)
 
 
 def test_clusters_not_questions_set_the_width():
-    # one instance with many questions all wrong, many small instances all right: clustered by
-    # instance, the interval is much wider than over independent questions
-    hits = [0] * 20 + [1] * 10
-    instances = ["big"] * 20 + [f"s{i}" for i in range(10)]
-    clustered = proportion_interval(hits, instances)
-    independent = proportion_interval(hits)
+    # one instance with many questions all wrong, many small instances all right
+    correct = [0] * 20 + [1] * 10
+    clustered = accuracy_interval(correct, ["big"] * 20 + [f"s{i}" for i in range(10)])
+    independent = accuracy_interval(correct, [f"q{i}" for i in range(30)])
     assert clustered[1] - clustered[0] > independent[1] - independent[0] + 0.15
 
 
-def test_recurring_templates_widen_the_interval():
-    # every instance gets template a right and template b wrong: the spread is between
-    # templates, invisible to instance clustering alone
-    hits = [1, 0] * 20
-    instances = [f"i{i // 2}" for i in range(40)]
-    templates = ["a", "b"] * 20
-    by_instance = proportion_interval(hits, instances)
-    two_way = proportion_interval(hits, instances, templates)
-    assert two_way[1] - two_way[0] > by_instance[1] - by_instance[0] + 0.3
+def test_types_are_strata_by_default_and_random_only_behind_generalize_types():
+    # every instance: type a right, type b wrong. The types are the benchmark's fixed design:
+    # over instances there is no spread; treating types as a sample of types (the previous
+    # two-way method, stats.generalize_types=true) makes the interval nearly [0, 1]
+    correct = [1, 0] * 20
+    instances = _instances(20, 2)
+    types = ["a", "b"] * 20
+    fixed = accuracy_interval(correct, instances, types=types)
+    random_types = accuracy_interval(correct, instances, types=types, generalize_types=True)
+    assert fixed[0] < 0.5 < fixed[1] and fixed[1] - fixed[0] < 0.25
+    assert random_types[1] - random_types[0] > 0.9
 
 
-def test_relative_to_full_counts_the_full_arms_variance():
+# ---------------------------------------------------------------- paired_interval
+
+
+def test_paired_all_agree():
+    # no discordant question: p = 1; the interval is the score test's over 12 questions:
+    # Tango's bound at b = c = 0 is z^2 / (n + z^2)
+    bound = Z**2 / (12 + Z**2)
+    assert paired_interval([0, 1] * 6, [0, 1] * 6, _instances(6, 2)) == pytest.approx((0.0, -bound, bound, 1.0))
+
+
+def test_paired_all_one_way():
+    # every question right in B only, 6 instances: the exact sign-flip p-value is 2 / 2^6, and
+    # the lower end is the two shares' one-sided bounds on 6 instances: 2 x 0.025^(1/6) - 1 > 0
+    assert paired_interval([0] * 12, [1] * 12, _instances(6, 2)) == pytest.approx((1.0, 2 * EDGE6 - 1, 1.0, 1 / 32))
+    assert paired_interval([1] * 12, [0] * 12, _instances(6, 2)) == pytest.approx((-1.0, -1.0, 1 - 2 * EDGE6, 1 / 32))
+    # half the questions discordant, all one way, in every one of 6 instances: excludes 0
+    difference, low, high, p = paired_interval([0, 1] * 6, [1, 1] * 6, _instances(6, 2))
+    assert difference == 0.5 and 0 < low < 0.5 < high <= 1 and p == pytest.approx(1 / 32)
+    # in 5 instances: the smallest p-value 5 instances can give is 2 / 2^5 > 0.05, so 0 stays in
+    difference, low, high, p = paired_interval([0] * 10, [1] * 10, _instances(5, 2))
+    assert difference == 1.0 and low <= 0 and p == pytest.approx(1 / 16)
+
+
+def test_paired_one_discordant_question():
+    # 6 instances of 5; one question right in B only (instance 0). Sign flips: p = 1 (flipping
+    # the one instance that differs gives the same |sum|); the flips accept shifts in [0, 1/5].
+    # Tango's lower end at b = 1, c = 0, n = 30 solves (1 - 30 d)^2 = z^2 (1 - 29 d - 30 d^2)
+    a = [1, 0, 1, 1, 0] * 6
+    b = list(a)
+    b[1] = 1
+    qa, qb, qc = 900 + 30 * Z**2, -60 + 29 * Z**2, 1 - Z**2
+    tango_low = (-qb - math.sqrt(qb**2 - 4 * qa * qc)) / (2 * qa)
+    assert paired_interval(a, b, _instances(6, 5)) == pytest.approx((1 / 30, tango_low, 1 / 5, 1.0))
+    assert tango_low == pytest.approx(-0.08396, abs=1e-5)
+
+
+def test_paired_one_instance():
+    assert paired_interval([1, 0, 1], [1, 1, 1], ["only"] * 3) == pytest.approx((1 / 3, -1.0, 1.0, 1.0))
+
+
+def test_paired_bad_input():
+    with pytest.raises(ValueError, match="no question"):
+        paired_interval([], [], [])
+    with pytest.raises(ValueError, match="3 values for 2 questions"):
+        paired_interval([1, 0], [1, 0, 1], ["a", "b"])
+
+
+def _exact_p(totals: list[float]) -> float:
+    """The sign-flip p-value by brute force over every pattern."""
+    observed = abs(sum(totals))
+    hits = sum(abs(sum(s * t for s, t in zip(signs, totals, strict=True))) >= observed - 1e-9
+               for signs in itertools.product((1, -1), repeat=len(totals)))
+    return hits / 2 ** len(totals)
+
+
+def test_p_value_is_the_exact_sign_flip_test_over_instances():
+    rng = np.random.default_rng(7)
+    for k in (3, 6, 9, 12):
+        sizes = rng.integers(1, 5, size=k)
+        instances = [i for i, s in enumerate(sizes) for _ in range(s)]
+        a = rng.random(len(instances)) < 0.6
+        b = np.where(rng.random(len(instances)) < 0.3, ~a, a)
+        totals = [float((b[[j for j, i in enumerate(instances) if i == g]].astype(int)
+                         - a[[j for j, i in enumerate(instances) if i == g]].astype(int)).sum()) for g in range(k)]
+        _, _, _, p = paired_interval(a.tolist(), b.tolist(), instances)
+        discordant = int((a != b).sum())
+        score_p = math.erfc(abs(int((b & ~a).sum()) - int((a & ~b).sum())) / math.sqrt(discordant) / math.sqrt(2)) \
+            if discordant else 1.0
+        assert p == pytest.approx(max(_exact_p(totals), score_p))
+
+
+def test_many_instances_draw_sign_patterns_with_a_fixed_seed():
+    rng = np.random.default_rng(11)
+    instances = [i // 3 for i in range(14 * 3)]  # 14 instances: drawn patterns, not 2^14
+    a = (rng.random(42) < 0.5).tolist()
+    b = [x if rng.random() > 0.4 else not x for x in a]
+    first = paired_interval(a, b, instances)
+    assert paired_interval(a, b, instances) == first  # deterministic
+    totals = [sum(int(b[j]) - int(a[j]) for j in range(42) if instances[j] == g) for g in range(14)]
+    assert first[3] >= _exact_p(totals) - 0.015  # within Monte Carlo error of the exact test (never below the floor)
+
+
+def test_one_way_discordance_across_six_or_more_instances_excludes_zero():
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        k = int(rng.integers(6, 30))
+        sizes = rng.integers(1, 9, size=k)
+        instances = [i for i, s in enumerate(sizes) for _ in range(s)]
+        a = (rng.random(len(instances)) < 0.5).tolist()
+        b = list(a)
+        losers = rng.choice(k, size=int(rng.integers(6, k + 1)), replace=False)
+        for g in losers:  # in each of >= 6 instances, at least one question B gets right and A wrong
+            qs = [j for j, i in enumerate(instances) if i == g]
+            for j in rng.choice(qs, size=int(rng.integers(1, len(qs) + 1)), replace=False):
+                a[j], b[j] = False, True
+        difference, low, high, p = paired_interval(a, b, instances)
+        assert low > 0 and p <= 1 / 32 and low <= difference <= high
+
+
+def test_interval_and_p_value_agree_and_stay_in_range():
+    rng = np.random.default_rng(9)
+    for _ in range(60):
+        k = int(rng.integers(2, 25))
+        sizes = rng.integers(1, 7, size=k)
+        instances = [i for i, s in enumerate(sizes) for _ in range(s)]
+        a = rng.random(len(instances)) < rng.random()
+        b = np.where(rng.random(len(instances)) < rng.random() * 0.5, rng.random(len(instances)) < 0.8, a)
+        difference, low, high, p = paired_interval(a.tolist(), b.tolist(), instances)
+        assert difference == pytest.approx(b.mean() - a.mean())
+        assert -1 <= low <= difference <= high <= 1 and 0 < p <= 1
+        assert (low > 0 or high < 0) == (p <= 0.05)  # 0 outside exactly when the test rejects
+
+
+# ---------------------------------------------------------------- relative to full, detectable difference
+
+
+def test_relative_to_full_counts_the_full_arms_variance_and_has_a_one_sided_bound_at_100():
+    instances = _instances(6, 4)
     full = [1] * 18 + [0] * 6
     arm = [1] * 12 + [0] * 6 + [1] * 6  # right where full was wrong: not in the numerator
-    low, high = ratio_interval([a and f for a, f in zip(arm, full, strict=True)], full, INSTANCES, TEMPLATES)
+    low, high = ratio_interval([x and f for x, f in zip(arm, full, strict=True)], full, instances)
     assert low < 12 / 18 < high
-    all_kept = ratio_interval(full, full, INSTANCES, TEMPLATES)  # 100% relative to full
-    assert all_kept[1] == 1.0 and all_kept[0] < 1.0
+    # every full-correct answer kept, by an arm that is not full: 100% with a one-sided bound over the
+    # instances where full got something right (5 of 6 here)
+    kept = ratio_interval(full, full, instances)
+    assert kept == pytest.approx((0.025 ** (1 / 5), 1.0))
+    assert ratio_interval([0, 0], [0, 0], ["a", "b"]) is None  # the full arm got nothing right
 
 
-def test_paired_difference_without_discordance_is_not_zero_width():
-    same = [1, 0, 1, 1] * 6
-    diff, (low, high) = paired_difference(same, same, INSTANCES, TEMPLATES)
-    assert diff == 0.0 and low < 0 < high and high - low > 0.1
-
-
-def test_paired_difference_with_rare_discordance_covers_zero_and_the_point():
-    a = [1, 0, 1, 1] * 6
-    b = list(a)
-    b[1] = 1  # one question right in B only
-    diff, (low, high) = paired_difference(a, b, INSTANCES, TEMPLATES)
-    assert diff == round(1 / 24, 4) and low < 0 < diff < high
-
-
-def test_paired_difference_detects_a_large_consistent_gain():
-    a = [0, 0, 1, 0] * 20
-    b = [1, 1, 1, 0] * 20
-    instances = [f"i{i // 4}" for i in range(80)]
-    diff, (low, high) = paired_difference(a, b, instances)
-    assert diff == 0.5 and 0.3 < low < diff < high < 0.7
-
-
-def test_paired_difference_all_correct_in_both():
-    diff, (low, high) = paired_difference([1] * 24, [1] * 24, INSTANCES)
-    assert diff == 0.0 and low < 0 < high
+def test_detectable_difference_never_exceeds_100_points():
+    # 100% on 3 instances (the smoke sample): two arms, the second delta below, one observation
+    # per instance: delta = c^2 / (K + c^2), c = t(2 df) + z(80%)
+    c = float(t_quantile(0.95, 2)) + 0.8416212335729143
+    assert detectable_difference([True] * 17, None, _instances(3, 6)[:17]) == pytest.approx(c**2 / (3 + c**2), abs=1e-4)
+    assert detectable_difference([True, False], None, ["a", "a"]) is None  # one instance: nothing detectable
+    rng = np.random.default_rng(2)
+    for k in (2, 3, 5, 10, 40):
+        instances = _instances(k, 4)
+        a = (rng.random(len(instances)) < 0.5).tolist()
+        b = (rng.random(len(instances)) < 0.5).tolist()
+        for value in (detectable_difference(a, None, instances), detectable_difference(a, b, instances)):
+            assert value is None or 0 < value <= 1
 
 
 def test_detectable_difference_shrinks_with_more_instances_and_grows_with_clustering():
@@ -122,16 +266,16 @@ def test_detectable_difference_shrinks_with_more_instances_and_grows_with_cluste
     small = detectable_difference(a[:100], b[:100], [i // 4 for i in range(100)])
     large = detectable_difference(a, b, [i // 4 for i in range(400)])
     assert large < small
-    # unpaired (one job): about (1.96 + 0.84) x sqrt(2 p (1 - p) / n) for independent questions
-    p = sum(a) / 400
-    expected = (1.96 + 0.8416) * math.sqrt(2 * p * (1 - p) / 400)
-    assert detectable_difference(a) == pytest.approx(expected, rel=0.02)
-    # the same hits, each instance's questions all alike: far fewer effective questions
-    alike = [bool(x) for x in np.repeat(rng.random(50) < 0.7, 8)]
-    instances = [i // 8 for i in range(400)]
-    assert detectable_difference(alike, None, instances) > 2 * detectable_difference(alike)
-    # all correct: still a finite, positive figure
-    assert 0 < detectable_difference([True] * 40, None, [i // 4 for i in range(40)]) < 1
+    alike = [bool(x) for x in np.repeat(rng.random(50) < 0.7, 8)]  # each instance's questions all alike
+    assert detectable_difference(alike, None, [i // 8 for i in range(400)]) > \
+        2 * detectable_difference(alike, None, list(range(400)))
+
+
+def test_t_quantiles():
+    table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+    assert t_quantile(0.95, np.arange(1, 11)) == pytest.approx(table, abs=6e-4)
+    assert t_quantile(0.95, 0) == math.inf and float(t_quantile(0.95, 10**6)) == pytest.approx(Z, abs=1e-5)
+    assert float(t_quantile(0.90, 4)) == pytest.approx(2.131847, abs=1e-6)
 
 
 def test_batch_functions_agree_with_the_one_set_ones():
@@ -140,20 +284,24 @@ def test_batch_functions_agree_with_the_one_set_ones():
     b = np.where(rng.random((3, 24)) < 0.2, 1 - y, y)
     mask = np.ones_like(y)
     inst = np.tile(np.array([i // 4 for i in range(24)]), (3, 1))
-    tmpl = np.tile(np.array([i % 4 for i in range(24)]), (3, 1))
-    _, lo, hi = proportion_batch(y, mask, inst, tmpl)
-    d, plo, phi = paired_batch(y, b, mask, inst, tmpl)
+    types = np.tile(np.array([i % 4 for i in range(24)]), (3, 1))
+    _, lo, hi = accuracy_batch(y, mask, inst, types)
+    d, plo, phi, p = paired_batch(y, b, mask, inst, types)
     for r in range(3):
-        assert proportion_interval(y[r].tolist(), INSTANCES, TEMPLATES) == (round(lo[r], 4), round(hi[r], 4))
-        assert paired_difference(y[r].tolist(), b[r].tolist(), INSTANCES, TEMPLATES) == \
-            (round(d[r], 4), (round(plo[r], 4), round(phi[r], 4)))
+        assert accuracy_interval(y[r].tolist(), inst[r].tolist(), types=types[r].tolist()) == \
+            pytest.approx((lo[r], hi[r]))
+        assert paired_interval(y[r].tolist(), b[r].tolist(), inst[r].tolist()) == \
+            pytest.approx((d[r], plo[r], phi[r], p[r]))
     # a masked-out (padding) question changes nothing
     padded = np.concatenate([y, np.ones((3, 1))], axis=1)
     pad_mask = np.concatenate([mask, np.zeros((3, 1))], axis=1)
     pad_inst = np.concatenate([inst, np.full((3, 1), 99)], axis=1)
-    _, lo2, hi2 = proportion_batch(padded, pad_mask, pad_inst)
-    _, lo1, hi1 = proportion_batch(y, mask, inst)
+    _, lo2, hi2 = accuracy_batch(padded, pad_mask, pad_inst)
+    _, lo1, hi1 = accuracy_batch(y, mask, inst)
     assert np.allclose(lo1, lo2) and np.allclose(hi1, hi2)
+
+
+# ---------------------------------------------------------------- the headline the intervals are about
 
 
 def _case(instance: str, case_id: str, flagged: bool, tokens: int = 1000):
@@ -172,10 +320,22 @@ def test_headline_leaves_task_text_questions_out_and_reports_them_apart():
     assert metrics["accuracy"] == 0.4 and metrics["accuracy_all_questions"] == 0.5
     assert metrics["in_task_text"]["n"] == 1 and metrics["in_task_text"]["accuracy"] == 1.0
     assert metrics["n_clusters"] == 2 and len(metrics["accuracy_ci"]) == 2
+    assert metrics["interval_method"] == "instances"
     assert metrics["by_type"]["b"]["n_in_task_text"] == 1 and metrics["by_type"]["b"]["n"] == 2
     assert metrics["accuracy_relative_to_full"] == 0.5 and metrics["accuracy_relative_to_full_ci"]
     assert set(metrics["by_distance"]) == {"<2k", "2-8k", ">32k"}
     assert metrics["by_distance"][">32k"]["accuracy"] == 1.0
+
+
+def test_the_reference_arm_is_exactly_one_relative_to_itself():
+    cases = [_case(f"i{k}", f"i{k}@{k}", False) for k in range(4)]
+    scores = [{"qid": q["qid"], "verdict": "correct" if k % 2 else "wrong"}
+              for k, c in enumerate(cases) for q in c["questions"]]
+    own = {s["qid"] for s in scores if s["verdict"] == "correct"}
+    metrics = compute_metrics(cases, [], [], scores, full_correct=own, reference=True)
+    assert metrics["accuracy_relative_to_full"] == 1.0 and tuple(metrics["accuracy_relative_to_full_ci"]) == (1.0, 1.0)
+    two_way = compute_metrics(cases, [], [], scores, full_correct=own, generalize_types=True)
+    assert two_way["interval_method"] == "instances+types"
 
 
 def test_distance_buckets():

@@ -17,7 +17,8 @@ from bench.config import flat_keys, quote_override
 from bench.errors import BenchError
 from bench.jobdir import JobDirError, check_new, check_resume_path
 
-__all__ = ["UserError", "check_added_keys", "check_groups", "hydra_error_line", "lock_sweep_dir", "preflight_args"]
+__all__ = ["UserError", "check_added_keys", "check_groups", "check_stack", "hydra_error_line", "lock_sweep_dir",
+           "preflight_args"]
 
 
 class UserError(BenchError, RuntimeError):
@@ -153,6 +154,29 @@ def check_added_keys(args: list[str]) -> None:
             close = difflib.get_close_matches(top, sorted(known), n=1)
             hint = f" (did you mean {close[0]}{key[len(top):]}?)" if close else ""
             raise UserError(f"unknown config key '{key}': '{top}' is not a key or group of the config{hint}")
+
+
+def check_stack(args: list[str]) -> None:
+    """A single run with a real answering model whose arm would summarize with the offline stand-in
+    (``summarizer`` not chosen) is refused here, before Hydra writes anything (a sweep's jobs are
+    refused one by one in ``bench.main``). Composed only when the command line picks a model other
+    than the offline one, or an experiment, so the default run pays nothing."""
+    if any(a in ("-m", "--multirun", "--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c") for a in args):
+        return
+    picks = [a for a in args if _key(a) in ("model", "experiment") and _value(a) != "offline"]
+    if not picks:
+        return
+    from bench.arms import mixed_stack
+    from bench.config import compose
+
+    overrides = [a for a in args if not a.startswith("-") and not (_key(a) or "").startswith(("hydra.", "hydra/"))]
+    try:
+        cfg = compose(overrides)
+    except Exception:  # noqa: BLE001 - Hydra reports a bad command line itself, in one line
+        return
+    refusal = mixed_stack(cfg, overrides)
+    if refusal:
+        raise UserError(refusal)
 
 
 def _config_keys(args: list[str]) -> list[str]:

@@ -8,9 +8,9 @@
 3. the metrics side by side with the delta B - A (recomputed from the records, as the
    report does; an incomplete job is flagged);
 4. on the same case set, the paired comparison: the difference of headline accuracy B - A
-   with its 95% interval (paired score interval, questions clustered by instance and type),
-   the discordant questions, and the smallest difference the case set detects (80% power,
-   5% level, from the observed paired variance);
+   with its 95% interval and the p-value of the exact sign-flip test over instances
+   (:func:`bench.stats.paired_interval`), the discordant questions, and the smallest difference
+   the case set detects (80% power, 5% level, from the observed paired variance);
 5. the questions whose verdict changed.
 """
 
@@ -27,7 +27,7 @@ from bench.errors import console_script
 from bench.study.jobs import Job, flatten, load_job
 from bench.study.output import print_text, write_output
 from bench.study.tables import job_row
-from bench.study.text import PCT_METRICS, markdown_table
+from bench.study.text import METHODS_LINE, PCT_METRICS, detectable_text, difference_interval_text, markdown_table
 from bench.study.uncertainty import compare_pair
 
 __all__ = ["config_diff", "metric_rows", "compare_markdown", "main"]
@@ -162,14 +162,14 @@ def compare_markdown(dir_a: Path | str, dir_b: Path | str, max_questions: int = 
                   markdown_table(["key", "A", "B"], [[f"`{k}`", _show(x), _show(y)] for k, x, y in prov])]
     lines += ["", "### Metrics (B − A)", "", markdown_table(["metric", "A", "B", "Δ"], metric_rows(row_a, row_b))]
     if a.run.get("case_set_hash") == b.run.get("case_set_hash"):
-        pair = compare_pair([(a.cases, a.scores)], [(b.cases, b.scores)])
-        interval = pair["difference_ci"]
-        lines += ["", "### Paired comparison (same questions)", "",
+        pair = compare_pair([(a.cases, a.scores)], [(b.cases, b.scores)],
+                            generalize_types=a.generalize_types or b.generalize_types)
+        lines += ["", "### Paired comparison (same questions)", "", METHODS_LINE, "",
                   markdown_table(["accuracy B − A", "95% CI", "detectable difference (80% power, 5% level)",
                                   "correct only in A", "correct only in B", "questions", "instances"],
-                                 [[_pp(pair["difference"]), f"{_pp(interval[0])} to {_pp(interval[1])}"
-                                   if interval else "–", "–" if pair["detectable_difference"] is None
-                                   else f"±{100 * pair['detectable_difference']:.1f} pp",
+                                 [[_pp(pair["difference"]),
+                                   difference_interval_text(pair["difference_ci"], pair["p_value"], pair["method"]),
+                                   detectable_text(pair["detectable_difference"], pair["n_clusters"]),
                                    str(pair["a_only"]), str(pair["b_only"]),
                                    str(pair["n_questions"]), str(pair["n_clusters"])]])]
     va, vb = _verdicts(a), _verdicts(b)

@@ -26,7 +26,7 @@ from bench.sources import KEY_HINTS, Source, as_source, source_classes
 from bench.typecheck import check_types
 
 __all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
-           "quote_override", "plain", "flat_keys", "dataset_source"]
+           "quote_override", "plain", "flat_keys", "dataset_source", "generalize_types"]
 
 def _job_name(override_dirname: str, seed: Any) -> str:
     """Readable sweep subdirectory: the overrides, seed last, no path separators, no URL's userinfo or
@@ -95,6 +95,11 @@ def quote_override(value: str) -> str:
 
 
 @dataclass
+class StatsSchema:
+    generalize_types: bool = False
+
+
+@dataclass
 class TopSchema:
     seed: int = 0
     resume: str | None = None
@@ -113,6 +118,7 @@ def validate(cfg: Any) -> None:
     """Check the composed job config's types and enumerations; raise ConfigError."""
     top = {k: cfg.get(k) for k in ("seed", "resume", "output_dir")}
     _merge(TopSchema, top, "")
+    _merge(StatsSchema, cfg.get("stats") or {}, "stats")
     dataset_source(cfg.dataset)
     types = (cfg.get("questions") or {}).get("types")
     if types is not None:
@@ -172,6 +178,12 @@ def _check_booleans(cfg: Any) -> None:
             continue
         if not isinstance(value, bool) and not (isinstance(value, str) and value.startswith("${")):
             raise ConfigError(f"{key}: expected true or false, got {value!r}")
+
+
+def generalize_types(cfg: Any) -> bool:
+    """``stats.generalize_types`` of a job config (composed, or a run's recorded dict; absent: false):
+    intervals also over other question types (the two-way method)."""
+    return bool((cfg.get("stats") or {}).get("generalize_types", False))
 
 
 def source_keys() -> set[str]:

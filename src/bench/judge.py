@@ -62,8 +62,10 @@ class ExactJudge:
         reading = read_typed(question.answer_format or qtype.answer_format, parse_json(raw), raw)
         if reading.unknown:
             return Score(**base, verdict="abstained", reason='no specific claim: the answer is {"unknown": true}')
-        text = final_claim(reading.text)  # "C1001 - no wait, C1002" claims C1002
-        if offers_alternatives(text):  # "either SFO or JFK, I can't tell which": candidates
+        reference_text = json.dumps(question.reference, ensure_ascii=False)
+        text = final_claim(reading.text, reference_text)  # "C1001 - no wait, C1002" claims C1002
+        # "either SFO or JFK, I can't tell which": candidates (unless the reference itself says "3.8 or 3.9")
+        if offers_alternatives(text) and not offers_alternatives(reference_text):
             return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")
         values_only = getattr(qtype, "values_only", False)
         if values_only and is_abstention(text) and not declined_values(text, question.question):
@@ -94,10 +96,12 @@ JUDGE_SYSTEM = "You grade answers strictly and reply with one JSON object only."
 GRADING_RULE = """- "correct": the answer states what the reference states. Wording, formatting (JSON, prose, markdown, \
 code fences), order of items and extra explanation do not matter.
 - "wrong": the answer makes a specific claim that differs from the reference or gives only part of it, or \
-offers conflicting candidates without choosing one.
+offers conflicting candidates without choosing one ("X or Y", "X, or maybe Y"). A vague description that still \
+says something about what is asked ("some error about the credentials") is a claim.
 - "abstained": the answer makes no specific claim: it says it does not know, cannot recall or cannot see the \
 information. An answer that hedges ("I think", "probably", "if I remember correctly") but still makes a specific \
-claim is graded on that claim, not as abstained."""
+claim is graded on that claim, not as abstained.
+- An answer that corrects itself ("X - sorry, no: Y", "X... actually, Y") is graded on its final claim."""
 
 
 def rubric_for(qtype: str) -> str:

@@ -29,7 +29,14 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from bench import redact
-from bench.argv import UserError, check_added_keys, hydra_error_line, lock_sweep_dir, preflight_args
+from bench.argv import (
+    UserError,
+    check_added_keys,
+    check_stack,
+    hydra_error_line,
+    lock_sweep_dir,
+    preflight_args,
+)
 from bench.config import CONF_DIR, absolute_paths, validate
 from bench.errors import BenchError, console_script, quiet_stdout
 from bench.job_failure import fail, in_sweep
@@ -47,14 +54,18 @@ def main(cfg: DictConfig) -> float | None:
     from hydra.errors import InstantiationException
     from omegaconf.errors import OmegaConfBaseException
 
+    from bench.arms import mixed_stack, stack, stack_line
     from bench.runner import run
 
     redact.install_logging()
     redact.console_once()
     try:
         register_secrets(cfg)
-        log.info("arm=%s model=%s judge=%s dataset=%s seed=%s", cfg.arm.get("name"), cfg.model.get("_target_"),
-                 cfg.judge.get("_target_"), cfg.dataset.get("source"), cfg.get("seed"))
+        log.info("arm=%s %s dataset=%s seed=%s", cfg.arm.get("name"), stack_line(stack(cfg)),
+                 cfg.dataset.get("source"), cfg.get("seed"))
+        refusal = mixed_stack(cfg, _task_overrides())
+        if refusal:  # a sweep's job (a single run was refused before Hydra wrote anything: cli)
+            raise UserError(refusal)
         missing = sorted(OmegaConf.missing_keys(cfg))
         if missing:
             raise UserError(f"missing required config value(s): {', '.join(missing)} "
@@ -87,6 +98,13 @@ def main(cfg: DictConfig) -> float | None:
               f"rerun with resume={job})", file=sys.stderr)
         sys.exit(1)
     return metrics.get("accuracy")
+
+
+def _task_overrides() -> list[str]:
+    """The job's own overrides (Hydra's ``overrides.task``): what the user chose."""
+    from hydra.core.hydra_config import HydraConfig
+
+    return [str(o) for o in HydraConfig.get().overrides.task] if HydraConfig.initialized() else []
 
 
 def _run_hydra() -> None:
@@ -123,6 +141,7 @@ def cli(argv: list[str] | None = None) -> None:
     try:
         args = preflight_args(args)
         check_added_keys(args)
+        check_stack(args)
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)

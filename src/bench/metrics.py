@@ -5,10 +5,11 @@
 The headline counts only questions whose answer is *not* readable in the task text
 (``in_task_text`` false): an arm that keeps the first user message would otherwise
 "remember" them without remembering anything. The flagged questions are reported apart
-(``in_task_text``). Accuracy and accuracy relative to full carry 95% score intervals at the
-effective n of questions clustered by instance and by template (question type), and
-``detectable_difference`` is the smallest accuracy difference the case set detects
-(:mod:`bench.stats`, docs/uncertainty.md); a wrong answer is confidently wrong unless it hedges
+(``in_task_text``). Accuracy and accuracy relative to full carry 95% intervals about the case
+set's fixed mix of question types over instances like these (:mod:`bench.stats`, one-way by
+instance, types as strata; ``interval_method``: ``instances``, or ``instances+types`` with
+``stats.generalize_types=true``), and ``detectable_difference`` is the smallest accuracy
+difference the case set detects (null: none up to 100 points; docs/uncertainty.md); a wrong answer is confidently wrong unless it hedges
 (:mod:`bench.hedges`, counted in ``hedged_wrong_rate``); ``by_distance`` splits the
 headline by how far back the evidence last shows (``nearest_back`` tokens); ``by_type_depth``
 splits it by type and evidence depth (the question's ``depth``: tokens back to its earliest
@@ -24,9 +25,9 @@ from typing import Any
 from bench.hedges import is_hedged
 from bench.panel import panel_metrics
 from bench.schema import STALE_REASON, VERDICTS
-from bench.stats import detectable_difference, proportion_interval, ratio_interval
+from bench.stats import METHOD, METHOD_TYPES, accuracy_interval, detectable_difference, ratio_interval
 
-__all__ = ["compute_metrics", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "CASE_OMITTED", "SCORE_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
+__all__ = ["compute_metrics", "budget_metrics", "lower_bound", "LOWER_BOUND_NOTE", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "CASE_OMITTED", "SCORE_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
 
 # Tokens back from the end of the history to the latest message that shows the answer.
 DISTANCE_BUCKETS = (("<2k", 0, 2_000), ("2-8k", 2_000, 8_000), ("8-32k", 8_000, 32_000), (">32k", 32_000, None))
@@ -131,7 +132,7 @@ def question_depth_label(question: dict[str, Any]) -> str | None:
 def _type_depth_cells(questions: dict[str, dict[str, Any]], verdict_of: dict[str, str],
                       flags: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """type -> depth -> {n, accuracy, accuracy_ci, n_flagged, evidence_visible, evidence_visible_ci}
-    (headline questions; intervals: the cluster bootstrap of :func:`bench.stats.ratio_interval`)."""
+    (headline questions; intervals: :func:`bench.stats.accuracy_interval` by instance, within one type)."""
     cells: dict[str, dict[str, dict[str, dict[str, Any]]]] = defaultdict(lambda: defaultdict(dict))
     for qid, question in questions.items():
         label = question_depth_label(question)
@@ -149,14 +150,18 @@ def _type_depth_cells(questions: dict[str, dict[str, Any]], verdict_of: dict[str
             out[qtype][label] = {
                 "n": len(cell),
                 "accuracy": _rate(sum(verdict_of.get(q) == "correct" for q in cell), len(cell)),
-                "accuracy_ci": proportion_interval([verdict_of.get(q) == "correct" for q in cell],
-                                                  [cell[q]["_instance"] for q in cell]),
+                "accuracy_ci": _interval([verdict_of.get(q) == "correct" for q in cell],
+                                         [cell[q]["_instance"] for q in cell]),
                 "n_flagged": len(seen),
                 "evidence_visible": _rate(sum(visible(q) for q in seen), len(seen)),
-                "evidence_visible_ci": (proportion_interval([visible(q) for q in seen], [seen[q]["_instance"] for q in seen])
-                                        if seen else None),
+                "evidence_visible_ci": _interval([visible(q) for q in seen], [seen[q]["_instance"] for q in seen]),
             }
     return out
+
+
+def _interval(hits: list[bool], instances: list[str], **options: Any) -> tuple[float, float] | None:
+    """The accuracy interval of these questions (None when there is none)."""
+    return accuracy_interval(hits, instances, **options) if hits else None
 
 
 def compute_metrics(
@@ -165,10 +170,17 @@ def compute_metrics(
     answers: Iterable[dict[str, Any]],
     scores: list[dict[str, Any]],
     full_correct: set[str] | None = None,
+    policy: dict[str, Any] | None = None,
+    *,
+    reference: bool = False,
+    generalize_types: bool = False,
 ) -> dict[str, Any]:
     """Accuracy (headline, with its interval) overall, per type and per distance; verdict
     counts; tokens; evidence and usage. ``full_correct``: qids the full arm answered
-    correctly, for accuracy relative to full."""
+    correctly, for accuracy relative to full; ``policy``: the arm's declaration (``lower_bound``
+    when its views hold the extractive stand-in's summaries); ``reference``: this job is the full arm
+    itself (relative to itself: exactly 1, interval [1, 1]); ``generalize_types``: intervals also over
+    other question types (stats.generalize_types, the two-way method)."""
     every = {q["qid"]: q for c in cases for q in c["questions"]}
     questions = headline_questions(cases)
     flagged = [qid for qid in every if qid not in questions]
@@ -196,8 +208,10 @@ def compute_metrics(
         "n_clusters": len(clusters),
         "accuracy": _rate(verdicts["correct"], n),
         "measures": figures["measures"],  # "accuracy", or "evidence available (offline reader)" (model=offline)
-        "accuracy_ci": proportion_interval(hits, instances, templates),
-        "detectable_difference": detectable_difference(hits, None, instances, templates),
+        "accuracy_ci": _interval(hits, instances, types=templates, generalize_types=generalize_types),
+        "detectable_difference": (detectable_difference(hits, None, instances, types=templates,
+                                                        generalize_types=generalize_types) if hits else None),
+        "interval_method": METHOD_TYPES if generalize_types else METHOD,
         "accuracy_all_questions": _rate(sum(1 for q in every if correct(q)), len(every)),
         "in_task_text": _verdict_block(flagged, verdict_of),
         "verdicts": {v: verdicts.get(v, 0) for v in (*VERDICTS, "missing")},
@@ -242,6 +256,12 @@ def compute_metrics(
             tokens_kept_ratio=_rate(kept, full),
             summarizer_calls=sum(v.get("summarizer_calls", 0) for v in views),
         )
+        budget = budget_metrics(views)
+        if budget is not None:
+            metrics["budget"] = budget
+        bound = lower_bound(views, policy or {})
+        if bound is not None:
+            metrics["lower_bound"] = bound
         evidence: dict[str, Any] = {}
         for qtype, qids in sorted(by_type.items()):
             seen = [q for q in qids if q in flags]
@@ -260,11 +280,13 @@ def compute_metrics(
     if full_correct is not None:
         base = {q: questions[q] for q in questions if q in full_correct}
         metrics["accuracy_relative_to_full"] = _rate(sum(correct(q) for q in base), len(base))
-        # both-correct over full-correct, over every headline question: the full arm's variance counts
-        metrics["accuracy_relative_to_full_ci"] = ratio_interval(
-            [h and q in full_correct for q, h in zip(headline, hits, strict=True)],
-            [q in full_correct for q in headline],
-            instances, templates)
+        # both-correct over full-correct, over every headline question: the full arm's variance counts;
+        # the full arm relative to itself is 1 by construction, not an estimate
+        in_full = [q in full_correct for q in headline]
+        metrics["accuracy_relative_to_full_ci"] = (
+            (1.0, 1.0) if reference and base else
+            ratio_interval([h and f for h, f in zip(hits, in_full, strict=True)], in_full, instances,
+                           types=templates, generalize_types=generalize_types) if any(in_full) else None)
         metrics["n_full_correct"] = len(base)
     metrics.update(outcomes=figures["outcomes"], retrievals=figures["retrievals"], usage=figures["usage"])
     panel = panel_metrics(scores)  # judge=panel: the members' agreement and their disagreements
@@ -296,3 +318,42 @@ def _compaction_metrics(questions: dict[str, dict[str, Any]], case_of: dict[str,
             sum(1 for q in survived if flags[q]["generation"] is not None
                 and flags[q]["generation"] == count.get(case_of.get(q))), len(survived)),
     }
+
+
+def budget_metrics(views: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """What an arm with ``arm.budget`` kept against its target (``views.jsonl`` ``budget``), or None
+    without a budget: the target and realized shares of each case's history tokens (means over the
+    views), the median realized / target, and the views more than 20% over their target."""
+    records = [(v, v["budget"]) for v in views if isinstance(v.get("budget"), dict)]
+    if not records:
+        return None
+    ratios = sorted(float(b["realized_over_target"]) for _, b in records if b.get("realized_over_target") is not None)
+    over = [v["case_id"] for v, b in records if b.get("over")]
+    first = records[0][1]
+    return {
+        "value": first.get("value"), "kind": first.get("kind"), "n_views": len(records),
+        "target_share": _rate(sum(min(b["target_tokens"], v["full_tokens"]) / v["full_tokens"]
+                                  for v, b in records if v["full_tokens"]), len(records)),
+        "realized_share": _rate(sum(v["kept_tokens"] / v["full_tokens"] for v, _ in records if v["full_tokens"]),
+                                len(records)),
+        "mean_target_tokens": round(sum(b["target_tokens"] for _, b in records) / len(records), 1),
+        "mean_realized_tokens": round(sum(v["kept_tokens"] for v, _ in records) / len(records), 1),
+        "median_realized_over_target": round(ratios[len(ratios) // 2] if len(ratios) % 2 else
+                                             (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2, 4)
+        if ratios else None,
+        "n_over": len(over),
+        "over_cases": over[:20],  # the first 20; every view's record says "over"
+    }
+
+
+LOWER_BOUND_NOTE = ("summaries written by the offline extractive stand-in (no model): what the view keeps through "
+                    "them is a lower bound of what a model's summary would keep")
+
+
+def lower_bound(views: list[dict[str, Any]], policy: dict[str, Any]) -> dict[str, Any] | None:
+    """A job whose views hold summaries of the extractive stand-in (the arm's declaration says its
+    summarizer calls no model): its figures are a lower bound, never ranked against exact ones."""
+    with_summary = sum(1 for v in views if v.get("summarizer_calls"))
+    if not policy.get("stand_in_summary") or not with_summary:
+        return None
+    return {"summarizer": policy.get("summarizer"), "views_with_summary": with_summary, "note": LOWER_BOUND_NOTE}

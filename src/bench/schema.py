@@ -166,6 +166,7 @@ class View:
     summarizer_calls: int = 0
     guidance: str | None = None  # extra system text for the answering agent (verify)
     info: dict[str, Any] = field(default_factory=dict)  # arm-specific accounting
+    budget: dict[str, Any] | None = None  # arm.budget: target and realized tokens (bench.policies.budget)
 
     @property
     def kept_messages(self) -> int:
@@ -176,7 +177,7 @@ class View:
         return sorted(self.store)
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``views.jsonl`` record (without ``evidence``)."""
+        """The ``views.jsonl`` record (without ``evidence``); ``budget`` only when the arm has one."""
         return {
             "case_id": self.case_id,
             "arm": self.arm,
@@ -189,6 +190,7 @@ class View:
             "handles": self.handles,
             "guidance": self.guidance,
             "info": self.info,
+            **({"budget": self.budget} if self.budget is not None else {}),
             "messages": messages_to_dict(self.messages),
         }
 

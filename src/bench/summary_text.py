@@ -22,12 +22,21 @@ def format_summary(metrics: dict[str, Any]) -> str:
            f"{_ci(metrics.get('accuracy_relative_to_full_ci'))}"
            if metrics.get("accuracy_relative_to_full") is not None else ""),
     ]
+    if metrics.get("accuracy_ci") is not None:
+        lines.append(_about(metrics))
     if flagged.get("n"):
         lines.append(f"answerable from the task text (not in the headline): {flagged['n']} questions, "
                      f"accuracy {_pct(flagged['accuracy'])}")
     if "mean_kept_tokens" in metrics:
         lines.append(f"tokens kept: {metrics['mean_kept_tokens']:.0f} of {metrics['mean_full_tokens']:.0f} "
                      f"per case ({_pct(metrics['tokens_kept_ratio'])})")
+    budget = metrics.get("budget")
+    if budget:  # arm.budget: what the views were allowed and what they kept
+        lines.append(f"budget: target {_pct(budget['target_share'])} of each case's history tokens, realized "
+                     f"{_pct(budget['realized_share'])} (median {budget['median_realized_over_target']:.2f} of the "
+                     f"target); {budget['n_over']} view(s) more than 20% over")
+    if metrics.get("lower_bound"):
+        lines.append(f"lower bound: {metrics['lower_bound']['note']}")
     calls = (metrics.get("model_calls") or {}).get("total")
     if calls and calls.get("requests"):
         lines.append(f"model calls: {calls['calls']} made, {calls['cache_hits']} from cache; tokens in "
@@ -55,6 +64,17 @@ def format_summary(metrics: dict[str, Any]) -> str:
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _about(metrics: dict[str, Any]) -> str:
+    """What the interval is about, and the smallest difference the case set detects."""
+    k = metrics.get("n_clusters") or 0
+    detectable = metrics.get("detectable_difference")
+    scope = ("over instances like these and over other question types (stats.generalize_types=true, two-way)"
+             if metrics.get("interval_method") == "instances+types" else
+             f"over instances like these ({k}), for this mix of question types")
+    return (f"95% CI {scope}; detectable difference: "
+            + (f"±{100 * detectable:.1f} pp" if detectable is not None else f"not detectable with {k} instances"))
 
 
 def _ci(interval: list[float] | tuple[float, float] | None) -> str:

@@ -60,6 +60,11 @@ class TokenCounter:
             self._held += len(text)
         return cached
 
+    def cut_text(self, text: str, max_tokens: int) -> str:
+        """The text's first ``max_tokens`` tokens (the whole text when it is no longer)."""
+        tokens = self._encoding.encode_ordinary(text)
+        return text if len(tokens) <= max_tokens else self._encoding.decode(tokens[:max(0, max_tokens)])
+
     def count_message(self, message: BaseMessage) -> int:
         return self.count_text(message_text(message)) + MESSAGE_OVERHEAD
 

@@ -64,10 +64,14 @@ class Declaration:
     mechanisms: bool = False  # the mechanism group shapes its views
     summarizer: str | None = None  # the summarizer it calls (its name), None: none
     tokenizer: bool = True  # its views depend on the token counter (budgets, thresholds)
+    # its summarizer calls no model (the offline extractive stand-in): a view's summary is a lower
+    # bound of what a model's would keep (metrics.json "lower_bound", the report, the frontier)
+    stand_in_summary: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "role": self.role, "order": self.order, "summary_prompt": self.summary_prompt,
-                "mechanisms": self.mechanisms, "summarizer": self.summarizer, "tokenizer": self.tokenizer}
+                "mechanisms": self.mechanisms, "summarizer": self.summarizer, "tokenizer": self.tokenizer,
+                "stand_in_summary": self.stand_in_summary}
 
 
 def declare(policy: Any) -> Declaration:
@@ -82,6 +86,8 @@ def declare(policy: Any) -> Declaration:
     summarizer = getattr(context, "summarizer", None) if "summarizer" in uses else None
     summarizer_name = (getattr(summarizer, "name", type(summarizer).__name__) if summarizer is not None
                        else ("extractive" if "summarizer" in uses else None))
+    stand_in = ("summarizer" in uses and (summarizer is None or not calls_model(summarizer))) or bool(
+        inner and inner.stand_in_summary)
     role = getattr(policy, "role", "candidate")
     if role not in ROLES:
         raise ValueError(f"{type(policy).__name__}.role must be one of {ROLES}, got {role!r}")
@@ -93,6 +99,7 @@ def declare(policy: Any) -> Declaration:
         mechanisms="mechanism" in uses or bool(inner and inner.mechanisms),
         summarizer=summarizer_name or (inner.summarizer if inner else None),
         tokenizer=getattr(policy, "uses_tokenizer", True),
+        stand_in_summary=stand_in,
     )
 
 
@@ -101,14 +108,15 @@ def declare(policy: Any) -> Declaration:
 _LEGACY = {"full": Declaration("full", "reference", 0, tokenizer=False),
            "nlatest": Declaration("nlatest", "candidate", 10),
            "compact": Declaration("compact", "candidate", 30, summary_prompt=True, mechanisms=True,
-                                  summarizer="extractive")}
+                                  summarizer="extractive", stand_in_summary=True)}
 
 
 def declaration_of(run: dict[str, Any] | None, arm_config: dict[str, Any] | None = None) -> dict[str, Any]:
     """A job's declaration as recorded in its ``run.json``, or reconstructed for an older record."""
     recorded = (run or {}).get("policy")
     if isinstance(recorded, dict) and recorded.get("role") in ROLES:
-        return recorded
+        # recorded before stand_in_summary existed: the offline summarizer was the one named extractive
+        return {"stand_in_summary": recorded.get("summarizer") == "extractive", **recorded}
     arm_config = arm_config or {}
     name = (run or {}).get("arm") or arm_config.get("name")
     base = _LEGACY.get(str(name), Declaration(str(name)))

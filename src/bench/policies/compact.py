@@ -29,6 +29,18 @@ carry handles (``read_tool_output(handle=...)``), the summary prompt asks to cit
 ``collapse`` folds settled retry chains inside a turn into the final attempt plus a note;
 ``verify`` adds guidance to open stored outputs before stating exact details.
 
+Budget (``arm.budget``, :mod:`bench.policies.budget`): a compaction makes a view of the case's
+target size, whatever the mechanism: the summary is capped at ``SUMMARY_SHARE`` of the target
+(the summarizer is given the cap, and its reply is cut there), and the most recent part of the
+history is kept verbatim after it, filling the rest of the target (cut between whole steps
+with ``stepcut``, else at a message boundary as ``tail`` cuts; ``tail_fraction`` is not read).
+micro_compact runs as configured before every recorded model call, but not at the question:
+there the sized compaction decides what stays (micro_compact would clear the newest results
+the budget pays for, leaving the view far below its target). With the forced compaction (``force=true``, the default) the
+replay is unchanged and only the question's compaction is sized; with the natural trigger
+(``force=false``) the trigger is the target too (the smaller of it and ``threshold x
+context_window``), so the history never grows past the budget before a model call.
+
 Run::
 
     uv run python -m bench.main arm=compact prompt=hybrid mechanism=stepcut
@@ -57,6 +69,7 @@ from bench.formats import (
 )
 from bench.history import args_text
 from bench.policies.base import PolicyContext, SummarizingArm, make_view, steps
+from bench.policies.budget import SUMMARY_SHARE, Budget, summarize_within
 from bench.policies.compact_settings import (
     DEFAULT_GUIDANCE,
     DEFAULT_OFFLOAD_NOTE,
@@ -145,6 +158,7 @@ class CompactPolicy(SummarizingArm):
     name: str = "compact"
     micro_compact: MicroCompact | dict | None = None
     auto_compact: AutoCompact | dict | None = None
+    budget: float | int | None = None  # share of each case's history tokens, or tokens (None: as configured)
     # prompt, prompt_name, mechanism (cfg.mechanism) and summarizer (None: extractive), from build_policy
     context: PolicyContext = field(default_factory=PolicyContext, repr=False)
     uses: ClassVar[frozenset[str]] = frozenset({"prompt", "mechanism", "summarizer"})
@@ -163,6 +177,7 @@ class CompactPolicy(SummarizingArm):
         check_types(self.micro_compact, "arm.micro_compact")
         check_types(self.auto_compact, "arm.auto_compact")
         check_types(self.mechanism, "mechanism")
+        self.limit = Budget.parse(self.budget)
         if self.prompt is None:
             self.prompt = load_prompt(self.prompt_name)
         if self.summarizer is None:
@@ -181,6 +196,7 @@ class CompactPolicy(SummarizingArm):
             "mechanism": asdict(self.mechanism),
             "prompt": hashlib.sha256(self.prompt.encode()).hexdigest(),
             "summarizer": getattr(self.summarizer, "name", type(self.summarizer).__name__),
+            **({"budget": self.budget} if self.budget is not None else {}),  # unset: the handles stay as they were
         }
         # Handles depend on the whole arm config, so two configs never share one.
         self.fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
@@ -214,6 +230,12 @@ class _Replay:
         # seen per generation; a forced run's records stay as they were.
         self.compactions: list[dict[str, Any]] = []
         self.seen: dict[str, set[int]] = {q.qid: set() for q in case.questions}
+        # arm.budget: the case's target; the natural trigger fires at it (force=false)
+        self.target = policy.limit.target(policy.counter.count_messages(case.messages)) if policy.limit else None
+        self.threshold = self.auto.threshold_tokens
+        if self.target is not None and not self.auto.force:
+            self.threshold = min(self.threshold, self.target)
+        self.plan: dict[str, Any] | None = None  # the last compaction's sizes under the budget
 
     # --- driver ----------------------------------------------------------------------
 
@@ -235,8 +257,8 @@ class _Replay:
     def _before_call(self, at_question: bool, at_message: int) -> None:
         if self.mech.collapse:
             self._collapse()
-        if self.micro.enabled:
-            self._micro_compact(at_question)
+        if self.micro.enabled and not (at_question and self.target is not None):
+            self._micro_compact(at_question)  # under a budget the question's compaction sizes the view
         if self.auto.enabled:
             self._auto_compact(at_question, at_message)
 
@@ -347,7 +369,7 @@ class _Replay:
 
     def _auto_compact(self, at_question: bool, at_message: int) -> None:
         tokens = self._tokens()
-        over = tokens > self.auto.threshold_tokens
+        over = tokens > self.threshold
         if at_question:
             if not (over or self.auto.force):
                 return
@@ -369,7 +391,7 @@ class _Replay:
     def _compact(self, boundary: int, tokens: int, at_question: bool, at_message: int) -> None:
         """The shipped rule: everything before ``boundary`` (the last user message) becomes one summary."""
         before, after = self.state[:boundary], self.state[boundary:]
-        head, tail, tail_stats = self._split_tail(before, tokens)
+        head, tail, tail_stats = self._split_tail(before, tokens, self._tail_budget(after))
         if not head:
             self.stats["tail"] = tail_stats
             return
@@ -386,7 +408,7 @@ class _Replay:
         """A compaction inside the current turn: the previous summary (if any), the turn's user
         message and its work so far are summarized; the user message stays verbatim after the
         new summary, followed by the tail (when a mechanism keeps one)."""
-        work, tail, _ = self._split_tail(self.state[user + 1:], tokens)
+        work, tail, _ = self._split_tail(self.state[user + 1:], tokens, self._tail_budget([self.state[user]]))
         if not work:
             return  # the tail would keep all of the turn's work: nothing to summarize
         summary_input = self._summary_input([*self.state[: user + 1], *work])
@@ -398,7 +420,8 @@ class _Replay:
     def _summarize(self, summary_input: list[BaseMessage], tokens: int, at_message: int) -> str:
         """One summarizer call; the generation it ends is noted first (what the agent last saw of it)."""
         self._note_generation()
-        text, usage = self.p.summarizer.summarize(summary_input, self._summary_prompt(), profile=self.case.profile)
+        text, usage = summarize_within(self.p.summarizer, summary_input, self._summary_prompt(), self.case.profile,
+                                       self._summary_cap(), self.p.counter)
         self.usage.append(usage)
         self.summary = text
         self.compactions.append({"at_message": at_message, "tokens_before": tokens})
@@ -428,11 +451,29 @@ class _Replay:
             if evidence_visible(question, text):
                 self.seen[question.qid].add(len(self.compactions))
 
-    def _split_tail(self, before: list[_Entry], history_tokens: int):
-        """(head to summarize, tail kept verbatim, accounting) of the part before the last user message."""
-        if not self.mech.keeps_tail:
+    def _summary_cap(self) -> int | None:
+        """Under a budget, the most tokens a summary may take: ``SUMMARY_SHARE`` of the target."""
+        return None if self.target is None else max(1, int(SUMMARY_SHARE * self.target))
+
+    def _tail_budget(self, after: list[_Entry]) -> int | None:
+        """Under a budget, the tokens the verbatim tail may take: the target less the summary's
+        message (its header and cap) and what stays after the tail (``after``); None: no budget."""
+        if self.target is None:
+            return None
+        cap = self._summary_cap() or 0
+        header = self.p.counter.count_message(HumanMessage(content=f"{SUMMARY_HEADER} {TAIL_NOTE}\n\n"))
+        tail = max(0, self.target - header - cap - self._tokens(after))
+        self.plan = {"summary_max_tokens": cap, "tail_max_tokens": tail,
+                     "threshold_tokens": self.threshold if not self.auto.force else None}
+        return tail
+
+    def _split_tail(self, before: list[_Entry], history_tokens: int, budget_tokens: int | None = None):
+        """(head to summarize, tail kept verbatim, accounting) of the part before the last user message.
+
+        ``budget_tokens`` (arm.budget): the tail's size in tokens, kept whatever the mechanism."""
+        if budget_tokens is None and not self.mech.keeps_tail:
             return before, [], None
-        budget = int(self.mech.tail_fraction * history_tokens)
+        budget = int(self.mech.tail_fraction * history_tokens) if budget_tokens is None else budget_tokens
         sizes = [self.p.counter.count_message(e.message) for e in before]
         used, cut = 0, len(before)
         if self.mech.stepcut:  # whole steps only: never splits a tool exchange or a turn
@@ -501,7 +542,7 @@ class _Replay:
             "mechanism": {"name": self.mech.name, **self.mech.switches()},
             "model_calls_replayed": calls,
             "history_tokens_at_question": tokens_before,
-            "threshold_tokens": self.auto.threshold_tokens,
+            "threshold_tokens": self.threshold,
             "forced": self.auto.force,
             **self.stats,
             "placeholders_in_view": sum(1 for m in messages if isinstance(m, ToolMessage)
@@ -517,7 +558,7 @@ class _Replay:
             info["compactions"] = self.compactions
             # per question: the latest generation whose history showed its evidence (None: never)
             info["evidence_generation"] = {qid: max(seen) if seen else None for qid, seen in self.seen.items()}
-        return make_view(
+        view = make_view(
             self.case, self.p.name, messages, self.p.counter,
             summary=self.summary,
             store=exposed,
@@ -525,3 +566,6 @@ class _Replay:
             guidance=self.mech.guidance if self.mech.verify else None,
             info=info,
         )
+        if self.p.limit is None or self.target is None:
+            return view
+        return self.p.limit.record(view, self.target, self.plan or {"compacted": False})

@@ -18,6 +18,13 @@ instruction part of ``summary_prompt`` (LangChain's default unless set): the tex
 Token counts use the project's counter, so ``("tokens", 4000)`` means the same as every other
 arm's budget. The defaults are LangChain's documented example: ``trigger=("tokens", 4000)``,
 ``keep=("messages", 20)``.
+
+With ``budget`` (:mod:`bench.policies.budget`), per case with target T tokens: ``trigger`` becomes
+``("tokens", T)`` (the middleware summarises before any call whose history reached T), ``keep``
+``("tokens", KEEP_SHARE x T)``, and each summary is capped at ``SUMMARY_SHARE x T`` (the
+summarizer is given the cap and its reply is cut there); ``trim_tokens_to_summarize`` stays
+as configured. So a view is never over T, and right after a summary it holds about
+``KEEP_SHARE + SUMMARY_SHARE`` of it.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from langgraph.runtime import Runtime
 
 from bench.errors import ConfigError
 from bench.policies.base import PolicyContext, SummarizingArm, make_view
+from bench.policies.budget import KEEP_SHARE, SUMMARY_SHARE, Budget, summarize_within
 from bench.policies.summarize import ExtractiveSummarizer
 from bench.schema import Case, View
 from bench.text import content_text
@@ -71,6 +79,7 @@ class LangChainSummarization(SummarizingArm):
     trim_tokens_to_summarize: int | None = 4000  # LangChain's cap on the tokens the summarizer reads
     summary_prompt: str | None = None  # None: LangChain's DEFAULT_SUMMARY_PROMPT
     context_window: int | None = None  # the model's max input tokens (fraction trigger/keep need it)
+    budget: float | int | None = None  # share of each case's history tokens, or tokens (None: trigger and keep)
     context: PolicyContext = field(default_factory=PolicyContext, repr=False)  # summarizer, counter
     uses: ClassVar[frozenset[str]] = frozenset({"summarizer"})
     order: ClassVar[int] = 35
@@ -94,16 +103,24 @@ class LangChainSummarization(SummarizingArm):
                               "to the model's max input tokens (e.g. arm.context_window=128000)")
         self.prompt_text = self.summary_prompt or DEFAULT_SUMMARY_PROMPT
         self.summarizer = self.context.summarizer or ExtractiveSummarizer()
+        self.limit = Budget.parse(self.budget)
         self._middleware(lambda messages: "")  # LangChain checks trigger and keep here: fail at build time
 
-    def _middleware(self, summarize) -> SummarizationMiddleware:
+    def _sizes(self, target: int | None) -> tuple[Any, Any, int | None]:
+        """(trigger, keep, summary cap) for a case: the configured ones, or its target's."""
+        if target is None:
+            return self.trigger, self.keep, None
+        return ("tokens", target), ("tokens", max(1, int(KEEP_SHARE * target))), max(1, int(SUMMARY_SHARE * target))
+
+    def _middleware(self, summarize, target: int | None = None) -> SummarizationMiddleware:
         # ``model`` is only read for its profile (fraction limits) and never called: the
         # summarizer function replaces the summary call and the project's counter counts.
         profile = {"max_input_tokens": self.context_window} if self.context_window else None
         managed = GenericFakeChatModel(messages=iter(()), profile=profile)
+        trigger, keep, _ = self._sizes(target)
         try:
             return SummarizationMiddleware(
-                managed, trigger=self.trigger, keep=self.keep, token_counter=self.context.counter.count_messages,
+                managed, trigger=trigger, keep=keep, token_counter=self.context.counter.count_messages,
                 summary_prompt=self.prompt_text, trim_tokens_to_summarize=self.trim_tokens_to_summarize,
                 summarizer=summarize)
         except ValueError as error:
@@ -113,17 +130,20 @@ class LangChainSummarization(SummarizingArm):
         usage: list[dict[str, Any]] = []
         originals: dict[str, BaseMessage] = {}
         instruction = summary_instruction(self.prompt_text)
+        target = self.limit.target(self.context.counter.count_messages(case.messages)) if self.limit else None
+        trigger, keep, cap = self._sizes(target)
 
         def restore(messages: list[BaseMessage]) -> list[BaseMessage]:
             """The case's own message objects back, and no ids on the summaries."""
             return [originals.get(m.id or "") or m.model_copy(update={"id": None}) for m in messages]
 
         def summarize(messages: list[BaseMessage]) -> str:
-            text, used = self.summarizer.summarize(restore(messages), instruction, case.profile)
+            text, used = summarize_within(self.summarizer, restore(messages), instruction, case.profile, cap,
+                                          self.context.counter)
             usage.append(used)
             return text
 
-        middleware = self._middleware(summarize)
+        middleware = self._middleware(summarize, target)
         runtime: Runtime = Runtime()
         view: list[BaseMessage] = []
         summarizations: list[dict[str, Any]] = []
@@ -159,7 +179,9 @@ class LangChainSummarization(SummarizingArm):
             originals[copy.id] = message
         before_model(len(case.messages))  # the question is one more model call
         messages = restore(view)
-        info = {"trigger": self.trigger, "keep": self.keep, "summarizations": summarizations,
-                "summarizer_usage": usage}
-        return make_view(case, self.name, messages, self.context.counter, info=info,
+        info = {"trigger": trigger, "keep": keep, "summarizations": summarizations, "summarizer_usage": usage}
+        view = make_view(case, self.name, messages, self.context.counter, info=info,
                          summarizer_calls=len(usage), summary=content_text(summary) if summary is not None else None)
+        if self.limit is None or target is None:
+            return view
+        return self.limit.record(view, target, {"trigger": list(trigger), "keep": list(keep), "summary_max_tokens": cap})

@@ -6,12 +6,16 @@ oldest whole steps (an assistant call with all its results, or a single message)
 
 - ``max_tokens``: a fixed guard;
 - ``match=<arm>``: per case, the tokens that other arm kept for the same case, so two
-  arms are compared at equal input size (``build_policy`` builds that arm in-process).
+  arms are compared at equal input size (``build_policy`` builds that arm in-process);
+- ``budget`` (:mod:`bench.policies.budget`): per case, the budget's target (a share of the
+  case's history tokens, or a token count): the latest whole steps within the target. With
+  ``n``, ``max_tokens`` or ``match`` as well, the smallest bound wins.
 
 Run::
 
     uv run python -m bench.main -m arm=nlatest arm.n=10,20,40
     uv run python -m bench.main arm=nlatest arm.match=compact mechanism=tail
+    uv run python -m bench.main arm=nlatest arm.n=null arm.budget=0.25
 
 ``view.info`` records the first kept index, how far the boundary moved, the steps the
 token bounds dropped, and per question whether its evidence messages are all in the
@@ -26,6 +30,7 @@ from typing import Any, ClassVar
 from bench.components import calls_model, clients_of
 from bench.errors import ConfigError
 from bench.policies.base import Policy, PolicyContext, clean_start, make_view, steps
+from bench.policies.budget import Budget
 from bench.schema import Case, View
 from bench.tokens import TokenCounter
 from bench.typecheck import check_types
@@ -69,6 +74,7 @@ class NLatest:
     n: int | None = None  # messages to keep (None only together with match)
     max_tokens: int | None = None  # token guard on the kept suffix (None: no guard)
     match: str | None = None  # arm whose per-case kept tokens bound this arm (e.g. compact)
+    budget: float | int | None = None  # share of each case's history tokens, or tokens (None: no budget)
     context: PolicyContext = field(default_factory=PolicyContext, repr=False)  # budget_policy: the matched arm
     uses: ClassVar[frozenset[str]] = frozenset({"budget_policy"})
     order: ClassVar[int] = 10  # reports: right after the reference
@@ -77,8 +83,9 @@ class NLatest:
         self.counter = self.context.counter
         self.budget_policy: Policy | None = self.context.budget_policy
         check_types(self, "arm")  # arm.n=abc fails here, before any model call
-        if self.n is None and self.match is None and self.max_tokens is None:
-            raise ConfigError("arm=nlatest needs arm.n=N (or arm.match=ARM / arm.max_tokens=T)")
+        self.limit = Budget.parse(self.budget)
+        if self.n is None and self.match is None and self.max_tokens is None and self.limit is None:
+            raise ConfigError("arm=nlatest needs arm.n=N (or arm.match=ARM / arm.max_tokens=T / arm.budget=B)")
         if self.n is not None and self.n < 0:
             raise ConfigError(f"arm.n must be >= 0, got {self.n}")
         if self.match is not None and self.budget_policy is None:
@@ -106,10 +113,18 @@ class NLatest:
                 "kept_messages": matched.kept_messages,
                 "summarizer_calls": matched.summarizer_calls,  # spent to learn the budget
             }
+        target = None
+        if self.limit is not None:
+            target = self.limit.target(self.counter.count_messages(case.messages))
+            budget = target if budget is None else min(budget, target)
         first, accounting = latest_suffix(case, self.counter, self.n, budget)
         info.update(accounting)
         info["first_kept"] = first
         info["in_kept_suffix"] = {
             q.qid: all(i >= first for i in q.evidence_messages) for q in case.questions
         }
-        return make_view(case, self.name, list(case.messages[first:]), self.counter, info=info)
+        view = make_view(case, self.name, list(case.messages[first:]), self.counter, info=info)
+        if self.limit is None or target is None:
+            return view
+        return self.limit.record(view, target, {"max_tokens": budget, "steps_dropped": accounting[
+            "steps_dropped_by_tokens"]})

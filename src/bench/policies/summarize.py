@@ -145,9 +145,13 @@ class ExtractiveSummarizer:
         return min(caps) if caps else None
 
     def summarize(self, messages: list[BaseMessage], prompt: str,
-                  profile: Profile = OPENHANDS) -> tuple[str, dict[str, Any]]:
+                  profile: Profile = OPENHANDS, within_tokens: int | None = None) -> tuple[str, dict[str, Any]]:
+        """``within_tokens``: the most tokens the caller allows (an arm's budget), besides this
+        summarizer's own ``max_tokens`` / ``max_fraction``."""
         counter = _counter()
         budget = self.budget(counter.count_messages(messages))
+        if within_tokens is not None:
+            budget = within_tokens if budget is None else min(budget, within_tokens)
         calls = self._calls(messages, profile)  # read once: every shrunk rendering reads the same calls
         text = self._render(messages, prompt, calls)
         if budget is not None and counter.count_text(text) > budget:
@@ -341,3 +345,4 @@ class ExtractiveSummarizer:
             return []
         return [f"Most recent user request: {_one_line(texts[-1], self.excerpt_chars * 2)}",
                 "Pending work is not inferred by the extractive rules."]
+

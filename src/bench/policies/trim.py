@@ -5,6 +5,10 @@ Strategy ``last`` under a token budget (``max_tokens``), counted with the projec
 counter, so budgets mean the same as every other arm's. ``start_on`` makes the kept
 suffix open on a user or assistant message (never on a tool result whose call was cut),
 ``end_on`` optionally where it ends; the view is then checked valid like every other view.
+
+With ``budget`` (:mod:`bench.policies.budget`), ``max_tokens`` is the case's target (a share of
+its history's tokens, or a token count) instead of the fixed setting: ``trim_messages`` keeps
+the latest messages within it, so a view never exceeds its target.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from langchain_core.messages import (
 
 from bench.errors import ConfigError
 from bench.policies.base import PolicyContext, make_view
+from bench.policies.budget import Budget
 from bench.schema import Case, View
 from bench.typecheck import check_types
 
@@ -53,6 +58,7 @@ class TrimMessages:
     max_tokens: int = 4096  # token budget of the kept suffix
     start_on: list[str] | None = None  # message types the view may open on (None: human, ai)
     end_on: list[str] | None = None  # message types it may end on (None: as the history ends)
+    budget: float | int | None = None  # share of each case's history tokens, or tokens (None: max_tokens)
     calls_model: ClassVar[bool] = False
     uses: ClassVar[frozenset[str]] = frozenset()
     order: ClassVar[int] = 15
@@ -64,13 +70,21 @@ class TrimMessages:
             raise ConfigError(f"arm.max_tokens must be >= 0, got {self.max_tokens}")
         self.start_on = _message_types(self.start_on, "start_on") or ["human", "ai"]
         self.end_on = _message_types(self.end_on, "end_on")
+        self.limit = Budget.parse(self.budget)
 
-    def trim(self, messages: list[Any]) -> list[Any]:
+    def trim(self, messages: list[Any], max_tokens: int | None = None) -> list[Any]:
         """``trim_messages`` with this arm's settings (the test calls the library the same way)."""
-        return trim_messages(messages, max_tokens=self.max_tokens, token_counter=self.context.counter.count_messages,
-                             strategy="last", start_on=self.start_on, end_on=self.end_on, allow_partial=False)
+        return trim_messages(messages, max_tokens=self.max_tokens if max_tokens is None else max_tokens,
+                             token_counter=self.context.counter.count_messages, strategy="last",
+                             start_on=self.start_on, end_on=self.end_on, allow_partial=False)
 
     def __call__(self, case: Case) -> View:
-        kept = self.trim(list(case.messages))
-        info = {"max_tokens": self.max_tokens, "first_kept": len(case.messages) - len(kept)}
-        return make_view(case, self.name, kept, self.context.counter, info=info)
+        target = (self.limit.target(self.context.counter.count_messages(case.messages))
+                  if self.limit is not None else None)
+        kept = self.trim(list(case.messages), target)
+        info = {"max_tokens": self.max_tokens if target is None else target,
+                "first_kept": len(case.messages) - len(kept)}
+        view = make_view(case, self.name, kept, self.context.counter, info=info)
+        if self.limit is None or target is None:
+            return view
+        return self.limit.record(view, target, {"max_tokens": target})

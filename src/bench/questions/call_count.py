@@ -15,7 +15,7 @@ from typing import Any
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, make_question
 from bench.questions.matching import has_identifier, is_abstention
-from bench.questions.values import numbers, same_number
+from bench.questions.values import ORDINAL, numbers, ordinal_number, same_number
 from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 
@@ -25,6 +25,16 @@ NAME = "call_count"
 # a tool named in the answer (backticked, or snake_case); not a file (x_y.py) or a part of a path
 _TOOL_NAME = re.compile(r"`[A-Za-z_][\w-]*`|(?<![\w/.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b(?![./]\w)")
 _TIMES = re.compile(r"(\d+|[a-z]+(?:-[a-z]+)?)\s+(?:times?|calls?)\b|\b(once|twice|thrice)\b", re.I)
+_NUMBER = r"(\d+|[a-z]+(?:-[a-z]+)?)"
+# A count the answer concludes with ("23 calls in total, but the last got no result, so 22"; "12... recounting, it was
+# 14"): the concluding number is the claim. It ends its clause (in "so 3 of them failed" the 3 is no count).
+_CONCLUSION = re.compile(r"\b(?:so|thus|therefore|hence|making(?: it)?|(?:that|which) (?:makes|is|gives)|that's|i\.e\.?,?"
+                         r"|for a total of|a total of|total(?: of)?:?|in total|it was|it's)\s+" + _NUMBER +
+                         r"(?:\s+(?:times?|calls?))?(?:\s+(?:in total|total|altogether|in all))?\s*(?=[.!;,)]|$)",
+                         re.I)
+# "four times before it succeeded on the fifth": the last call's ordinal is the count
+_BEFORE_NTH = re.compile(r"\b(?:times?|calls?|attempts?|tries)\s+before\b[^.;\n]*?\b(?:on|at|with) the (" + ORDINAL +
+                         r")\b", re.I)
 
 
 def call_key(tool: str) -> str:
@@ -37,7 +47,10 @@ class CallCount:
     template = "How many times did you call `{tool}`?"
     uncounted = " Do not count the last call(s) of it you made, which got no result."
     answer_format = {"count": "number of calls"}  # the typed answer's keys (bench.questions.answers)
-    rubric = "Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\")."
+    rubric = ("Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\"). "
+              "A count the answer concludes with is its claim (\"23 in total, but the last got no result, so 22\" "
+              "is 22; \"four times before it worked on the fifth\" is 5). A count of another tool is wrong; a "
+              "command of the asked tool (`file_view` of `file_view_editor`) is no other tool.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"]) + (self.uncounted if target.get("uncounted") else "")
@@ -73,6 +86,12 @@ class CallCount:
             for value in parsed.values():
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
                     return float(value)
+        concluded = [n for m in _CONCLUSION.finditer(text) for n in numbers(m.group(1))[:1]]
+        if concluded:
+            return concluded[-1]
+        nth = _BEFORE_NTH.search(text)
+        if nth and (last := ordinal_number(nth.group(1))) is not None:
+            return float(last)
         times = _TIMES.search(text)
         counted = numbers(times.group(0)) if times else []
         if counted:
@@ -86,7 +105,9 @@ class CallCount:
         """A count of another tool: the answer names tools, none of them the question's."""
         asked = re.search(r"`([^`]+)`", question.question)
         tool = (question.target or {}).get("tool") or (asked.group(1) if asked else "")
-        named = [t.strip("`") for t in _TOOL_NAME.findall(text)]
+        # a part of the asked tool's name (`file_view` of `file_view_editor`: its command) is no other tool
+        named = [t.strip("`") for t in _TOOL_NAME.findall(text)
+                 if not re.search(rf"(?:^|_){re.escape(t.strip('`'))}(?:_|$)", tool or "")]
         if tool and named and not has_identifier(tool, text):
             return f"the count of another tool ({named[0]}), not of {tool}"
         return None

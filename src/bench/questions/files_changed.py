@@ -54,7 +54,9 @@ class FilesChanged:
               "Absolute paths under the repository root and paths relative to it are the same file; a bare "
               "file name counts when exactly one reference path has that name. The right file name in the "
               "wrong directory, a missing file or an extra file makes it wrong. Things that are not file "
-              "paths (a module.function, a version number) are not files.")
+              "paths (a module.function, a version number) are not files; build files without an extension "
+              "(Makefile, Dockerfile) are. Files the answer says it only opened or did not change are not named "
+              "as changed.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION

@@ -50,6 +50,19 @@ def _in_order(lines: list[str], text: str) -> bool:
     return True
 
 
+# Code the answer names as what was replaced ("replaced `old` with `new`", "changed `old` to `new`", "instead of
+# `old`"): the edit did not insert it, and the answer does not claim it did
+_PIECE = r"(```.*?```|`[^`\n]+`)"
+_REPLACED = re.compile(r"\b(?:replac\w*|chang\w*|turn\w*|swapp?\w*|rewr\w*|upd\w*)\s+(?:\w+\s+){0,3}?" + _PIECE +
+                       r"\s*(?:\w+\s+)?(?=(?:with|to|into|by|for)\b)|\bfrom\s+" + _PIECE + r"\s+(?=to\b)"
+                       r"|\binstead of\s+" + _PIECE, re.I | re.S)
+
+
+def _without_replaced(text: str) -> str:
+    """The answer without the code it names as replaced (that code is not claimed as inserted)."""
+    return _REPLACED.sub(lambda m: m.group(0).replace(next(g for g in m.groups() if g), " "), text)
+
+
 _CLAUSES = re.compile(r"[.;!?\n]+\s|,?\s+(?:but|though|although|so|yet)\s+", re.I)
 _ELSEWHERE = re.compile(r"\b(?:later|other|another|subsequent|afterwards?|next|second)\b", re.I)
 
@@ -59,7 +72,9 @@ class FirstEdit:
     answer_format = {"path": "the edited file's path", "code": "the lines the edit added or changed"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Code: the right file (as for files) and the lines the edit changed (`changed`, all inside "
               "`code`), whitespace and indentation ignored. The other lines of `code` and `context` are "
-              "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong.")
+              "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "
+              "Code the answer names as what the edit replaced (\"replaced `old` with `new`\") is not claimed "
+              "as inserted.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -105,6 +120,7 @@ class FirstEdit:
         if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):
             path = parsed.get("path") or parsed.get("file") or ""
             return {"paths": [str(path)] if path else [], "code": parsed["code"], "delimited": True}
+        text = _without_replaced(text)
         code, delimited = code_candidates(text)
         if not delimited and not path_tokens(text):
             return None  # neither code nor a file

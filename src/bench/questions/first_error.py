@@ -13,6 +13,7 @@ from typing import Any
 from bench.extract import parse_first_exception
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.matching import has_values, is_abstention
 from bench.questions.messages import exception_types, in_substance, same_type
 from bench.questions.suite_counts import run_question_text
 from bench.reading import Reading, find_run
@@ -33,6 +34,12 @@ _NONE = re.compile(
     r"|\b(?:didn't|did not) see an?y? (?:exception|error|traceback)s?\b[^.\n]*?[;,.:]\s*it (?:just|only|simply) "
     r"(?:printed|ran|showed|output)", re.I)
 _EITHER = re.compile(r"\beither\b|\bor\b", re.I)
+# An error described without its type ("some botocore error about missing credentials", "mypy crashed with an
+# INTERNAL ERROR at x.py:19"): a claim about the exception (wrong: it names no type), not an abstention. It
+# describes: it says what the error was about, or names something specific (a value, a path, an all-caps word).
+_ERROR_WORD = re.compile(r"\b(?:errors?|exceptions?|crash\w*|traceback|raised|threw|thrown|panic\w*)\b", re.I)
+_DESCRIBES = re.compile(r"\b(?:about|regarding|related to|saying|complaining|because|due to|caused by|"
+                        r"something like|some kind of|to do with)\b|\b[A-Z]{3,}\b")
 
 
 class FirstError:
@@ -42,7 +49,10 @@ class FirstError:
     rubric = ("Errors: the same exception type (qualified or not: java.lang.NullPointerException = "
               "NullPointerException) and the message in substance: a paraphrase is fine if it keeps the key "
               "identifiers (names, numbers, quoted strings, paths). When the reference message is empty, the "
-              "type decides. An answer that names another type (\"a KeyError, not an AssertionError\") is wrong.")
+              "type decides. An answer that names another type (\"a KeyError, not an AssertionError\") is wrong, "
+              "so is a class of the same name from another package (requests.exceptions.ConnectionError is not the "
+              "built-in ConnectionError) and an error described without its type (\"some botocore error about "
+              "credentials\"). `Exception in thread \"main\"` is Java's header, not the type.")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)
@@ -74,11 +84,17 @@ class FirstError:
         types = exception_types(text)
         if not types:
             # "no exception was printed" is a claim too (that the run printed none)
-            return {"types": ["(none)"], "message": "", "text": text} if _NONE.search(text) else None
+            if _NONE.search(text):
+                return {"types": ["(none)"], "message": "", "text": text}
+            if _ERROR_WORD.search(text) and not is_abstention(text) and (_DESCRIBES.search(text) or has_values(text)):
+                return {"types": [], "message": None, "text": text}  # a vague claim
+            return None
         return {"types": types, "message": None, "text": text}
 
     def grade(self, reference: dict[str, str], claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
         types = claim["types"]
+        if not types:
+            return False, "an error described without its exception type"
         claimed = types[0]
         # several distinct types offered as alternatives ("either X or Y") do not state the reference
         distinct = {t.rsplit(".", 1)[-1] for t in types}

@@ -44,7 +44,9 @@ class FirstToolError:
     template = "What error did the first failed tool call return?"
     answer_format = {"tool": "the tool's name", "message": "the error message"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Tool error: the error message in substance (a paraphrase keeping the key identifiers, numbers "
-              "and quoted strings is fine). If the answer names the tool, it must be the reference tool.")
+              "and quoted strings is fine). If the answer names the tool, it must be the reference tool. A word "
+              "changed (\"must be active\" for \"must be suspended\") or the opposite cause (not found for "
+              "multiple occurrences, or the reverse) is another message.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template

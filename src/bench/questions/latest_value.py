@@ -72,7 +72,8 @@ class LatestValue:
     template = "What was `{field}` the last time you called `{tool}` with `{arguments}`?"
     answer_format = {"value": "the value in the latest result"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Latest value: the value the field had in the LAST result of that call, as in the reference "
-              "(numbers numerically, strings case-insensitively, booleans as true/false or yes/no). The value "
+              "(numbers numerically, strings case-insensitively, booleans as true/false or yes/no; a message-like "
+              "value in substance, its identifiers and numbers kept). The value "
               "an earlier call returned (the reference's params.stale) is wrong.")
 
     def __init__(self) -> None:

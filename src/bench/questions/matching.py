@@ -85,11 +85,19 @@ _OWN_VALUE = re.compile(r"[\w.-]*\d[\w.-]*|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\
 # within one sentence: a dot inside a token (3.5, a.b@c.com) does not end it
 _SENTENCE = r"(?:[^.\n]|\.(?=\S))*"
 _COUNT = r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+# an id-like value: a token with a digit (C1001, 555-0101, 2.5), or a quoted one
+_ID_TOKEN = r"(?:[A-Za-z_]*\d[\w.@:/-]*\w|`[^`\n]+`)"
 _ALTERNATIVES = re.compile(rf"\beither\b{_SENTENCE}\bor\b|\bor\b{_SENTENCE}\b(?:not sure which|can't tell which)"
-                           rf"|(?<![\w.-]){_COUNT} or {_COUNT}(?![\w.-])", re.I)
+                           rf"|(?<![\w.-]){_COUNT} or {_COUNT}(?![\w.-])"
+                           rf"|(?<![\w.@:/-]){_ID_TOKEN},? or (?:(?:maybe|perhaps|possibly) )?{_ID_TOKEN}(?![\w@:/-])"
+                           r"|,? or (?:maybe|perhaps|possibly)\b", re.I)
 
-# "C1001 - no wait, it was C1002", "9 times? No wait - 8": the claim is what follows the last correction
-_CORRECTION = re.compile(r"\b(?:no,? wait|wait,? no|scratch that|correction|i mean|sorry,? (?:i mean|it was))\b"
+# "C1001 - no wait, it was C1002", "9 times? No wait - 8", "X - sorry, no: Y", "12 times... actually, it was 14":
+# the claim is what follows the last correction ("actually" corrects only after a break: "it was actually X" does not)
+_CORRECTION = re.compile(r"(?:\b(?:no,? wait|wait,? no|scratch that|correction|i mean|make that|no,? actually"
+                         r"|sorry,? (?:(?:no|nope|wrong)\b(?=\s*[:,;.!\u2013\u2014-])|i mean|it was|actually|my mistake)"
+                         r"|my mistake)\b"
+                         r"|(?:\.\.\.|\u2026|[-\u2013\u2014;,]|[.!?](?=\s))\s*actually\b)"
                          r"[\s,:;.!?\u2013\u2014-]*", re.I)
 
 # "I don't know what X returned when I ran Y": what the answer does not know is no claim
@@ -98,8 +106,11 @@ _DECLINED_OBJECT = re.compile(r"\b(?:what|which|how|whether|if|where|when)\b[^.;
                               r" (?:of|from|for)\b[^.;\n]*", re.I)
 
 
-def final_claim(text: str) -> str:
-    """The text after its last self-correction ("X - no wait, Y" claims Y), else the text."""
+def final_claim(text: str, reference: str = "") -> str:
+    """The text after its last self-correction ("X - no wait, Y" claims Y), else the text. Words of the
+    reference (a tool's output that says "..., actually ...") are not a correction."""
+    if reference and _CORRECTION.search(reference):
+        return text
     corrections = list(_CORRECTION.finditer(text or ""))
     if not corrections or not text[corrections[-1].end():].strip():
         return text
@@ -171,23 +182,48 @@ _EXTENSIONS = {
 }
 _PATH = re.compile(r"(?<![\w@])(?:\.{0,2}/)?[\w.+-]+(?:/[\w.+-]+)*")
 _NEGATION = re.compile(
-    r"(?:not|n't|never|without|no longer|instead of|rather than|unchanged|untouched|only (?:read|viewed|looked)|"
+    r"(?:not|n't|never|without|no longer|instead of|rather than|unchanged|untouched|"
+    r"(?:only|just) (?:read|viewed|looked|opened|inspected)|"
     r"did not|didn't)\b",
     re.I,
 )
 
 
+# a sentence that says files were not changed: the denial covers the whole sentence
+_DENIES_CHANGE = re.compile(r"\b(?:not|n't|never|no longer|without)\s+(?:\w+\s+){0,2}?(?:chang|modif|edit|touch|alter|updat|"
+                            r"writ|patch)\w*|\b(?:unchanged|untouched|unmodified)\b|\bleft (?:it|them|that|those) (?:as is|alone)\b"
+                            r"|\b(?:only|just) (?:read|viewed|looked|opened|inspected)\b", re.I)
+# a sentence (or list item): a dot inside a token (a.py, 2.5) does not end it
+_SENTENCE_SPAN = re.compile(r"(?:[^\n.;!?]|[.!?](?=[^\s]))+(?:[.;!?](?=\s|$)|\n|$)")
+_CLAUSE_END = re.compile(r"[,;:()]|\b(?:and|but|while)\b")
+
+
 def negated_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of sentences (or list items) that deny something ("X was not changed")."""
+    """Character spans that deny something: a sentence (or list item) that says "X was not changed", or,
+    where the negation is followed by a path in its clause ("a.py and b.py, not c.py"), that clause's rest."""
     spans = []
-    for match in re.finditer(r"[^\n.;!?]+(?:[.;!?](?=\s|$)|\n|$)", text):
-        if _NEGATION.search(match.group(0)):
+    for match in _SENTENCE_SPAN.finditer(text):
+        sentence, start = match.group(0), match.start()
+        if _DENIES_CHANGE.search(sentence):  # "(I also opened x.py and y.py, but did not change them.)"
             spans.append(match.span())
+            continue
+        for negation in _NEGATION.finditer(sentence):  # "a.py and b.py, not c.py"; "not sure" denies no file
+            end = _CLAUSE_END.search(sentence, negation.end())
+            clause = sentence[negation.end(): end.start() if end else len(sentence)]
+            if any(_is_file(t.group(0).rstrip(".,:;")) for t in _PATH.finditer(clause)):
+                spans.append((start + negation.start(), start + negation.end() + len(clause)))
     return spans
+
+
+# Files a repository commonly has without an extension (a build file named in prose is a file)
+_BARE_FILES = {"Makefile", "makefile", "GNUmakefile", "Dockerfile", "Containerfile", "Jenkinsfile", "Vagrantfile",
+               "Gemfile", "Rakefile", "Procfile", "Pipfile", "Brewfile", "Snakefile", "Justfile", "justfile"}
 
 
 def _is_file(token: str) -> bool:
     name = token.rstrip("/").rsplit("/", 1)[-1]
+    if name in _BARE_FILES:
+        return True
     if "." not in name.strip("."):
         return False
     extension = name.rsplit(".", 1)[-1].lower()
@@ -261,8 +297,9 @@ def code_candidates(text: str) -> tuple[str, bool]:
 
 
 def has_identifier(key: str, text: str) -> bool:
-    """``key`` occurs in ``text`` as a whole identifier: `erfa` is not in `pyerfa`, nor `mock_dynamodb`
-    in `mock_dynamodb2` (case folded; the key's own punctuation may touch anything)."""
-    before = r"(?<![\w])" if re.match(r"\w", key) else ""
+    """``key`` occurs in ``text`` as a whole identifier: `erfa` is not in `pyerfa` nor in `astropy.erfa` (a name
+    qualified by another is another name), nor `mock_dynamodb` in `mock_dynamodb2` (case folded; the key's own
+    punctuation may touch anything)."""
+    before = r"(?<![\w])(?<!\w\.)" if re.match(r"\w", key) else ""
     after = r"(?![\w])" if re.search(r"\w$", key) else ""
     return re.search(before + re.escape(key) + after, text, re.I) is not None

@@ -6,17 +6,20 @@
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import posixpath
 import re
 
 from bench.questions.matching import has_identifier, squash
+from bench.questions.values import numbers
 
-__all__ = ["exception_types", "same_type", "in_substance", "substituted"]
+__all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause"]
 
 
 _EXC = re.compile(r"(?<![\w.])((?:[A-Za-z_$][\w$]*\.)*(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Exit|Interrupt|"
                   r"Warning|Failure|Iteration))\b")
+_JAVA_HEADER = re.compile(r"Exception in thread\b")
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bno|\binstead of|\brather than)\s+(?:an?\s+|the\s+)?[`'\"]?$", re.I)
 
 
@@ -26,15 +29,28 @@ def exception_types(text: str) -> list[str]:
     for match in _EXC.finditer(text or ""):
         if _NOT_BEFORE.search(text[max(0, match.start() - 20): match.start()]):
             continue
+        if _JAVA_HEADER.match(text, match.start()):  # 'Exception in thread "main" java.lang.X: ...' names X
+            continue
         found.append(match.group(1))
     return list(dict.fromkeys(found))
 
 
+# Python's built-in exceptions: printed without a package, so a package-qualified class of the same name
+# (requests.exceptions.ConnectionError) is another class
+_BUILTIN = {name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)}
+
+
 def same_type(got: str, want: str) -> bool:
-    """Same exception type, qualified or not (java.lang.NullPointerException = NullPointerException)."""
+    """Same exception type, qualified or not (java.lang.NullPointerException = NullPointerException); a class of
+    the same name from another package is another type (``jsonschema.ValidationError`` is not
+    ``pydantic.ValidationError``, nor ``requests.exceptions.ConnectionError`` the built-in ``ConnectionError``):
+    when both are qualified their top-level packages agree, and a built-in is not qualified by a package."""
     got, want = got.strip(), want.strip()
-    return got == want or got.endswith("." + want) or want.endswith("." + got) or \
-        got.rsplit(".", 1)[-1] == want.rsplit(".", 1)[-1]
+    if got.rsplit(".", 1)[-1] != want.rsplit(".", 1)[-1]:
+        return False
+    if "." not in want and want in _BUILTIN and "." in got:
+        return got.split(".", 1)[0] in ("builtins", "exceptions")
+    return "." not in got or "." not in want or got.split(".", 1)[0] == want.split(".", 1)[0]
 
 
 # --- messages in substance ----------------------------------------------------------------
@@ -75,6 +91,16 @@ def _same_word(a: str, b: str) -> bool:
     return a == b or common >= max(4, min(len(a), len(b)) - 3)
 
 
+def _label_of(words: list[str]) -> dict[str, str]:
+    """The word before each number (its label: ``paid`` in "paid 305")."""
+    return {w: words[i - 1] for i, w in enumerate(words) if w.isdigit() and i > 0}
+
+
+def _times(word: str, words: list[str]) -> int:
+    """How many of ``words`` are ``word`` in some inflection."""
+    return sum(1 for w in words if _same_word(word, w))
+
+
 def substituted(reference: str, text: str) -> str | None:
     """A message restated nearly word for word with a word or number changed ("must be active" for
     "must be suspended", "price is 255, but paid 305" for "... 305 ... 255"): the change, else None.
@@ -88,17 +114,40 @@ def substituted(reference: str, text: str) -> str | None:
         return None
     numbers_of = [w for w in ref if w.isdigit()]
     stated = [w for w in got if w in numbers_of]
-    if len(set(numbers_of)) >= 2 and sorted(stated) == sorted(numbers_of) and stated != numbers_of:
-        return f"numbers in another order: {' '.join(stated)}"  # "total 255, paid 305" for "total 305, paid 255"
+    if len(set(numbers_of)) >= 2 and sorted(stated) == sorted(numbers_of) and stated != numbers_of \
+            and _label_of(ref) != _label_of(got):
+        # "total 255, paid 305" for "total 305, paid 255"; "Error 1 at Makefile:192" for "Makefile:192 ... Error 1"
+        # keeps each number with its word, so it is the same message in another order
+        return f"numbers in another order: {' '.join(stated)}"
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "replace" or i2 - i1 > 3 or j2 - j1 > 3:
             continue
-        # a change: words of the reference the answer nowhere has, for words the reference nowhere has
-        lost = [w for w in ref[i1:i2] if w not in _STOP and not any(_same_word(w, s) for s in got)]
-        said = [w for w in got[j1:j2] if w not in _STOP and not any(_same_word(w, r) for r in ref)]
+        # a change: words of the reference the answer has fewer times (nowhere, or once for twice: "left: Type,
+        # right: Instance" for "left: Instance, right: Instance"), for words the answer has more times
+        lost = [w for w in ref[i1:i2] if w not in _STOP and _times(w, got) < _times(w, ref)]
+        said = [w for w in got[j1:j2] if w not in _STOP and _times(w, ref) < _times(w, got)]
+        if numbers(" ".join(lost)) == numbers(" ".join(said)) and all(numbers(w) for w in lost + said):
+            continue  # "three" for "3": the same number
         if lost and said:
             return f"{' '.join(ref[i1:i2])} -> {' '.join(got[j1:j2])}"
     return None
+
+
+# Two causes a lookup fails for, each the other's opposite: the thing was not there, or it was there several times
+# ("old_str `x` did not appear verbatim" vs "Multiple occurrences of old_str `x`")
+_ABSENT = re.compile(r"\b(?:did not|didn't|does not|doesn't|do not|don't|could not|couldn't|was not|wasn't|were not|"
+                     r"weren't|is not|isn't)\s+(?:\w+\s+)?(?:appear|exist|found|find|match|present)\w*"
+                     r"|\bnot found\b|\bno (?:such|match(?:es)?|occurrences?)\b|\bnowhere\b", re.I)
+_SEVERAL = re.compile(r"\bmultiple (?:occurrences|matches|times|places)\b|\bmore than once\b|\bnot unique\b"
+                      r"|\b(?:several|many) (?:occurrences|matches|times|places)\b|\bambiguous\b|\bduplicates?\b", re.I)
+
+
+def opposite_cause(reference: str, text: str) -> bool:
+    """The text gives the opposite cause of the reference's: absent for several, or several for absent."""
+    for one, other in ((_SEVERAL, _ABSENT), (_ABSENT, _SEVERAL)):
+        if one.search(reference) and not other.search(reference) and other.search(text) and not one.search(text):
+            return True
+    return False
 
 
 def in_substance(reference: str, text: str) -> bool:
@@ -108,6 +157,8 @@ def in_substance(reference: str, text: str) -> bool:
     reference, text = squash(reference), squash(text)
     if not reference:
         return True
+    if opposite_cause(reference, text):  # "did not appear verbatim" for "Multiple occurrences of ...": another message
+        return False
     if reference.lower() in text.lower():
         return True
     reference = _optional_location(reference, text)

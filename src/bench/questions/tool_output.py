@@ -28,7 +28,7 @@ from bench.questions.matching import (
     squash,
     stated_bool,
 )
-from bench.questions.messages import in_substance
+from bench.questions.messages import exception_types, in_substance, same_type, substituted
 from bench.questions.values import numbers, same_date, same_number
 from bench.reading import Reading, find_call
 from bench.schema import DroppedQuestion, Question
@@ -69,6 +69,14 @@ def _leaves(value: Any, out: list[Any]) -> list[Any]:
     return out
 
 
+# an empty result in words: "an empty list", "returned nothing", "no results"
+_EMPTY = re.compile(r"\bempty\b|\bnothing\b|\bno (?:results?|items?|entries|records?|output|matches|data)\b|\bnone\b"
+                    r"|\[\s*\]|\{\s*\}|\bnull\b", re.I)
+# the bare words of exception names ("Error: could not load cache" names no exception class)
+_GENERIC = {"Error", "Exception", "Warning", "Failure", "Exit", "Interrupt", "Iteration"}
+# a clause about another run or call ("the earlier ValueError is gone", "no longer raises")
+_ELSEWHERE = re.compile(r"\b(?:earlier|before|previous(?:ly)?|prior|fixed|no longer|any ?more|this time|instead of|"
+                        r"other|later)\b", re.I)
 _TAG = re.compile(r"</?[A-Za-z_][\w-]*>")  # <returncode>0</returncode>: markup, not values
 _TABLE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|$")
 _MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
@@ -220,7 +228,9 @@ class ToolOutput:
     answer_format = {"output": "the output, as the tool returned it"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Tool output: every value in the reference output (numbers with their units, identifiers, "
               "names, status words) is stated, and stated correctly; format, quoting and order may differ. "
-              "A missing or different value makes it wrong.")
+              "A missing or different value makes it wrong, so does a word changed in a restated line or an "
+              "exception the output does not show. An empty output ([] or {}) may be said in words "
+              "(\"an empty list\").")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(nth=ordinal(target["ordinal"]), tool=target["tool"],
@@ -278,10 +288,21 @@ class ToolOutput:
         for item, marker in marked.items():  # a status marker is its line's value
             if item in said and said[item] != marker:
                 return False, f"{item!r}: marked {said[item]} in the answer, {marker} in the output"
+        told = " ".join(c for c in re.split(r"[.;\n()]", claim) if not _ELSEWHERE.search(c))  # not other runs
+        raised = [t for t in exception_types(told) if t not in _GENERIC and t.lower() not in reference.lower()
+                  and not any(same_type(t, r) for r in exception_types(reference))]
+        if raised:  # "... then Exception in thread "main" java.lang.NullPointerException": not in this output
+            return False, f"an exception the output does not show: {raised[0]}"
         verbatim = re.search(r"(?<![\w/])" + re.escape(squash(reference).lower()) + r"(?![\w/])", squash(claim).lower())
         if verbatim:
             return True, "the output, verbatim"
         want, got = parse_json(reference), parse_json(claim)
+        if want in ([], {}, None) and reference.strip() in ("[]", "{}", "null", "None", '""'):
+            # an empty result said in words ("an empty list", "nothing: []"), and nothing else claimed
+            said = got == want or (_EMPTY.search(claim) and not output_values(claim))
+            return (True, "the empty output") if said else (False, f"the output was {reference.strip()}")
+        if want is None and (change := substituted(_untagged(reference), claim)):
+            return False, f"a word or number of the output changed: {change}"
         if want is not None and got is not None:
             same = _plain_json(got) == _plain_json(want)
             return (True, "the same JSON value") if same else (False, "a different JSON value")

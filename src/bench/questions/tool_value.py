@@ -8,6 +8,7 @@ call's arguments): the first such field in the object's key order. Reference: th
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -15,6 +16,7 @@ from langchain_core.messages import ToolMessage
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, args_text, calls_of, make_question, ordinal
 from bench.questions.matching import has_values, is_abstention, parse_json, stated_bool
+from bench.questions.messages import in_substance
 from bench.questions.values import all_parts, numbers, same_date, same_number
 from bench.reading import Reading, find_call
 from bench.schema import DroppedQuestion, Question
@@ -38,13 +40,21 @@ def _record(output: str | None) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def _message_like(value: str) -> bool:
+    """A value that is a message: three words or more, one of them an identifier or a number
+    (``*** [Makefile:192: build] Error 1``); such a value is stated in substance, like an error message."""
+    return len(re.findall(r"[A-Za-z0-9]+", value)) >= 3 and bool(re.search(r"\d|\w[._/:]\w|\w_\w", value))
+
+
 class ToolValue:
     name = NAME
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "In what `{tool}` with `{arguments}` returned the {nth} time, what was `{field}`?"
     answer_format = {"value": "the value"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Value: the stated value equals the reference: numbers numerically (275 = 275.00, a unit may "
-              "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no.")
+              "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no. A value "
+              "that is a message (several words with an identifier or a number) is stated in substance: its "
+              "identifiers and numbers kept.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"], arguments=args_text(target["arguments"]),
@@ -123,6 +133,8 @@ class ToolValue:
             ok = low.strip().strip("'\"`") == want if "value" in claim else want in low
             if not ok and parse_json(text) is not None:
                 ok = str(parse_json(text)).strip().lower() == want
+            if not ok and _message_like(str(reference)):
+                ok = in_substance(str(reference), text)  # "Error 1: the build at Makefile:192" for the make line
         if ok:
             return True, "same value"
         return False, f"expected {value_text(reference)!r}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["numbers", "same_number", "dates", "same_date", "all_parts"]
+__all__ = ["numbers", "ordinal_number", "same_number", "dates", "same_date", "all_parts"]
 
 
 _WORDS = {"zero": 0, "no": 0, "none": 0, "one": 1, "once": 1, "single": 1, "two": 2, "twice": 2, "three": 3,
@@ -39,6 +39,20 @@ def numbers(text: str, words: bool = True) -> list[float]:
         else:
             found.append(float(match.group(0).replace(",", "")))
     return found
+
+
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+             "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+             "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20}
+ORDINAL = r"(?:\d+(?:st|nd|rd|th)|" + "|".join(_ORDINALS) + ")"
+
+
+def ordinal_number(word: str) -> int | None:
+    """The number of an ordinal ("fifth", "5th"), None for anything else."""
+    word = word.strip().lower()
+    if re.fullmatch(r"\d+(?:st|nd|rd|th)", word):
+        return int(word[:-2])
+    return _ORDINALS.get(word)
 
 
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",

@@ -19,7 +19,7 @@ from bench.profiles import Profile
 from bench.questions.base import CaseFacts, ReaderAnswer, make_question
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.tool_value import value_text
-from bench.questions.values import same_number
+from bench.questions.values import numbers, same_number
 from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 
@@ -51,9 +51,13 @@ class WriteActions:
     name = NAME
     answer_format = {"actions": "list of {\"tool\": name, \"arguments\": {...}}, in the order made"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Changes: the state-changing calls the answer lists are the reference's, in the same order "
-              "(a missing, extra or reordered change is wrong), each with the reference's key argument values "
-              "(ids character for character, numbers numerically). Read-only calls the answer also mentions "
-              "do not count against it.")
+              "(a missing, extra or reordered change is wrong), each with every key argument value of the "
+              "reference (ids character for character, numbers numerically; a value several changes share may be "
+              "said once). Changes may be told in prose (\"sent a payment request for bill B1\" = "
+              "send_payment_request) or as JSON with the arguments beside the tool; one change made for several "
+              "ids may be named once with each id, in order (\"grant_app_permission: storage, then sms\"). A call "
+              "listed as a change that is none of the reference's (a read-only call, a transfer, a call that "
+              "failed) is an extra change; calls mentioned only as context, or said to have failed, do not count.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -99,10 +103,10 @@ class WriteActions:
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
         if isinstance(parsed, dict):
             parsed = parsed.get("changes") or parsed.get("actions") or parsed
-        if isinstance(parsed, dict) and "tool" in parsed:
+        if isinstance(parsed, dict) and _tool_of(parsed):
             parsed = [parsed]
-        if isinstance(parsed, list) and parsed and all(isinstance(c, dict) and "tool" in c for c in parsed):
-            return {"changes": [{"tool": str(c["tool"]), "arguments": c.get("arguments") or {}} for c in parsed]}
+        if isinstance(parsed, list) and parsed and all(isinstance(c, dict) and _tool_of(c) for c in parsed):
+            return {"changes": [{"tool": _tool_of(c), "arguments": _arguments_of(c)} for c in parsed]}
         if not text.strip() or (is_abstention(text) and not has_values(text)):
             return None
         return {"text": text}
@@ -120,31 +124,162 @@ class WriteActions:
                     if not _same(value, (item.get("arguments") or {}).get(key)):
                         return False, f"{ref['tool']}: {key} differs from {value_text(value)!r}"
             return True, "same changes in order"
-        text = claim["text"]
-        names = sorted(set(want), key=len, reverse=True)
-        found = re.findall(r"(?<!\w)(" + "|".join(re.escape(n) for n in names) + r")(?!\w)", text)
-        if found != want:
-            return False, f"changes named {found}, expected {want}"
-        low = text.lower()
-        missing = [value_text(v) for c in reference for v in c["arguments"].values()
-                   if value_text(v).lower() not in low]
-        if missing:
-            return False, f"key arguments missing: {missing}"
-        # changes of the same tool are told apart by their own values (ids no other change has):
-        # those must be named in the reference's order
-        firsts = []
-        for change in reference:
-            own = [value_text(v).lower() for v in change["arguments"].values()
-                   if not any(value_text(v) == value_text(w) for other in reference if other is not change
-                              for w in other["arguments"].values())]
-            if own:
-                firsts.append(min(low.find(v) for v in own))
-        if firsts != sorted(firsts):
-            return False, "changes named in another order"
-        return True, "same changes in order"
+        return _grade_text(reference, claim["text"])
 
     def answer_keys(self, reference: list[dict[str, Any]]) -> list[str]:
         return []  # a list of changes is never readable in the task text
+
+
+def _tool_of(item: dict[str, Any]) -> str | None:
+    """The tool a JSON change names (``tool``, or ``name`` / ``function`` as models also write it)."""
+    for key in ("tool", "name", "function"):
+        if isinstance(item.get(key), str) and item[key].strip():
+            return item[key].strip("` ")
+    return None
+
+
+def _arguments_of(item: dict[str, Any]) -> dict[str, Any]:
+    """A JSON change's arguments: nested (``arguments`` / ``args``), or flat beside the tool
+    (``{"tool": "x", "customer_id": "C1"}``)."""
+    for key in ("arguments", "args", "parameters"):
+        if isinstance(item.get(key), dict):
+            return item[key]
+    return {k: v for k, v in item.items() if k not in ("tool", "name", "function", "arguments", "args", "parameters")}
+
+
+# --- changes in free text ------------------------------------------------------------------------------------
+
+# A tool named in an answer: a snake_case identifier (possibly backticked)
+_TOOL_LIKE = re.compile(r"(?<![\w.-])`?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`?(?![\w-])")
+# A list item that says its call changed nothing ("resume_line (failed: line not suspended)")
+_NO_CHANGE = re.compile(r"\b(?:fail\w*|errors?|errored|refused|rejected|denied|no effect|did not|didn't|not applied|"
+                        r"changed nothing|nothing changed|read-only|only (?:read|looked|checked))\b", re.I)
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|\(?[a-z]\))?\s*")
+# An item that tells a change in prose without naming it: it starts with a verb of doing ("enabled roaming on
+# that line"); verbs of looking (checked, verified) tell no change
+_DID = re.compile(r"^(?:(?:first|then|next|finally|also|and|after that|afterwards|lastly|i|we)\b[\s,]*)*"
+                  r"(?!(?:checked|looked|verified|confirmed|viewed|searched|fetched|retrieved|listed|asked|explained|"
+                  r"told|tested|tried|attempted|noticed|needed|wanted|used|called|ran|found|saw|read)\b)"
+                  r"([a-z]+ed|sent|set|reset|made|paid|put|gave|took|rebooked|upgraded|downgraded)\b", re.I)
+
+
+def _items(text: str) -> list[tuple[int, int]]:
+    """Spans of the items an answer lists: lines, and parts separated by ``;``, arrows, "then" or commas outside
+    parentheses (the arguments of a call written ``tool(a, b)`` stay in its item)."""
+    spans, depth, start, i = [], 0, 0, 0
+    separator = re.compile(r"\n|;|->|\u2192|=>|,?\s+(?:and\s+)?then\s+|,")
+    while i < len(text):
+        char = text[i]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (cut := separator.match(text, i)):
+            spans.append((start, i))
+            start = i = cut.end()
+            continue
+        i += 1
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
+def _stem(word: str) -> str:
+    return word if len(word) <= 3 else word[: max(3, len(word) - 2)]
+
+
+def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int, int]]:
+    """Where the answer names each of the reference's tools, in order: by its identifier, or in prose by its
+    words in order, any inflection, up to three words between ("sent a payment request" = send_payment_request).
+    Overlapping mentions keep the longest (``toggle_data_saver_mode`` over ``toggle_data``)."""
+    found = []
+    for tool in {c["tool"] for c in reference}:
+        found += [(tool, m.start(), m.end()) for m in re.finditer(rf"(?<![\w]){re.escape(tool)}(?![\w])", text)]
+        words = [w for w in re.split(r"[_\W]+", tool) if w]
+        if len(words) >= 2:  # one word in prose ("search") would be any use of the word
+            between = r"(?:\s+[\w$./%-]+){0,3}?\s+"
+            prose = between.join(rf"(?<![\w]){re.escape(_stem(w))}[^\W_]*(?![\w])" for w in words)
+            found += [(tool, m.start(), m.end()) for m in re.finditer(prose, text, re.I)]
+    kept: list[tuple[str, int, int]] = []
+    for tool, start, end in sorted(found, key=lambda f: (f[1], f[1] - f[2])):
+        if not kept or start >= kept[-1][2]:
+            kept.append((tool, start, end))
+    return kept
+
+
+def _value_in(value: Any, text: str) -> bool:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return any(same_number(value, n) for n in numbers(text, words=False))
+    shown = value_text(value).strip()
+    return re.search(rf"(?<![\w-]){re.escape(shown)}(?![\w-])", text, re.I) is not None
+
+
+def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
+    """Changes written as text (a list, arrows, prose): the changes it names must be the reference's, in order,
+    each with its key argument values. A call listed as an item of its own that is none of the reference's tools
+    (a read call, a failed call, a transfer) is an extra change; an item that says its call failed or changed
+    nothing is no change. A change made for several ids may be named once with each id ("grant_app_permission
+    (messaging: storage, then sms)"): it counts once per id. Values only one change has must be said with it;
+    values several changes share, anywhere."""
+    want = [c["tool"] for c in reference]
+    keys = {k.lower() for c in reference for k in c["arguments"]}
+    values = {value_text(v).lower() for c in reference for v in c["arguments"].values()}
+    items = _items(text)
+    inert = [(a, b) for a, b in items if _NO_CHANGE.search(text[a:b])]
+    found = [m for m in _mentions(reference, text) if not any(a <= m[1] < b for a, b in inert)]
+    mentions: list[tuple[str, int, int]] = []
+    for tool, start, end in found:  # "sent a payment request with send_payment_request": one change, named twice
+        item = next(((a, b) for a, b in items if a <= start < b), None)
+        if mentions and mentions[-1][0] == tool and item and item[0] <= mentions[-1][1] < item[1]:
+            mentions[-1] = (tool, mentions[-1][1], end)
+        else:
+            mentions.append((tool, start, end))
+    for a, b in items:
+        if (a, b) in inert or any(a <= m[1] < b for m in mentions):
+            continue
+        words = " ".join(_BULLET.sub("", text[a:b]).split()[:3])
+        head = _TOOL_LIKE.search(words)
+        if head and head.group(1) not in want and head.group(1).lower() not in keys | values \
+                and not re.search(r"(?:^|_)id$", head.group(1)) and not re.match(r"\s*=", words[head.end():]):
+            return False, f"an extra change: {head.group(1)}"
+        if not head and (did := _DID.match(_BULLET.sub("", text[a:b]).strip())):
+            return False, f"an extra change: {did.group(0).strip()!r} names none of the changes"
+    own = [{value_text(v) for v in c["arguments"].values()} - {
+        value_text(w) for other in reference if other is not c for w in other["arguments"].values()}
+        for c in reference]
+    named: list[tuple[str, int, int]] = []  # (tool, where its values are said: from the last mention to the next)
+    for i, (tool, _, _) in enumerate(mentions):
+        region = (mentions[i - 1][2] if i else 0, mentions[i + 1][1] if i + 1 < len(mentions) else len(text))
+        times = 1
+        if sum(1 for m in mentions if m[0] == tool) < want.count(tool):  # named once for several changes
+            said = text[region[0]: region[1]]
+            times = max(1, sum(1 for c, mine in zip(reference, own, strict=True)
+                               if c["tool"] == tool and mine and all(_value_in(v, said) for v in mine)))
+        named += [(tool, *region)] * times
+    tools = [tool for tool, _, _ in named]
+    if tools != want:
+        return False, f"changes named {tools}, expected {want}"
+    missing = [value_text(v) for c in reference for v in c["arguments"].values() if not _value_in(v, text)]
+    if missing:
+        return False, f"key arguments missing: {missing}"
+    firsts = []  # each change's own values are said with it, and in the reference's order
+    for change, mine, (_, a, b) in zip(reference, own, named, strict=True):
+        where = [_position(v, text, a, b) for v in mine]
+        if any(w is None for w in where):
+            return False, f"{change['tool']}: {', '.join(sorted(mine))} not said with it"
+        if where:
+            firsts.append(min(w for w in where if w is not None))
+    if firsts != sorted(firsts):
+        return False, "changes named in another order"
+    return True, "same changes in order"
+
+
+def _position(value: str, text: str, start: int, end: int) -> int | None:
+    """Where a value is first said between ``start`` and ``end`` (a number numerically), None when it is not."""
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", value):
+        return next((m.start() + start for m in re.finditer(r"-?\d+(?:\.\d+)?", text[start:end])
+                     if same_number(m.group(0), value)), None)
+    found = re.compile(rf"(?<![\w-]){re.escape(value)}(?![\w-])", re.I).search(text, start, end)
+    return found.start() if found else None
 
 
 def _same(want: Any, got: Any) -> bool:

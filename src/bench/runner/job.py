@@ -56,7 +56,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from bench.arms import build_policy
 from bench.components import calls_model, clients_of, preflight
-from bench.config import dataset_source
+from bench.config import dataset_source, generalize_types
 from bench.jobcases import job_case_stream
 from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
 from bench.llm import call_sink, summarize_calls
@@ -209,7 +209,8 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
     views = store.read("views", omit=VIEW_OMITTED)  # the views' figures and flags, not their messages
     # the answers read once as they stream by, the scores without the judge's prompt and reply
     metrics = compute_metrics(case_questions, views, store.iter("answers"), store.read("scores", omit=SCORE_OMITTED),
-                              full_correct)
+                              full_correct, declaration,  # declaration: lower_bound
+                              generalize_types=generalize_types(cfg))
     metrics["missing_traces"] = missing
     metrics["model_calls"] = summarize_calls(iter_jsonl(store.path("calls"), keys=()))
     # what the job's calls cost at the price tables (model.price ...): null when a call is unpriced

@@ -15,6 +15,8 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
+from bench.arms import stack
+
 __all__ = ["git_state", "package_versions", "text_hash", "provenance", "now"]
 
 _PACKAGES = ("bench", "hydra-core", "omegaconf", "datasets", "langchain-core", "langchain-openai",
@@ -73,6 +75,9 @@ def provenance(cfg: Any, selection: Any, status: str, started: str, *, case_set_
         "case_set_hash": case_set_hash,
         "prompt_hash": text_hash(prompt_text),
         "arm": cfg.arm.get("name"),
+        # the answering model, the summarizer and the judge by name; judge_note when an LLM judge is the
+        # answering model by default (judge.name not set)
+        "stack": stack(cfg),
         "seed": cfg.get("seed"),
         "config": OmegaConf.to_container(cfg, resolve=True),
     }

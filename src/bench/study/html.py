@@ -1,6 +1,11 @@
-"""The study's HTML page: one self-contained file (tables, inline SVG plots, the outcome grid).
+"""The study's HTML page: one self-contained file (inline SVG plots, tables, the outcome grid).
 
     page = report_html(jobs, jobs_df, configs, questions, sources)
+
+It reads top-down as a study should: with budgeted arms, the answer per budget and the frontier
+plot first (``#answer``, ``#frontier``); then per case set the plots, then its tables; the
+per-question grid and the job list last. With ``model=offline`` every place that names the
+measure says "evidence available (offline reader)", as ``report.md`` does.
 """
 
 from __future__ import annotations
@@ -13,13 +18,18 @@ import pandas as pd
 from bench.study.jobs import Job
 from bench.study.plots import has_full, plot_label, plot_n_curve, plot_tradeoff, plot_types
 from bench.study.text import (
+    FRONTIER_NOTE,
+    MEASURE_NOTE,
+    METHODS_LINE,
     PCT_METRICS,
     case_set_title,
     compactions_table,
     depth_table,
     distance_table,
     fmt,
+    frontier_table,
     is_missing,
+    measure_of,
     pairs_table,
     summary_table,
 )
@@ -91,6 +101,8 @@ th.rot{height:150px;vertical-align:bottom;padding:2px}
 th.rot div{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:11px}
 .chip{display:inline-block;width:16px;text-align:center;border:1px solid #ccc}
 .small{color:#666;font-size:12px}
+.answer{font-size:14px;line-height:1.5}.answer li{margin:4px 0}
+.measure{background:#eef4fb;border:1px solid #9fbfe0;padding:8px 12px;border-radius:4px}
 """
 
 
@@ -105,17 +117,70 @@ def _html_table(header: list[str], rows: list[list[str]], flagged: list[bool] | 
     return "".join(out)
 
 
-def _case_set_html(configs: pd.DataFrame, pairs: pd.DataFrame | None, titled: bool) -> list[str]:
-    """One study: its config table, paired comparisons, distances and plots."""
+def _md_inline(text: str) -> str:
+    """A sentence of report.md as HTML: escaped, its **bold** kept."""
+    out = html.escape(text)
+    while out.count("**") >= 2:
+        out = out.replace("**", "<b>", 1).replace("**", "</b>", 1)
+    return out
+
+
+def _lead_html(configs: pd.DataFrame, frontier: pd.DataFrame, sentences: dict[str, list[str]],
+               svgs: dict[str, str | None], measure: str) -> list[str]:
+    """The first section (the answer per budget) and the frontier plot, above every table."""
+    sets = list(dict.fromkeys(frontier["case_set"]))
+    parts = ['<section id="answer"><h2>The answer per budget</h2>']
+    if measure != "accuracy":
+        parts.append(f"<p class='small'>Measured with <code>model=offline</code>: {html.escape(measure)}, not a "
+                     "model's accuracy.</p>")
+    for case_set in sets:
+        group = configs[configs["case_set"] == case_set]
+        if len(sets) > 1 and not group.empty:
+            parts.append(f"<h3>{html.escape(case_set_title(group))}</h3>")
+        items = "".join(f"<li>{_md_inline(s)}</li>" for s in sentences.get(str(case_set), []))
+        parts.append(f"<ul class='answer'>{items}</ul>")
+    parts.append("</section>")
+    parts.append('<section id="frontier"><h2>The quality-size frontier</h2>'
+                 f"<p class='small'>{html.escape(FRONTIER_NOTE)}</p>")
+    for case_set in sets:
+        if len(sets) > 1:
+            group = configs[configs["case_set"] == case_set]
+            parts.append(f"<h3>{html.escape(case_set_title(group) if not group.empty else str(case_set))}</h3>")
+        svg = svgs.get(str(case_set))
+        if svg:
+            parts.append(f'<div class="plot" id="frontier-plot-{html.escape(str(case_set))}">{svg}</div>')
+        header, rows = frontier_table(frontier[frontier["case_set"] == case_set], measure)
+        parts += ["<p class='small'>The plot's data (frontier.csv):</p>", _html_table(header, rows)]
+    parts.append("</section>")
+    return parts
+
+
+def _case_set_html(configs: pd.DataFrame, pairs: pd.DataFrame | None, titled: bool,
+                   measure: str = "accuracy") -> list[str]:
+    """One study: its plots first, then the config table, paired comparisons and distances."""
     header, rows = summary_table(configs)
     flagged = [bool(r) for r in configs["incomplete"]]
-    parts = [f"<h2>{html.escape(case_set_title(configs))}</h2>" if titled else "<h2>Configs</h2>",
-             _html_table(header, rows, flagged)]
+    parts = [f"<h2>{html.escape(case_set_title(configs))}</h2>" if titled else "<h2>Configs</h2>"]
+    plots = (
+        ("Accuracy relative to full vs tokens kept", plot_tradeoff(configs),
+         "One point per config (marker per arm); x: share of the full history's tokens the view keeps, "
+         "y: share of the questions the full arm answers that this config still answers."),
+        ("Accuracy per question type", plot_types(configs), ""),
+        ("The N curve", plot_n_curve(configs),
+         "N latest messages kept (arm=nlatest) against accuracy"
+         + ("; dotted: the full arm." if has_full(configs) else
+            " (no full-arm job in this report: relative to full uses each job's own full reference).")),
+    )
+    for title, svg, note in plots:
+        if svg:
+            parts += [f"<h3>{html.escape(title)}</h3>", f"<p class='small'>{html.escape(note)}</p>" if note else "",
+                      f'<div class="plot">{svg}</div>']
+    parts += ["<h3>Configs</h3>" if titled else "", _html_table(header, rows, flagged)]
     if pairs is not None and not pairs.empty:
-        header, rows = pairs_table(pairs, limit=45)
-        parts += ["<h3>Paired comparisons</h3>",
-                  "<p class='small'>Config B minus config A on the same questions, paired by seed; 95% CI from "
-                  "a paired score interval (questions clustered by instance and type, docs/uncertainty.md); detectable Δ: "
+        header, rows = pairs_table(pairs, limit=45, measure=measure)
+        parts += [f"<h3>Paired comparisons of {html.escape(measure)}</h3>",
+                  "<p class='small'>Config B minus config A on the same questions, paired by seed; 95% CI and p "
+                  "from the exact sign-flip test over instances (docs/uncertainty.md); detectable Δ: "
                   "the smallest difference the pair's questions detect (80% power, 5% level); discordant questions: "
                   "correct in one config only"
                   + (f" (first 45 of {len(pairs)} pairs; all in pairs.csv)" if len(pairs) > 45 else "") + ".</p>",
@@ -137,37 +202,33 @@ def _case_set_html(configs: pd.DataFrame, pairs: pd.DataFrame | None, titled: bo
                   "<p class='small'>Accuracy and evidence visible per question type and depth (tokens from the end "
                   "back to the earliest evidence), with n; per-job 95% intervals in jobs.csv "
                   "(depthci., depthvisci.).</p>", _html_table(header, rows)]
-    plots = (
-        ("Accuracy relative to full vs tokens kept", plot_tradeoff(configs),
-         "One point per config (marker per arm); x: share of the full history's tokens the view keeps, "
-         "y: share of the questions the full arm answers that this config still answers."),
-        ("Accuracy per question type", plot_types(configs), ""),
-        ("The N curve", plot_n_curve(configs),
-         "N latest messages kept (arm=nlatest) against accuracy"
-         + ("; dotted: the full arm." if has_full(configs) else
-            " (no full-arm job in this report: relative to full uses each job's own full reference).")),
-    )
-    for title, svg, note in plots:
-        if svg:
-            parts += [f"<h3>{html.escape(title)}</h3>", f"<p class='small'>{html.escape(note)}</p>" if note else "",
-                      svg]
     return parts
 
 
 def report_html(jobs: list[Job], jobs_df: pd.DataFrame, configs: pd.DataFrame, questions: pd.DataFrame,
-                sources: list[str], pairs: pd.DataFrame | None = None) -> str:
+                sources: list[str], pairs: pd.DataFrame | None = None, frontier: pd.DataFrame | None = None,
+                sentences: dict[str, list[str]] | None = None, frontier_svgs: dict[str, str | None] | None = None
+                ) -> str:
+    measure = measure_of(jobs)
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bench report</title>",
         f"<style>{_CSS}</style></head><body>",
         "<h1>Context-compaction benchmark report</h1>",
+    ]
+    if frontier is not None and not frontier.empty:
+        parts += _lead_html(configs, frontier, sentences or {}, frontier_svgs or {}, measure)
+    parts += [
         f"<p class='small'>Generated {datetime.now(UTC).isoformat(timespec='seconds')} from "
         f"{html.escape(', '.join(sources))}: {len(jobs)} job(s), {len(configs)} config(s). "
-        "Values are mean [min–max] over the seeds of complete jobs; 95% CI: score interval with questions "
-        "clustered by instance and question type (docs/uncertainty.md), every complete seed's questions pooled; "
+        "Values are mean [min–max] over the seeds of complete jobs; 95% CI: every complete seed's questions pooled; "
         "detectable Δ: the smallest accuracy difference the case set detects (80% power, 5% level); hedged "
         "wrong: wrong answers that hedge, apart from confidently wrong. Questions whose answer is readable in the task text are left out "
         "of every figure (counted in 'in task text').</p>",
+        f"<p class='small'>{html.escape(METHODS_LINE)}</p>",
     ]
+    if measure != "accuracy":  # report.md's paragraph, word for word
+        note = html.escape(MEASURE_NOTE).replace("`model=offline`", "<code>model=offline</code>")
+        parts.append(f"<p class='measure'><b>Measures: {html.escape(measure)}.</b> {note}</p>")
     if jobs and jobs[0].shared:
         parts.append(f"<p class='small'>Overrides shared by every job: <code>{html.escape(' '.join(jobs[0].shared))}"
                      "</code></p>")
@@ -184,7 +245,7 @@ def report_html(jobs: list[Job], jobs_df: pd.DataFrame, configs: pd.DataFrame, q
     groups = list(configs.groupby("case_set", sort=False)) if not configs.empty else []
     for case_set, group in groups:
         parts += _case_set_html(group, pairs[pairs["case_set"] == case_set] if pairs is not None and not pairs.empty
-                                else None, len(groups) > 1)
+                                else None, len(groups) > 1, measure)
     parts += ["<h2>Per-question outcomes</h2>",
               "<p class='small'>Rows: questions; columns: jobs. Hover a cell for the judge's reason and "
               "the evidence flags.</p>", outcome_grid_html(questions, jobs)]

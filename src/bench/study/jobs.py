@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.config import generalize_types
 from bench.metrics import CASE_OMITTED, VIEW_OMITTED, compute_metrics
 from bench.policies.base import declaration_of
 from bench.policies.compact_settings import MECHANISM_NAMES
@@ -37,9 +38,9 @@ log = logging.getLogger(__name__)
 MECHANISM_ORDER = {m: i for i, m in enumerate(MECHANISM_NAMES)}  # study order: as the presets build up
 PROMPT_ORDER = {p: i for i, p in enumerate(PROMPT_NAMES)}
 # keys that never make two jobs different configs (seed is what a config averages over)
-_NOT_IDENTITY = re.compile(r"^(seed|resume|output_dir|cache\..*|tracing\..*)$|(^|\.)seed$")
+_NOT_IDENTITY = re.compile(r"^(seed|resume|output_dir|cache\..*|tracing\..*|stats\..*)$|(^|\.)seed$")
 # overrides that are not part of a config's readable label
-_NOT_LABEL = re.compile(r"^(seed|resume|output_dir|dataset\.path|cache\.[\w.]+|tracing\.[\w.]+|hydra\.[\w.]+"
+_NOT_LABEL = re.compile(r"^(seed|resume|output_dir|dataset\.path|cache\.[\w.]+|tracing\.[\w.]+|stats\.[\w.]+|hydra\.[\w.]+"
                         r"|hydra/[\w/]+)$")
 # answer usage keys that hold latency in seconds
 # ---------------------------------------------------------------- loading jobs
@@ -103,6 +104,10 @@ class Job:
     @property
     def complete(self) -> bool:
         return self.status == "complete"
+
+    @property
+    def generalize_types(self) -> bool:  # stats.generalize_types: intervals over other question types too
+        return generalize_types(self.config)
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -208,14 +213,16 @@ def load_job(path: Path | str) -> Job:
     answers = read_jsonl(path / "answers.jsonl")
     scores = read_jsonl(path / "scores.jsonl")
     reference = read_jsonl(path / "reference_scores.jsonl")
-    if declaration_of(run, config.get("arm") or {})["role"] == "reference":
+    is_reference = declaration_of(run, config.get("arm") or {})["role"] == "reference"
+    if is_reference:
         full_correct = {s["qid"] for s in scores if s.get("verdict") == "correct"}
     elif reference:
         latest = {s["qid"]: s for s in reference}  # a resumed job's later line wins
         full_correct = {qid for qid, s in latest.items() if s.get("verdict") == "correct"}
     else:
         full_correct = None
-    metrics = compute_metrics(cases, views, answers, scores, full_correct)
+    metrics = compute_metrics(cases, views, answers, scores, full_correct, declaration_of(run, config.get("arm") or {}),
+                              reference=is_reference, generalize_types=generalize_types(config))
     stored = _json(path / "metrics.json")
     problems = []
     if run.get("status") == "failed":
@@ -341,9 +348,11 @@ def _merged(shards: list[Job]) -> Job:
     run = {**first.run, "case_set_hash": digest[:16], "shards": [str(j.path) for j in shards],
            "status": "complete" if all(j.status == "complete" for j in shards) else "incomplete"}
     stored = {"missing_traces": [t for j in shards for t in ((j.stored_metrics or {}).get("missing_traces") or [])]}
+    metrics = compute_metrics(cases, views, answers, scores, full_correct, first.policy, reference=first.is_reference,
+                              generalize_types=first.generalize_types)
     return Job(path=first.path, run=run, config=_without_shard(first.config),
                overrides=[o for o in first.overrides if not o.startswith("dataset.shard=")],
-               metrics=compute_metrics(cases, views, answers, scores, full_correct), stored_metrics=stored,
+               metrics=metrics, stored_metrics=stored,
                cases=cases, views=views, answers=answers, scores=scores,
                status=run["status"], problems=[f"{j.name}: {p}" for j in shards for p in j.problems],
                full_correct=full_correct, shard_paths=[j.path for j in shards])

@@ -12,7 +12,7 @@ import pandas as pd
 
 from bench.study.text import is_missing
 
-__all__ = ["plot_tradeoff", "plot_types", "plot_n_curve", "plot_label", "has_full"]
+__all__ = ["plot_frontier", "plot_tradeoff", "plot_types", "plot_n_curve", "plot_label", "has_full", "arm_style"]
 
 # ---------------------------------------------------------------- plots
 
@@ -58,6 +58,54 @@ def _markers(data: pd.DataFrame, groups: pd.Series) -> dict[str, tuple[str, str]
             out[group] = _CANDIDATE_MARKERS[next_candidate % len(_CANDIDATE_MARKERS)]
             next_candidate += 1
     return out
+
+
+def arm_style(frame: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """A marker and a colour per arm (the reference's and the baseline's by role, the candidates' in
+    their declared order): each arm is told apart by both, in print and for colour-blind readers."""
+    ordered = frame.sort_values("arm_order", kind="stable") if "arm_order" in frame else frame
+    return _markers(ordered, ordered["arm"])
+
+
+def plot_frontier(frontier: pd.DataFrame, measure: str = "accuracy") -> str | None:
+    """The frontier: realized share of history tokens kept (x) against answers kept relative to full
+    (y, 95% intervals), one colour and marker per arm, a line through each arm's budgets; hollow
+    markers for stand-in summaries (a lower bound); dotted verticals at the budgets' targets."""
+    data = frontier.dropna(subset=["realized_share", "answers_kept"]) if not frontier.empty else frontier
+    if data.empty:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    styles = arm_style(data)
+    for share in sorted({float(b) for b in data["budget"].dropna() if float(b) <= 1}):
+        ax.axvline(share, color="#bbbbbb", linestyle=":", linewidth=0.8, zorder=0)
+    hollow_any = False
+    for arm, group in data.groupby("arm", sort=False):
+        group = group.sort_values("realized_share")
+        marker, colour = styles[arm]
+        hollow = bool(group["lower_bound"].any())
+        hollow_any = hollow_any or hollow
+        xs = group["realized_share"].astype(float).tolist()
+        ys = group["answers_kept"].astype(float).tolist()
+        lows = [y - float(lo) if not is_missing(lo) else 0.0 for y, lo in zip(ys, group["answers_kept_low"], strict=True)]
+        highs = [float(hi) - y if not is_missing(hi) else 0.0 for y, hi in zip(ys, group["answers_kept_high"],
+                                                                                strict=True)]
+        ax.errorbar(xs, ys, yerr=[[max(v, 0.0) for v in lows], [max(v, 0.0) for v in highs]], fmt=f"{marker}-",
+                    color=colour, label=f"{arm} (lower bound)" if hollow else str(arm), capsize=3, markersize=7,
+                    linewidth=1.2, markerfacecolor="none" if hollow else colour, markeredgewidth=1.4, alpha=0.9,
+                    gid=f"arm-{arm}")
+    ax.set_xlabel("realized share of history tokens kept (mean over cases; dotted: the budgets)")
+    what = "answers kept" if measure == "accuracy" else measure
+    ax.set_ylabel(f"{what}, relative to full")
+    ax.set_xlim(-0.02, 1.05)
+    ax.set_ylim(-0.03, 1.05)
+    ax.grid(alpha=0.3)
+    ax.legend(title="arm", loc="lower right", fontsize=8)
+    title = "Quality-size frontier (bars: 95% CI over instances)"
+    if hollow_any:
+        title += "\nhollow: summaries by the offline extractive stand-in, a lower bound"
+    ax.set_title(title)
+    return _svg(fig)
 
 
 def _reference(configs: pd.DataFrame) -> pd.DataFrame:

@@ -25,8 +25,12 @@ Written to the output directory (default ``DIR/report`` for one DIR, else
 - ``pairs.csv``: every two configs of one case set compared on the same questions (paired by
   seed): accuracy B - A with its 95% interval, the discordant questions;
 - ``report.md``: the config table in markdown; ``report.html``: one self-contained page
-  (tables, SVG plots: accuracy relative to full vs tokens kept per arm, per-type bars,
-  the N curve, the per-question outcome grid).
+  (SVG plots: accuracy relative to full vs tokens kept per arm, per-type bars, the N curve;
+  then the tables and the per-question outcome grid);
+- with budgeted arms (``arm.budget``, ``+experiment=frontier``): ``frontier.csv`` (the frontier
+  plot's data: arm, budget, target and realized share, answers kept with its interval) and
+  ``frontier.svg``; ``report.md`` and ``report.html`` then lead with the answer, one sentence
+  per budget (:mod:`bench.study.frontier`), and the frontier plot, above every table.
 
 Jobs are listed by config (arm, N, mechanism chain, prompt, then the sweep's own order),
 seeds together, not by start time. Failed jobs (``run.json`` ``status: failed``, a job of a
@@ -48,10 +52,12 @@ from typing import Any
 import pandas as pd
 
 from bench.errors import console_script
+from bench.study.frontier import answer_sentences, frontier_frame, over_budget_line
 from bench.study.html import report_html
 from bench.study.jobs import find_job_dirs, load_jobs
+from bench.study.plots import plot_frontier
 from bench.study.tables import configs_frame, jobs_frame, questions_frame, types_frame, write_csv
-from bench.study.text import report_markdown
+from bench.study.text import measure_of, report_markdown
 from bench.study.uncertainty import pairs_frame
 
 __all__ = ["write_report", "main"]
@@ -78,14 +84,29 @@ def write_report(paths: Iterable[Path | str], output: Path | str | None = None) 
     write_csv(types, output / "types.csv")
     write_csv(questions, output / "questions.csv")
     write_csv(pairs, output / "pairs.csv")
-    markdown = report_markdown(jobs, configs, pairs)
+    measure = measure_of(jobs)
+    frontier = frontier_frame(configs)
+    sentences = answer_sentences(jobs, configs, measure)
+    if not frontier.empty:  # the views over their target, said under the answer
+        for case_set in sentences:
+            sentences[case_set].append(over_budget_line([j for j in jobs if j.case_set == case_set]))
+    svgs = {}
+    if not frontier.empty:
+        write_csv(frontier.drop(columns=["role", "arm_order"], errors="ignore"), output / "frontier.csv")
+        for case_set, group in frontier.groupby("case_set", sort=False):
+            svgs[str(case_set)] = plot_frontier(group, measure)
+        named = [(case_set, svg) for case_set, svg in svgs.items() if svg]
+        for case_set, svg in named:
+            name = "frontier.svg" if len(named) == 1 else f"frontier_{case_set}.svg"
+            (output / name).write_text(svg, encoding="utf-8")
+    markdown = report_markdown(jobs, configs, pairs, frontier=frontier, sentences=sentences)
     (output / "report.md").write_text(markdown, encoding="utf-8", errors="backslashreplace")
     (output / "report.html").write_text(
-        report_html(jobs, jobs_df, configs, questions, [str(p) for p in paths], pairs), encoding="utf-8",
-        errors="backslashreplace")
+        report_html(jobs, jobs_df, configs, questions, [str(p) for p in paths], pairs, frontier=frontier,
+                    sentences=sentences, frontier_svgs=svgs), encoding="utf-8", errors="backslashreplace")
     log.info("report of %d job(s) written to %s", len(jobs), output)
     return {"output": output, "jobs": jobs, "jobs_df": jobs_df, "configs": configs, "pairs": pairs,
-            "markdown": markdown}
+            "markdown": markdown, "frontier": frontier, "sentences": sentences}
 
 
 @console_script
@@ -114,8 +135,9 @@ def main(argv: list[str] | None = None) -> int:
               + (f" ({err.filename})" if err.filename else ""), file=sys.stderr)
         return 2
     print(result["markdown"])
+    extra = ", frontier.csv, frontier.svg" if not result["frontier"].empty else ""
     print(f"written: {result['output']}/report.html, jobs.csv, configs.csv, types.csv, questions.csv, pairs.csv, "
-          "report.md")
+          f"report.md{extra}")
     return 0
 
 

@@ -121,6 +121,7 @@ def job_row(job: Job) -> dict[str, Any]:
         "arm_order": policy["order"],
         "n": arm_cfg.get("n"),
         "match": arm_cfg.get("match"),
+        "budget": arm_cfg.get("budget"),  # arm.budget: a share of each case's history tokens, or tokens
         "prompt": (config.get("prompt") or {}).get("name") if uses_compact else None,
         "mechanism": (config.get("mechanism") or {}).get("name") if uses_compact else None,
         "seed": job.seed,
@@ -181,6 +182,13 @@ def job_row(job: Job) -> dict[str, Any]:
         "tokens_kept_ratio": m.get("tokens_kept_ratio"),
         "mean_kept_messages": m.get("mean_kept_messages"),
         "summarizer_calls": m.get("summarizer_calls"),
+        # arm.budget: target and realized shares of each case's history tokens, views > 20% over target
+        "budget_target_share": (m.get("budget") or {}).get("target_share"),
+        "budget_realized_share": (m.get("budget") or {}).get("realized_share"),
+        "budget_median_ratio": (m.get("budget") or {}).get("median_realized_over_target"),
+        "budget_n_over": (m.get("budget") or {}).get("n_over"),
+        # summaries by the offline extractive stand-in: a lower bound, never ranked against exact figures
+        "lower_bound": m.get("lower_bound") is not None,
         # what bench.estimate says of the job (from its views), beside what it spent (cost_usd, tokens)
         "estimated_cost_usd": ((job.stored_metrics or {}).get("estimate") or {}).get("cost_usd"),
         "estimated_input_tokens": ((job.stored_metrics or {}).get("estimate") or {}).get("input_tokens"),
@@ -215,6 +223,7 @@ SUMMARY_METRICS = (
     "evidence_visible_rate", "evidence_recoverable_rate", "mean_kept_tokens", "tokens_kept_ratio",
     "summarizer_calls", "retrievals", "latency_s", "tokens_spent", "cost_usd", "estimated_cost_usd", "stale",
     "compactions_per_case", "compactions_max", "evidence_survived_compactions",
+    "budget_target_share", "budget_realized_share", "budget_median_ratio", "budget_n_over",
 )
 
 
@@ -261,6 +270,7 @@ def configs_frame(jobs_df: pd.DataFrame, jobs: list[Job] | None = None) -> pd.Da
             "config": first["config"], "config_id": config_id, "experiment": first["experiment"],
             "case_set": first["case_set"], "source": first["source"],
             "arm": first["arm"], "role": first["role"], "arm_order": first["arm_order"], "n": first["n"], "match": first["match"], "prompt": first["prompt"],
+            "budget": first["budget"], "lower_bound": bool(group["lower_bound"].any()),
             "mechanism": first["mechanism"],
             **({"context_window": first["context_window"]} if "context_window" in group.columns else {}),
             "n_jobs": len(group), "n_complete": len(done),
@@ -275,6 +285,8 @@ def configs_frame(jobs_df: pd.DataFrame, jobs: list[Job] | None = None) -> pd.Da
             row[f"{metric}.ci_low"] = interval[0] if interval else None
             row[f"{metric}.ci_high"] = interval[1] if interval else None
         row["detectable_difference"] = pooled.get("detectable_difference")
+        row["n_clusters"] = pooled.get("n_clusters")  # instances: what "not detectable with N instances" names
+        row["interval_method"] = pooled.get("method")  # instances, or instances+types (stats.generalize_types)
         for metric in metrics:
             values = pd.to_numeric(done[metric], errors="coerce").dropna()
             row[f"{metric}.mean"] = round(float(values.mean()), 4) if len(values) else None

@@ -1,13 +1,16 @@
 """Uncertainty across jobs: a config's pooled interval, and paired comparisons of configs.
 
-Both take the score intervals of :mod:`bench.stats` (questions clustered by instance and by
-template, i.e. question type):
+Both are about the case set's fixed mix of question types over instances like these, and take
+:mod:`bench.stats` (one-way by instance, types as strata; the two-way method when a job ran with
+``stats.generalize_types=true``, and then ``method`` says so):
 
 - ``config_intervals(jobs)``: one config's accuracy (and relative to full) with its 95% interval,
-  the questions of all its complete jobs (seeds) pooled per instance;
+  the questions of all its complete jobs (seeds) pooled per instance; the full arm relative to
+  itself is exactly 1;
 - ``compare_pair(a, b)``: config B minus config A on the same questions, paired job by job on the
-  seed, with the discordant questions (correct in one config only) and the smallest difference
-  the pair's case set detects (80% power, 5% level, from the observed paired variance);
+  seed: the difference with its interval and the p-value of the exact sign-flip test over
+  instances (:func:`bench.stats.paired_interval`), the discordant questions (correct in one config
+  only) and the smallest difference the pair's case set detects (80% power, 5% level);
 - ``pairs_frame(jobs, configs)``: every pair of configs of one case set, as a table.
 """
 
@@ -20,19 +23,20 @@ from typing import Any
 import pandas as pd
 
 from bench.metrics import headline_questions
-from bench.stats import detectable_difference, paired_difference, proportion_interval, ratio_interval
+from bench.stats import METHOD, METHOD_TYPES, accuracy_interval, detectable_difference, paired_interval, ratio_interval
 from bench.study.jobs import Job
 
 __all__ = ["compare_pair", "config_intervals", "pairs_frame"]
 
 Records = tuple[list[dict[str, Any]], list[dict[str, Any]]]  # (cases, scores) of one job
 
-def compare_pair(a: list[Records], b: list[Records]) -> dict[str, Any]:
+
+def compare_pair(a: list[Records], b: list[Records], *, generalize_types: bool = False) -> dict[str, Any]:
     """Paired comparison of config A and config B; ``a[i]`` and ``b[i]`` are jobs of the same seed."""
     hits_a: list[bool] = []
     hits_b: list[bool] = []
     instances: list[str] = []
-    templates: list[str] = []
+    types: list[str] = []
     for (cases_a, scores_a), (cases_b, scores_b) in zip(a, b, strict=True):
         questions = headline_questions(cases_a)
         shared = set(questions) & set(headline_questions(cases_b))
@@ -44,14 +48,21 @@ def compare_pair(a: list[Records], b: list[Records]) -> dict[str, Any]:
             hits_a.append(verdict_a[qid] == "correct")
             hits_b.append(verdict_b[qid] == "correct")
             instances.append(questions[qid]["_instance"])
-            templates.append(questions[qid]["type"])
-    difference, interval = paired_difference(hits_a, hits_b, instances, templates)
+            types.append(questions[qid]["type"])
     pairs = list(zip(hits_a, hits_b, strict=True))
-    return {"n_questions": len(pairs), "n_clusters": len(set(instances)),
-            "difference": difference, "difference_ci": interval,
-            "detectable_difference": detectable_difference(hits_a, hits_b, instances, templates),
-            "a_only": sum(x and not y for x, y in pairs), "b_only": sum(y and not x for x, y in pairs),
-            "both": sum(x and y for x, y in pairs), "neither": sum(not x and not y for x, y in pairs)}
+    out: dict[str, Any] = {"n_questions": len(pairs), "n_clusters": len(set(instances)),
+                           "difference": None, "difference_ci": None, "p_value": None, "detectable_difference": None,
+                           "method": METHOD_TYPES if generalize_types else METHOD,
+                           "a_only": sum(x and not y for x, y in pairs), "b_only": sum(y and not x for x, y in pairs),
+                           "both": sum(x and y for x, y in pairs), "neither": sum(not x and not y for x, y in pairs)}
+    if pairs:
+        difference, low, high, p_value = paired_interval(hits_a, hits_b, instances, types=types,
+                                                         generalize_types=generalize_types)
+        out.update(difference=round(difference, 4), difference_ci=(round(low, 4), round(high, 4)),
+                   p_value=round(p_value, 4),
+                   detectable_difference=detectable_difference(hits_a, hits_b, instances, types=types,
+                                                               generalize_types=generalize_types))
+    return out
 
 
 def config_intervals(jobs: list[Job]) -> dict[str, Any]:
@@ -59,20 +70,26 @@ def config_intervals(jobs: list[Job]) -> dict[str, Any]:
     hits: list[bool] = []  # every seed's headline questions
     in_full: list[bool] = []  # ... of which the full arm got right
     instances: list[str] = []
-    templates: list[str] = []
+    types: list[str] = []
     for job in jobs:
         verdict = {s["qid"]: s["verdict"] for s in job.scores}
         for qid, question in headline_questions(job.cases).items():
             hits.append(verdict.get(qid) == "correct")
             in_full.append(job.full_correct is not None and qid in job.full_correct)
             instances.append(question["_instance"])
-            templates.append(question["type"])
-    relative = ratio_interval([h and f for h, f in zip(hits, in_full, strict=True)], in_full,
-                              instances, templates) if any(in_full) else None
-    return {"accuracy_ci": proportion_interval(hits, instances, templates),
+            types.append(question["type"])
+    generalize = any(job.generalize_types for job in jobs)
+    options = {"types": types, "generalize_types": generalize}
+    if not any(in_full):
+        relative = None
+    elif jobs and all(job.is_reference for job in jobs):
+        relative = (1.0, 1.0)  # the full arm relative to itself: 1 by construction
+    else:
+        relative = ratio_interval([h and f for h, f in zip(hits, in_full, strict=True)], in_full, instances, **options)
+    return {"accuracy_ci": accuracy_interval(hits, instances, **options) if hits else None,
             "accuracy_relative_to_full_ci": relative,
-            "detectable_difference": detectable_difference(hits, None, instances, templates),
-            "n_clusters": len(set(instances))}
+            "detectable_difference": detectable_difference(hits, None, instances, **options) if hits else None,
+            "n_clusters": len(set(instances)), "method": METHOD_TYPES if generalize else METHOD}
 
 
 def pairs_frame(jobs: list[Job], configs: pd.DataFrame) -> pd.DataFrame:
@@ -87,13 +104,16 @@ def pairs_frame(jobs: list[Job], configs: pd.DataFrame) -> pd.DataFrame:
             seeds = sorted(set(by_config[a["config_id"]]) & set(by_config[b["config_id"]]))
             if not seeds:
                 continue
-            pair = compare_pair([_records(by_config[a["config_id"]][s]) for s in seeds],
-                                [_records(by_config[b["config_id"]][s]) for s in seeds])
+            jobs_a = [by_config[a["config_id"]][s] for s in seeds]
+            jobs_b = [by_config[b["config_id"]][s] for s in seeds]
+            pair = compare_pair([_records(j) for j in jobs_a], [_records(j) for j in jobs_b],
+                                generalize_types=any(j.generalize_types for j in (*jobs_a, *jobs_b)))
             interval = pair["difference_ci"]
             rows.append({"case_set": case_set, "a": a["short"], "b": b["short"], "config_a": a["config"],
                          "config_b": b["config"], "seeds": ",".join(seeds), "difference": pair["difference"],
                          "difference_ci_low": interval[0] if interval else None,
                          "difference_ci_high": interval[1] if interval else None,
+                         "p_value": pair["p_value"], "interval_method": pair["method"],
                          "detectable_difference": pair["detectable_difference"],
                          "correct_only_in_a": pair["a_only"], "correct_only_in_b": pair["b_only"],
                          "n_questions": pair["n_questions"], "n_clusters": pair["n_clusters"]})
