@@ -156,6 +156,8 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
         cases.commit()
     except BaseException:
         cases.discard()
+        if not resuming:  # refused (no question) or not committed: no job was started here either
+            store.path("run.json").unlink(missing_ok=True)
         raise
     with contextlib.closing(cases):
         return _run_cases(cfg, store, cases, previous, resuming, started, counter, answerer, judge, policy,
