@@ -7,13 +7,14 @@ patch (the offline reader must be able to reproduce the reference from the histo
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Any
 
 from bench.extract import edited_files
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, make_question
-from bench.questions.matching import match_paths, path_tokens
+from bench.questions.matching import denied_names, is_abstention, match_paths, path_tokens
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["FILES_CHANGED", "patch_paths"]
@@ -21,6 +22,10 @@ __all__ = ["FILES_CHANGED", "patch_paths"]
 NAME = "files_changed"
 QUESTION = "Which files did you change in the repository? List every path relative to the repository root."
 
+# an answer that says no file was changed: a claim (the empty set), not an abstention
+_NO_FILES = re.compile(r"^\W*(?:none|nothing|no files?)\b|\b(?:no|zero) files?\b|\b(?:did not|didn't|never) (?:\w+ )?"
+                       r"(?:change|modify|edit|touch|write)\w* any(?:thing| files?)?\b|\bnothing was (?:changed|modified)\b",
+                       re.I)
 _DIFF_HEADER = re.compile(r"^diff --git a/(\S+) b/(\S+)", re.M)
 
 
@@ -34,6 +39,7 @@ def patch_paths(model_patch: str) -> list[str]:
 
 class FilesChanged:
     name = NAME
+    corrects_items = True  # a self-correction that takes back one file by name keeps the others (matching.final_claim)
     answer_format = {"files": "list of the paths of the files you changed, relative to the repository root"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Files: the set of repository files the answer names as changed equals the reference set. "
               "Absolute paths under the repository root and paths relative to it are the same file; a bare "
@@ -77,6 +83,10 @@ class FilesChanged:
         found = path_tokens(text)
         if repo_root:  # the repository root itself is not a changed file
             found = [p for p in found if p.rstrip("/") != repo_root.rstrip("/")]
+        denied = denied_names(text)  # "FindNull I only read" takes back src/FindNull.java wherever it is named
+        found = [p for p in found if posixpath.basename(p).rsplit(".", 1)[0] not in denied]
+        if not found and _NO_FILES.search(text) and not is_abstention(text):
+            return []  # "None: I changed no file" claims the empty set
         return found or None
 
     def grade(self, reference: list[str], claim: list[str], repo_root: str | None) -> tuple[bool, str]:

@@ -76,7 +76,7 @@ class FirstError:
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, dict) and isinstance(parsed.get("type"), str):
             return {"types": [parsed["type"]], "message": str(parsed.get("message") or ""), "text": None}
-        types = exception_types(text)
+        types = exception_types(text, printed=True)
         if not types:
             # "no exception was printed" is a claim too (that the run printed none)
             if _NONE.search(text):

@@ -23,10 +23,18 @@ _JAVA_HEADER = re.compile(r"Exception in thread\b")
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bno|\binstead of|\brather than)\s+(?:an?\s+|the\s+)?[`'\"]?$", re.I)
 
 
-def exception_types(text: str) -> list[str]:
-    """Exception type names the text asserts, in order; names it denies ("not a KeyError") are left out."""
+# The way a runtime prints an exception, ``Name: message``: a CamelCase class (``InvalidOperation``,
+# ``decimal.InvalidOperation``) before a colon names the type whatever its name ends in
+_EXC_LINE = re.compile(r"(?<![\w.$])((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*):[ \t]+\S")
+
+
+def exception_types(text: str, printed: bool = False) -> list[str]:
+    """Exception type names the text asserts, in order; names it denies ("not a KeyError") are left out. With
+    ``printed`` (an answer to "what exception"), also a CamelCase name printed as ``Name: message``."""
     found = []
-    for match in _EXC.finditer(text or ""):
+    matches = sorted([*_EXC.finditer(text or ""), *(_EXC_LINE.finditer(text or "") if printed else ())],
+                     key=lambda m: m.start())
+    for match in matches:
         if _NOT_BEFORE.search(text[max(0, match.start() - 20): match.start()]):
             continue
         if _JAVA_HEADER.match(text, match.start()):  # 'Exception in thread "main" java.lang.X: ...' names X
@@ -150,6 +158,23 @@ def opposite_cause(reference: str, text: str) -> bool:
     return False
 
 
+_QUOTED = re.compile(r"(?<![A-Za-z])'([^'\n]+)'(?![A-Za-z])|\"([^\"\n]+)\"|`([^`\n]+)`")
+
+
+def _quoted(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g is not None).strip() for m in _QUOTED.finditer(text)]
+
+
+def _requoted(reference: str, text: str) -> str | None:
+    """A value the reference quotes that the text quotes with more in it ("12.5 kg" for "12.5", 'pkg.sub' for
+    'pkg'): a quoted value is one value, stated whole; the value, else None."""
+    said = [q.lower() for q in _quoted(text)]
+    for value in _quoted(reference):
+        if value.lower() not in said and any(has_identifier(value, q) for q in said):
+            return value
+    return None
+
+
 def in_substance(reference: str, text: str) -> bool:
     """The reference message is in the text in substance: verbatim (whitespace folded), or every
     key identifier of it (quoted strings, names with digits, dots, underscores or inner capitals,
@@ -168,6 +193,8 @@ def in_substance(reference: str, text: str) -> bool:
         return False
     keys = _key_tokens(reference)
     if keys and not all(has_identifier(key, text) for key in keys):
+        return False
+    if _requoted(reference, text):  # 'For input string: "12.5 kg"' for '... "12.5"': another value
         return False
     # with identifiers, the words around them still count a little (a quarter: a paraphrase keeps
     # few of them); without identifiers, two thirds of the words

@@ -143,6 +143,8 @@ class TestCounts:
                         return None
             return got
         counts = text_counts(re.sub(r"[*_]+", "", text))  # markdown emphasis: **Passed:** 21
+        if "passed" not in counts and (quoted := stated_test_counts(text)) is not None:
+            counts = quoted  # a runner's own summary quoted ("Tests run: 12, Failures: 0, ..."), read as the runner's
         return counts if ("passed" in counts or "failed" in counts) else None
 
     def grade(self, reference: dict[str, int], claim: dict[str, int], repo_root: str | None) -> tuple[bool, str]:
