@@ -71,7 +71,10 @@ class ExactJudge:
         values_only = getattr(qtype, "values_only", False)
         if values_only and is_abstention(text) and not declined_values(text, question.question):
             # "I can't recall what refuel_data returned for L1": the only specifics are the question's own
-            # or what the answer says it does not know
+            # or what the answer says it does not know; but "..., I only remember it didn't work" says something
+            vague = getattr(qtype, "vague", None)
+            if vague is not None and (why := vague(text)):
+                return Score(**base, verdict="wrong", reason=why)
             return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
         if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)):
             # "they gave me their phone number": no value of the kind asked is stated at all
