@@ -30,7 +30,7 @@ from bench.questions.matching import (
     parse_json,
     value_like,
 )
-from bench.questions.values import numbers
+from bench.questions.values import bare_value, numbers
 from bench.schema import STALE_REASON, Answer, Question, Score
 
 __all__ = ["ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
@@ -76,7 +76,8 @@ class ExactJudge:
             if vague is not None and (why := vague(text)):
                 return Score(**base, verdict="wrong", reason=why)
             return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
-        if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)):
+        if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)
+                                                                   or bare_value(text, question.question)):
             # "they gave me their phone number": no value of the kind asked is stated at all
             return Score(**base, verdict="abstained", reason="no specific claim: the answer states no value")
         claim = qtype.claim(reading.parsed, text, repo_root) if text.strip() else None

@@ -150,12 +150,28 @@ _SEVERAL = re.compile(r"\bmultiple (?:occurrences|matches|times|places)\b|\bmore
                       r"|\b(?:several|many) (?:occurrences|matches|times|places)\b|\bambiguous\b|\bduplicates?\b", re.I)
 
 
+# A requirement ("Line must be suspended to resume") says the thing was not in that state; a state ("the line was
+# already suspended") says it was: each the other's opposite
+_REQUIRED = re.compile(r"\b(?:must|needs? to|has to|have to|should) be (\w+)", re.I)
+_IN_STATE = r"\b(?:already|(?<!not )(?:is|was|were|are)(?! not\b)(?:\s+already)?)\s+{}\b"
+
+
+def _required_vs_state(reference: str, text: str) -> bool:
+    for required in _REQUIRED.finditer(reference):
+        word = re.escape(required.group(1))
+        if not re.search(_REQUIRED.pattern.replace("(\\w+)", word), text, re.I) \
+                and re.search(_IN_STATE.format(word), text, re.I) and not re.search(r"n't\s+(?:\w+\s+)?" + word, text):
+            return True
+    return False
+
+
 def opposite_cause(reference: str, text: str) -> bool:
-    """The text gives the opposite cause of the reference's: absent for several, or several for absent."""
+    """The text gives the opposite cause of the reference's: absent for several, or several for absent; in the
+    state a requirement asks for ("already suspended" for "must be suspended"), or the reverse."""
     for one, other in ((_SEVERAL, _ABSENT), (_ABSENT, _SEVERAL)):
         if one.search(reference) and not other.search(reference) and other.search(text) and not one.search(text):
             return True
-    return False
+    return _required_vs_state(reference, text) or _required_vs_state(text, reference)
 
 
 _QUOTED = re.compile(r"(?<![A-Za-z])'([^'\n]+)'(?![A-Za-z])|\"([^\"\n]+)\"|`([^`\n]+)`")
