@@ -85,11 +85,21 @@ def _key_tokens(message: str) -> list[str]:
 _LOCATION = re.compile(r"\s*(?:\((?:[^()]*(?:/|\\|\.py\b|line \d+)[^()]*)\)|\bat [\w./\\-]+:\d+)\s*$")
 
 
+# make's location of the failed recipe, before its message: "*** [Makefile:192: build] Error 1"
+_BRACKET_LOCATION = re.compile(r"\[[^\[\]\n]*?[\w.-]+:\d+[^\[\]\n]*\]\s*")
+_FILE_LINE = re.compile(r"[\w.-]+:\d+")
+
+
 def _optional_location(reference: str, text: str) -> str:
-    """The reference without a trailing location the text does not give."""
+    """The reference without a location the text does not give: a trailing one, or make's bracketed one
+    (which stays when the text gives another file:line: "link.mk:40" for "[build.mk:40: link]")."""
     match = _LOCATION.search(reference)
     if match and match.start() > 0 and squash(match.group(0)).strip("() ").lower() not in text.lower():
-        return reference[: match.start()]
+        reference = reference[: match.start()]
+    bracket = _BRACKET_LOCATION.search(reference)
+    if bracket and not any(spot not in bracket.group(0) for spot in _FILE_LINE.findall(text)) \
+            and squash(bracket.group(0)).lower() not in text.lower():
+        reference = reference[: bracket.start()] + reference[bracket.end():]
     return reference
 
 

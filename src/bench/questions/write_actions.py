@@ -173,18 +173,37 @@ def _stem(word: str) -> str:
     return word if len(word) <= 3 else word[: max(3, len(word) - 2)]
 
 
+# "turned airplane mode off", "switched Wi-Fi calling on": a toggle told by what it did
+_TOGGLE = r"(?:toggl|turn|switch|flipp?)"
+# after a tool's words with its last one left out ("rebooted", "re-seated the SIM", "set network mode to X"): the
+# item ends, or a word that names nothing follows
+_ENDS = r"(?=\s*(?:$|[;,.:()\n]|->|\u2192|\b(?:to|for|on|of|in|at|with|and|then|again|back|once|twice)\b))"
+
+
+def _word(word: str) -> str:
+    """A tool's word in prose: any inflection (its stem), a hyphen anywhere in it ("re-seated", "Wi-Fi")."""
+    stem = _stem(word)
+    pattern = _TOGGLE if word == "toggle" else "-?".join(re.escape(ch) for ch in stem)
+    return rf"(?<![\w-]){pattern}[^\W_]*(?![\w])"
+
+
 def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int, int]]:
     """Where the answer names each of the reference's tools, in order: by its identifier, or in prose by its
-    words in order, any inflection, up to three words between ("sent a payment request" = send_payment_request).
-    Overlapping mentions keep the longest (``toggle_data_saver_mode`` over ``toggle_data``)."""
+    words in order, any inflection, hyphens ignored, up to three words between ("sent a payment request" =
+    send_payment_request; "turned airplane mode off" = toggle_airplane_mode), the last word optional where the
+    item ends ("rebooted" = reboot_device). Overlapping mentions keep the longest (``toggle_data_saver_mode``
+    over ``toggle_data``)."""
     found = []
+    between = r"(?:\s+[\w$./%-]+){0,3}?\s+"
     for tool in {c["tool"] for c in reference}:
         found += [(tool, m.start(), m.end()) for m in re.finditer(rf"(?<![\w]){re.escape(tool)}(?![\w])", text)]
         words = [w for w in re.split(r"[_\W]+", tool) if w]
         if len(words) >= 2:  # one word in prose ("search") would be any use of the word
-            between = r"(?:\s+[\w$./%-]+){0,3}?\s+"
-            prose = between.join(rf"(?<![\w]){re.escape(_stem(w))}[^\W_]*(?![\w])" for w in words)
-            found += [(tool, m.start(), m.end()) for m in re.finditer(prose, text, re.I)]
+            forms = [between.join(_word(w) for w in words)]
+            if words[:-1] != ["toggle"]:  # "turned on" alone names no toggle
+                forms.append(between.join(_word(w) for w in words[:-1]) + _ENDS)
+            for prose in forms:
+                found += [(tool, m.start(), m.end()) for m in re.finditer(prose, text, re.I)]
     kept: list[tuple[str, int, int]] = []
     for tool, start, end in sorted(found, key=lambda f: (f[1], f[1] - f[2])):
         if not kept or start >= kept[-1][2]:
