@@ -23,7 +23,7 @@ NAME = "files_changed"
 QUESTION = "Which files did you change in the repository? List every path relative to the repository root."
 
 # an answer that says no file was changed: a claim (the empty set), not an abstention
-_NO_FILES = re.compile(r"^\W*(?:none|nothing|no files?)\b|\b(?:no|zero) files?\b|\b(?:did not|didn't|never) (?:\w+ )?"
+_NO_FILES = re.compile(r"^\W*(?:none|nothing|no files?)\W*(?:$|[.;:,!\u2013\u2014-])|\b(?:no|zero) files?\b|\b(?:did not|didn't|never) (?:\w+ )?"
                        r"(?:change|modify|edit|touch|write)\w* any(?:thing| files?)?\b|\bnothing was (?:changed|modified)\b",
                        re.I)
 _DIFF_HEADER = re.compile(r"^diff --git a/(\S+) b/(\S+)", re.M)

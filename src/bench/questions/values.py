@@ -135,10 +135,12 @@ _NO_VALUE = {"the", "a", "an", "it", "its", "was", "is", "were", "they", "them",
 
 
 def bare_value(text: str, question: str) -> bool:
-    """The whole answer is a short phrase naming something the question does not ("John Smith" asked for a phone
-    number): a claim, though it states no number or identifier (not "Their phone number.")."""
+    """The whole answer is a name the question does not state, two to four capitalised words ("John Smith" asked
+    for a phone number): a claim, though it states no number or identifier (not "Their phone number.", nor a
+    one-word reply such as "Forgot.")."""
     words = re.findall(r"[A-Za-z][\w'-]*", text or "")
-    if not words or len(words) > 4 or re.search(r"[.;!?]\s+\S|\n", (text or "").strip()):
+    if not 2 <= len(words) <= 4 or re.search(r"[.;!?]\s+\S|\n", (text or "").strip()) \
+            or not all(w[0].isupper() for w in words):
         return False
     asked = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", question or "")}  # phone_number: "phone", "number"
     return any(w.lower() not in asked and w.lower() not in _NO_VALUE for w in words)
