@@ -14,7 +14,7 @@ from typing import Any
 from bench.extract import edited_files
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, make_question
-from bench.questions.matching import denied_names, is_abstention, match_paths, path_tokens
+from bench.questions.matching import is_abstention, match_paths, names, negated_spans, path_tokens
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["FILES_CHANGED", "patch_paths"]
@@ -37,9 +37,13 @@ def patch_paths(model_patch: str) -> list[str]:
     return sorted(paths)
 
 
+def denied_names(text: str) -> set[str]:
+    """The identifiers and file stems named where the text denies a change ("FindNull I only read")."""
+    return set().union(set(), *(names(text[a:b]) for a, b in negated_spans(text)))
+
+
 class FilesChanged:
     name = NAME
-    corrects_items = True  # a self-correction that takes back one file by name keeps the others (matching.final_claim)
     answer_format = {"files": "list of the paths of the files you changed, relative to the repository root"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Files: the set of repository files the answer names as changed equals the reference set. "
               "Absolute paths under the repository root and paths relative to it are the same file; a bare "
@@ -69,6 +73,11 @@ class FilesChanged:
         indices = [e.call_index for e in facts.edits] + [e.result_index for e in facts.edits]
         return make_question(case, NAME, QUESTION, changed, changed, indices,
                              target={"repository": case.repo_root})
+
+    def retracts(self, head: str, tail: str) -> bool:
+        """A self-correction that takes back a file of the list by name ("a.py, b.py - wait, no: c.py; b I only
+        read") corrects that file only: the others stand (``matching.final_claim``)."""
+        return bool(denied_names(tail) & names(head))
 
     def spans(self, reference: list[str]) -> None:
         return None  # a list: only every edit shows it

@@ -14,12 +14,13 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["ABSTAIN_PATTERNS", "is_abstention", "has_values", "declined_values", "final_claim", "value_like",
            "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "path_tokens", "norm_path", "match_paths", "code_candidates",
            "has_identifier",
-           "negated_spans", "denied_names"]
+           "negated_spans", "names"]
 
 
 ABSTAIN_PATTERNS = re.compile(
@@ -108,32 +109,24 @@ _DECLINED_OBJECT = re.compile(r"\b(?:what|which|how|whether|if|where|when)\b[^.;
                               r" (?:of|from|for)\b[^.;\n]*", re.I)
 
 
-def final_claim(text: str, reference: str = "", items: bool = False) -> str:
+def final_claim(text: str, reference: str = "", retracts: Callable[[str, str], bool] | None = None) -> str:
     """The text after its last self-correction ("X - no wait, Y" claims Y), else the text. Words of the
-    reference (a tool's output that says "..., actually ...") are not a correction. For a list (``items``), a
-    correction that takes back an earlier item by name ("a.py, b.py - wait, no: c.py, b I only read") replaces
-    that item only: the claim is the whole text, the item denied."""
+    reference (a tool's output that says "..., actually ...") are not a correction. A type's ``retracts(head,
+    tail)`` says when a correction takes back one item of a list by name: then the claim is the whole text."""
     if reference and _CORRECTION.search(reference):
         return text
     corrections = list(_CORRECTION.finditer(text or ""))
     if not corrections or not text[corrections[-1].end():].strip():
         return text
-    tail = text[corrections[-1].end():]
-    if items and denied_names(tail) & _names(text[: corrections[-1].start()]):
-        return text
-    return tail
+    head, tail = text[: corrections[-1].start()], text[corrections[-1].end():]
+    return text if retracts is not None and retracts(head, tail) else tail
 
 
-def _names(text: str) -> set[str]:
-    """The identifiers and file stems a text names (``FindNull`` for ``src/FindNull.java``)."""
+def names(text: str) -> set[str]:
+    """The identifiers (CamelCase, snake_case, backticked) and file stems a text names (``FindNull``)."""
     found = {m.group(0).strip("`") for m in _OWN_NAME.finditer(text)}
     found |= {posixpath.basename(t).rsplit(".", 1)[0] for t in path_tokens(text, skip_negated=False)}
     return {n for n in found if len(n) >= 3}
-
-
-def denied_names(text: str) -> set[str]:
-    """The identifiers and file stems named where the text denies a change ("FindNull I only read")."""
-    return set().union(set(), *(_names(text[a:b]) for a, b in negated_spans(text)))
 
 
 def declined_values(text: str, besides: str = "") -> bool:
@@ -227,16 +220,19 @@ _OWN_NAME = re.compile(r"`[^`\n]+`|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[a-z]\w*_\w+\b")
 
 def _denied_clauses(sentence: str) -> list[tuple[int, int]] | None:
     """The clauses of a denying sentence that deny, when each names what it denies ("I edited a.py, b.py was
-    unchanged"; "X.java is what I edited, FindNull I only read"); None when a denial refers back ("..., but did
-    not change them"): then it covers the whole sentence."""
+    unchanged"; "X.java is what I edited, FindNull I only read") or is a parenthesis after what it denies ("b.py
+    (not in the repo)"); None when a denial refers back ("..., but did not change them"): the whole sentence."""
     spans = []
     for clause in _CLAUSE.finditer(sentence):
         if _DENIES_CHANGE.search(clause.group(0)):
-            named = _OWN_NAME.search(clause.group(0)) or any(
-                _is_file(t.group(0).rstrip(".,:;")) for t in _PATH.finditer(clause.group(0)))
-            if not named:
+            files = [t for t in _PATH.finditer(sentence[: clause.start()]) if _is_file(t.group(0).rstrip(".,:;"))]
+            if _OWN_NAME.search(clause.group(0)) or any(_is_file(t.group(0).rstrip(".,:;"))
+                                                        for t in _PATH.finditer(clause.group(0))):
+                spans.append(clause.span())
+            elif sentence[: clause.start()].rstrip().endswith("(") and files:
+                spans.append((files[-1].start(), clause.end()))
+            else:
                 return None
-            spans.append(clause.span())
     return spans or None
 
 

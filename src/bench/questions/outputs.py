@@ -2,7 +2,7 @@
 
 - markup: a tag is markup when the output closes it (``<returncode>0</returncode>``); Python's ``<string>`` and
   ``<module>`` are names, not markup;
-- a caption: the first line of a multi-line output that ends in ``:`` ("Here's the files and directories up to 2
+- a caption: the first line of a multi-line output that is a sentence ending in ``:`` ("Here's the files and directories up to 2
   levels deep in /srv/app, excluding hidden items:", "Traceback (most recent call last):") introduces the output:
   only its paths are values (the listing repeats them);
 - a Python traceback's frames (``File "x.py", line 3, in f``, the code line under it, the ``^^^`` marker) say
@@ -33,10 +33,14 @@ def untagged(text: str) -> str:
     return _TAG.sub(lambda m: "\n" if m.group(2) in closed else m.group(0), text)
 
 
+# a caption is a sentence: a capital first, three words or more, a colon last (not "   40\tcase OPEN:")
+_CAPTION = re.compile(r"^[A-Z][\w'’]*(?:\W+\w[\w'’]*){2,}.*:$")
+
+
 def without_caption(text: str) -> str:
     """A multi-line output with its caption line reduced to the paths it names."""
     lines = text.strip("\n").split("\n")
-    if len(lines) < 2 or not lines[0].rstrip().endswith(":"):
+    if len(lines) < 2 or not _CAPTION.match(lines[0].rstrip()):
         return text
     paths = [p.rstrip(",.:") for p in re.findall(r"(?<![\w])/[\w./-]+", lines[0])]
     return "\n".join([" ".join(paths), *lines[1:]])
