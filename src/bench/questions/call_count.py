@@ -54,7 +54,9 @@ class CallCount:
     rubric = ("Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\"). "
               "A count the answer concludes with is its claim (\"23 in total, but the last got no result, so 22\" "
               "is 22; \"four times before it worked on the fifth\" is 5). A count of another tool is wrong; a "
-              "command of the asked tool (`file_view` of `file_view_editor`) is no other tool.")
+              "command of the asked tool (`file_view` of `file_view_editor`) is no other tool, nor is a tool the count "
+              "is compared with (\"24, the same number as my edit calls\"). The number the answer opens with is its "
+              "count (\"4 - I also checked once more\" is 4).")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"]) + (self.uncounted if target.get("uncounted") else "")

@@ -50,8 +50,8 @@ class FilesChanged:
               "file name counts when exactly one reference path has that name. The right file name in the "
               "wrong directory, a missing file or an extra file makes it wrong. Things that are not file "
               "paths (a module.function, a version number) are not files; build files without an extension "
-              "(Makefile, Dockerfile) are. Files the answer says it only opened or did not change are not named "
-              "as changed.")
+              "(Makefile, Dockerfile) are. Files the answer says it only opened, did not change or are outside the "
+              "repository are not named as changed. An answer that it changed no file claims the empty set.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION

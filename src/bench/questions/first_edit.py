@@ -92,7 +92,7 @@ class FirstEdit:
               "`code`), whitespace and indentation ignored. The other lines of `code` and `context` are "
               "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "
               "Code the answer names as what the edit replaced (\"replaced `old` with `new`\") is not claimed "
-              "as inserted.")
+              "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION

@@ -236,8 +236,12 @@ class ToolOutput:
     rubric = ("Tool output: every value in the reference output (numbers with their units, identifiers, "
               "names, status words) is stated, and stated correctly; format, quoting and order may differ. "
               "A missing or different value makes it wrong, so does a word changed in a restated line or an "
-              "exception the output does not show. An empty output ([] or {}) may be said in words "
-              "(\"an empty list\").")
+              "exception the output does not show, or quote characters changed inside a restated line of code "
+              "(`env['X']` for `env[\"X\"]`). A caption line introducing the output (\"Here's the files ... up to 2 "
+              "levels deep in /a:\") and a traceback's frames are not values to restate (its exception line is; a "
+              "line number given must be a frame's). A path may be given relative to the repository root, or by its "
+              "file name when no other path of the output has it. An empty output ([] or {}) may be said in words "
+              "(\"an empty list\"). A decline that says how the call went (\"it didn't work\") is a vague claim: wrong.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(nth=ordinal(target["ordinal"]), tool=target["tool"],
