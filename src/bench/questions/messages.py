@@ -30,10 +30,12 @@ _EXC_LINE = re.compile(r"(?<![\w.$])((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*):[
 
 def exception_types(text: str, printed: bool = False) -> list[str]:
     """Exception type names the text asserts, in order; names it denies ("not a KeyError") are left out. With
-    ``printed`` (an answer to "what exception"), also a CamelCase name printed as ``Name: message``."""
+    ``printed`` (an answer to "what exception"), when no name ends like an exception class, a CamelCase name
+    printed as ``Name: message`` ("InvalidOperation: [...]")."""
     found = []
-    matches = sorted([*_EXC.finditer(text or ""), *(_EXC_LINE.finditer(text or "") if printed else ())],
-                     key=lambda m: m.start())
+    matches = list(_EXC.finditer(text or ""))
+    if printed and not matches:
+        matches = list(_EXC_LINE.finditer(text or ""))
     for match in matches:
         if _NOT_BEFORE.search(text[max(0, match.start() - 20): match.start()]):
             continue
