@@ -7,7 +7,7 @@ and back without loss, so ``cases.jsonl`` and ``views.jsonl`` can be reloaded ex
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from langchain_core.messages import BaseMessage, messages_from_dict, messages_to_dict
@@ -15,6 +15,7 @@ from langchain_core.messages import BaseMessage, messages_from_dict, messages_to
 from bench.profiles import OPENHANDS, Profile
 
 __all__ = [
+    "ANSWER_CAP",
     "case_set_hash",
     "CaseSetDigest",
     "Question",
@@ -243,6 +244,27 @@ class Answer:
     retrievals: list[str] = field(default_factory=list)  # handles the agent opened
     outcome: str = "answered"  # answered | context_overflow | error
     error: str | None = None
+    answer_chars: int | None = None  # the answer's whole length when it was cut to ANSWER_CAP (else absent)
+
+    def to_dict(self) -> dict[str, Any]:
+        record = asdict(self)
+        if record["answer_chars"] is None:  # an answer kept whole: the record stays as it was
+            del record["answer_chars"]
+        return record
+
+    def capped(self, cap: int | None = None) -> Answer:
+        """This answer, or (longer than ``cap`` characters) its first ``cap`` characters with its whole
+        length in ``answer_chars``: a runaway reply (megabytes) would fill answers.jsonl and make the
+        judges crawl, and no answer to a question needs that much."""
+        cap = ANSWER_CAP if cap is None else cap
+        if not isinstance(self.answer, str) or len(self.answer) <= cap:
+            return self
+        return replace(self, answer=self.answer[:cap], answer_chars=len(self.answer))
+
+
+# The longest answer text kept (characters): answers are a value, a list of files or a few
+# sentences; a reply longer than this is a runaway, kept cut with its length (Answer.answer_chars).
+ANSWER_CAP = 20_000
 
 
 @dataclass
@@ -256,11 +278,13 @@ class Score:
     raw: str | None = None  # judge's raw reply (kept when unscored)
     prompt: str | None = None  # judge prompt (kept when unscored)
     panel: dict[str, str] | None = None  # judge=panel: each member's verdict (the record omits it otherwise)
+    error: str | None = None  # a judge (or panel member) that failed, named, with its error: resume judges it again
 
     def to_dict(self) -> dict[str, Any]:
         record = asdict(self)
-        if record["panel"] is None:  # a single judge's record stays as it was
-            del record["panel"]
+        for optional in ("panel", "error"):  # a single judge's record that went well stays as it was
+            if record[optional] is None:
+                del record[optional]
         return record
 
 
