@@ -464,3 +464,236 @@ def test_an_opposite_cause_is_another_message(reference, text, verdict):
 def test_a_message_like_value_in_substance(text, verdict):
     question = "What was `make` the last time you called `bash` with `{\"command\": \"make\"}`?"
     assert grade_asked("latest_value", question, "*** [build.mk:40: link] exit 2", text) == verdict
+
+
+# --- issue 31 item 4, second round: the classes of fresh7's unseen disagreements, values of their own ---------------
+
+def grade_rooted(qtype: str, question: str, reference, text: str, root: str | None = None,
+                 params: dict | None = None) -> str:
+    from bench.judge import ExactJudge
+    from bench.schema import Answer, Question
+
+    q = Question(qid=f"c@0:{qtype}", type=qtype, question=question, reference=reference, evidence_keys=[],
+                 evidence_messages=[], params=params or {})
+    return ExactJudge().score(q, Answer(case_id="c@0", qid=q.qid, type=qtype, answer=text), root).verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the correction takes back one file by name: the other files of the list stand
+    ("src/widgets/render.py and tests/test_core.py - wait, no: the module I edited was src/widgets/core.py; "
+     "render.py I only read.", "correct"),
+    ("src/widgets/RenderView.py and tests/test_core.py - no wait, I changed core.py in that folder, RenderView I "
+     "only opened.", "correct"),
+    # a correction that takes nothing back by name replaces the whole list
+    ("src/widgets/render.py and tests/test_core.py - wait, no: src/widgets/core.py.", "wrong"),
+    ("I edited src/widgets/core.py and tests/test_core.py, setup.py was unchanged.", "correct"),  # its own clause
+])
+def test_a_list_correction_that_takes_back_one_item_keeps_the_others(text, verdict):
+    from test_judge import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py and tests/test_core.py; I also wrote /tmp/probe.py, but that is outside the repository.",
+     "correct"),
+    ("src/widgets/core.py, tests/test_core.py and /tmp/probe.py (a scratch file not in the repo).", "correct"),
+    ("src/widgets/core.py, tests/test_core.py and /tmp/probe.py.", "wrong"),
+    ("src/widgets/core.py, tests/test_core.py and setup.py (not changed).", "correct"),   # the item it follows
+])
+def test_a_file_said_to_be_outside_the_repository_is_not_claimed(text, verdict):
+    from test_judge import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("None - I only read the code.", "wrong"),                     # a claim: the empty set
+    ("I did not modify any files.", "wrong"),
+    ("No files were changed.", "wrong"),
+    ("I can't recall which files I changed.", "abstained"),
+    ("None of the files I touched are visible to me now.", "abstained"),
+])
+def test_an_answer_that_no_file_was_changed_is_a_claim(text, verdict):
+    from test_judge import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("In src/widgets/core.py:\n```diff\n def size(cfg):\n-    width = 80\n+    width = cfg.get('width', 80)\n"
+     "     return width\n```", "correct"),
+    ("src/widgets/core.py\n```\n-    width = 80\n+    width = cfg.get('width', 80)\n```", "correct"),  # no language
+    ("src/widgets/core.py\n```diff\n+    width = cfg.get('width', 80)\n+    print(width)\n```", "wrong"),  # invented
+    ("src/widgets/core.py\n```diff\n-    width = cfg.get('width', 80)\n+    width = 80\n```", "wrong"),  # removed it
+])
+def test_a_diff_is_read_as_what_it_inserts(text, verdict):
+    from test_judge import EDIT, grade
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"passed": 9, "failed": 0, "errors": 0}, "Surefire printed `Tests run: 9, Failures: 0, Errors: 0, Skipped: 0`.",
+     "correct"),
+    ({"passed": 9, "failed": 0, "errors": 0}, "Tests run: 9, Failures: 0, Errors: 0, Skipped: 2", "wrong"),
+    ({"passed": 4, "failed": 0}, "It printed:\nRan 4 tests in 0.412s\n\nOK", "correct"),
+    ({"passed": 4, "failed": 0}, "It printed:\nRan 5 tests in 0.412s\n\nOK", "wrong"),
+])
+def test_a_runners_own_summary_counts_as_the_runner_reports_it(reference, text, verdict):
+    assert grade_asked("test_counts", "?", reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"type": "decimal.InvalidOperation", "message": "[<class 'decimal.DivisionUndefined'>]"},
+     "InvalidOperation: [<class 'decimal.DivisionUndefined'>]", "correct"),
+    ({"type": "com.acme.QuotaExceeded", "message": "limit 5 reached"}, "QuotaExceeded: limit 5 reached", "correct"),
+    ({"type": "com.acme.QuotaExceeded", "message": "limit 5 reached"}, "RateLimited: limit 5 reached", "wrong"),
+])
+def test_an_exception_printed_as_name_colon_message_names_its_type(reference, text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("ValueError: could not convert string to float: '3,5 kg'", "wrong"),    # words added inside the quotes
+    ("ValueError: could not convert string to float: '3,5'", "correct"),
+    ('ValueError: could not convert string to float: "3,5"', "correct"),     # other quotes around it
+])
+def test_a_quoted_value_in_a_message_is_stated_whole(text, verdict):
+    reference = {"type": "ValueError", "message": "could not convert string to float: '3,5'"}
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+WIDGETS = "/workspace/acme__widgets__1.0"
+LISTING = ("Here's the files and directories up to 2 levels deep in /srv/app, excluding hidden items:\n"
+           "/srv/app\n/srv/app/main.py")
+GREP_HIT = f"{WIDGETS}/widgets/render.py:14:        return self.width"
+TRACEBACK = ("Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+             f"  File \"{WIDGETS}/widgets/render.py\", line 14, in draw\n    return self.width\n"
+             "           ^^^^^^^^^^\nAttributeError: 'Box' object has no attribute 'width'")
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (LISTING, "Two entries: /srv/app itself and /srv/app/main.py.", "correct"),   # the caption is no value
+    (LISTING, "Two entries: /srv/app itself and /srv/app/util.py.", "wrong"),
+    (GREP_HIT, "widgets/render.py:14: return self.width", "correct"),            # relative to the repository
+    (GREP_HIT, "One hit: `render.py:14:        return self.width`", "correct"),  # its unique file name
+    (GREP_HIT, "render.py:15: return self.width", "wrong"),
+    (GREP_HIT, "lib/render.py:14: return self.width", "wrong"),                   # another directory
+    ("src/a/Box.java\nsrc/b/Line.java", "- src/a/Box.java\n- src/b/Line.java", "correct"),  # relative paths whole
+    ("src/a/Box.java\nsrc/b/Line.java", "- src/a/Box.java\n- src/c/Line.java", "wrong"),
+])
+def test_paths_and_captions_of_an_output(reference, text, verdict):
+    assert grade_rooted("tool_output", ASK_OUTPUT, reference, text, WIDGETS) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("A traceback ending in AttributeError: 'Box' object has no attribute 'width' (widgets/render.py, line 14).",
+     "correct"),
+    ("AttributeError: 'Box' object has no attribute 'width'", "correct"),       # the frames are where, optional
+    ("AttributeError: 'Box' object has no attribute 'width', raised at render.py line 15", "wrong"),  # not a frame
+    ("AttributeError: 'Box' object has no attribute 'height'", "wrong"),
+])
+def test_a_traceback_restated_by_its_exception(text, verdict):
+    assert grade_rooted("tool_output", ASK_OUTPUT, TRACEBACK, text, WIDGETS) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("/srv/app/conf.py:3:    port = env[\"PORT\"]", "conf.py:3: port = env['PORT']", "wrong"),
+    ("/srv/app/conf.py:3:    port = env[\"PORT\"]", "conf.py:3: port = env[\"PORT\"]", "correct"),
+    ("   40\tcase OPEN:\n   41\tcase CLOSED:", "40 case CLOSED:\n41 case OPEN:", "wrong"),   # rows swapped
+    ("   40\tcase OPEN:\n   41\tcase CLOSED:", "40 case OPEN:\n41 case CLOSED:", "correct"),
+])
+def test_a_restated_line_keeps_its_quotes_and_its_row(reference, text, verdict):
+    assert grade_rooted("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("I can't recall the exact text anymore; I only remember it didn't work.", "wrong"),   # a vague claim
+    ("I no longer have that output, but the install failed.", "wrong"),
+    ("I can't recall what it printed.", "abstained"),
+    ("I don't remember whether it worked.", "abstained"),
+])
+def test_a_decline_that_says_how_the_call_went_is_a_vague_claim(text, verdict):
+    reference = "ERROR: Could not find a version that satisfies the requirement acme==9.9"
+    assert grade_rooted("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (18, "18 - the same number as my apply_patch calls, as it happens.", "correct"),  # compared, not counted
+    (18, "18, just like apply_patch.", "correct"),
+    (18, "18 apply_patch calls.", "wrong"),
+    (6, "5... actually 6 - I ran it once more after the fix.", "correct"),            # the number it opens with
+    (6, "6: once before the fix and five times after", "correct"),
+    (6, "1. I ran run_tests 6 times", "correct"),                                      # a list marker is no count
+])
+def test_a_count_compared_with_another_tool_and_a_leading_count(reference, text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, reference, text) == verdict
+
+
+RESOLVE = {"tool": "close_ticket", "message": "Error: Ticket must be resolved to close"}
+CLOSED = {"tool": "close_ticket", "message": "Error: Ticket is already closed"}
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (RESOLVE, "close_ticket failed because the ticket was already resolved.", "wrong"),  # the state, not the need
+    (RESOLVE, "close_ticket said the ticket must be resolved before it can be closed.", "correct"),
+    (RESOLVE, "close_ticket refused: the ticket wasn't resolved yet.", "correct"),
+    (CLOSED, "close_ticket said the ticket must be closed first.", "wrong"),
+    (CLOSED, "close_ticket: the ticket was already closed.", "correct"),
+])
+def test_a_requirement_restated_as_the_state_is_the_opposite_cause(reference, text, verdict):
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Priya Raman", "wrong"),                   # a name: a claim
+    ("Their account number.", "abstained"),     # the question's own words
+    ("Forgot.", "abstained"),
+    ("AC44817", "wrong"),                        # exactly: not without its dash
+    ("ac-44817", "correct"),                     # case ignored
+])
+def test_a_bare_name_is_a_claim_and_a_user_value_is_exact(text, verdict):
+    question = "What `account_number` did the user give you for `lookup_account`?"
+    assert grade_asked("user_fact", question, "AC-44817", text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("make: *** [GNUmakefile:88: install] Error 2", "Error 2", "correct"),      # the location may be left out
+    ("make: *** [GNUmakefile:88: install] Error 2", "Error 1", "wrong"),        # the earlier value
+    ("make: *** [GNUmakefile:88: install] Error 2", "Error 2 at GNUmakefile:90", "wrong"),  # a location given: right
+    ("\U0001f507 Muted | \U0001f50b 45%", "It showed muted.", "wrong"),          # a part of the value left out
+    ("\U0001f507 Muted | \U0001f50b 45%", "Muted, battery at 45%.", "correct"),
+])
+def test_a_location_is_optional_but_a_part_is_not(reference, text, verdict):
+    question = "What was `status` the last time you called `sh` with `{}`?"
+    stale = {"make: *** [GNUmakefile:88: install] Error 2": "make: *** [GNUmakefile:88: install] Error 1"}
+    assert grade_rooted("latest_value", question, reference, text,
+                        params={"stale": stale.get(reference, "\U0001f507 Muted | \U0001f50b 90%")}) == verdict
+
+
+GADGETS = [{"tool": "toggle_bluetooth", "arguments": {}}, {"tool": "restart_router", "arguments": {}},
+           {"tool": "reset_dns_cache", "arguments": {}}]
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (GADGETS, "I switched Bluetooth off, then restarted; then reset the DNS cache.", "correct"),
+    (GADGETS, "I switched Wi-Fi off, restarted the router, reset the DNS cache.", "wrong"),   # another toggle
+    ([{"tool": "toggle_wifi_hotspot", "arguments": {}}], "I turned the Wi-Fi hotspot on.", "correct"),  # hyphens
+    ([{"tool": "toggle_data", "arguments": {}}], "I turned on airplane mode.", "wrong"),   # "turned on" names no toggle
+    ([{"tool": "reseat_sim_card", "arguments": {}}], "I re-seated the SIM.", "correct"),     # its last word left out
+])
+def test_changes_told_by_what_they_did(reference, text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
+
+
+TRIAL = [{"tool": "extend_trial", "arguments": {"account_id": "A3"}, "other": {"days": 14}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("extend_trial(account_id=A3)", "correct"),                        # another argument need not be said
+    ("extend_trial(account_id=A3, days=14)", "correct"),
+    ("extend_trial(account_id=A3, days=30)", "wrong"),                 # but a value said for it must be the call's
+    ('[{"tool": "extend_trial", "arguments": {"account_id": "A3", "days": 30}}]', "wrong"),
+    ("I extended the trial of A3 by 30 days.", "wrong"),
+    ("I extended the trial of A3 by 14 days.", "correct"),
+    ("I'm unable to list the changes from what I can still see.", "abstained"),  # a decline, not a claim
+])
+def test_a_value_stated_for_another_argument_must_be_the_calls(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, TRIAL, text) == verdict

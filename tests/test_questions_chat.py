@@ -97,10 +97,17 @@ def test_the_new_types_fire_on_the_airline_set():
     assert task0["user_fact"].question == "What `user_id` did the user give you for `get_user_details`?"
     assert task2["user_fact"].reference == "omar_davis_3817"
     # the refused booking ("Error: payment amount does not add up ...") changed nothing
-    assert task0["write_actions"].reference == [{"tool": "book_reservation", "arguments": {"user_id": "mia_li_3668"}}]
+    # the key arguments, and the other scalar ones under "other" (a value an answer states for one must be right)
+    assert task0["write_actions"].reference == [{"tool": "book_reservation", "arguments": {"user_id": "mia_li_3668"},
+                                                 "other": {"origin": "JFK", "destination": "SEA",
+                                                           "flight_type": "one_way", "cabin": "economy",
+                                                           "total_baggages": 3, "nonfree_baggages": 1,
+                                                           "insurance": "no"}}]
     assert task2["write_actions"].reference == [
-        {"tool": "update_reservation_flights", "arguments": {"reservation_id": "JG7FMM", "payment_id": "credit_card_2929732"}},
-        {"tool": "update_reservation_flights", "arguments": {"reservation_id": "2FBBAH", "payment_id": "gift_card_3481935"}},
+        {"tool": "update_reservation_flights", "arguments": {"reservation_id": "JG7FMM", "payment_id": "credit_card_2929732"},
+         "other": {"cabin": "economy"}},
+        {"tool": "update_reservation_flights", "arguments": {"reservation_id": "2FBBAH", "payment_id": "gift_card_3481935"},
+         "other": {"cabin": "economy"}},
     ]
     # these real runs never repeat a call with the same arguments (latest_value fires on ops and dev rows)
     assert {by_type(c)[1]["latest_value"] for c in cases} == {"no tool called twice with the same arguments"}

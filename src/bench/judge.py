@@ -30,7 +30,7 @@ from bench.questions.matching import (
     parse_json,
     value_like,
 )
-from bench.questions.values import numbers
+from bench.questions.values import bare_value, numbers
 from bench.schema import STALE_REASON, Answer, Question, Score
 
 __all__ = ["ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
@@ -63,16 +63,21 @@ class ExactJudge:
         if reading.unknown:
             return Score(**base, verdict="abstained", reason='no specific claim: the answer is {"unknown": true}')
         reference_text = json.dumps(question.reference, ensure_ascii=False)
-        text = final_claim(reading.text, reference_text)  # "C1001 - no wait, C1002" claims C1002
+        # "C1001 - no wait, C1002" claims C1002; "a.py, b.py - wait, no: c.py, b I only read" corrects one item
+        text = final_claim(reading.text, reference_text, getattr(qtype, "retracts", None))
         # "either SFO or JFK, I can't tell which": candidates (unless the reference itself says "3.8 or 3.9")
         if offers_alternatives(text) and not offers_alternatives(reference_text):
             return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")
         values_only = getattr(qtype, "values_only", False)
         if values_only and is_abstention(text) and not declined_values(text, question.question):
             # "I can't recall what refuel_data returned for L1": the only specifics are the question's own
-            # or what the answer says it does not know
+            # or what the answer says it does not know; but "..., I only remember it didn't work" says something
+            vague = getattr(qtype, "vague", None)
+            if vague is not None and (why := vague(text)):
+                return Score(**base, verdict="wrong", reason=why)
             return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
-        if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)):
+        if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)
+                                                                   or bare_value(text, question.question)):
             # "they gave me their phone number": no value of the kind asked is stated at all
             return Score(**base, verdict="abstained", reason="no specific claim: the answer states no value")
         claim = qtype.claim(reading.parsed, text, repo_root) if text.strip() else None
@@ -97,11 +102,14 @@ GRADING_RULE = """- "correct": the answer states what the reference states. Word
 code fences), order of items and extra explanation do not matter.
 - "wrong": the answer makes a specific claim that differs from the reference or gives only part of it, or \
 offers conflicting candidates without choosing one ("X or Y", "X, or maybe Y"). A vague description that still \
-says something about what is asked ("some error about the credentials") is a claim.
+says something about what is asked ("some error about the credentials", "I can't see it, but it didn't work") is \
+a claim; so is an answer that there was none ("None: I changed no file") and a bare name ("John Smith").
 - "abstained": the answer makes no specific claim: it says it does not know, cannot recall or cannot see the \
 information. An answer that hedges ("I think", "probably", "if I remember correctly") but still makes a specific \
 claim is graded on that claim, not as abstained.
-- An answer that corrects itself ("X - sorry, no: Y", "X... actually, Y") is graded on its final claim."""
+- An answer that corrects itself ("X - sorry, no: Y", "X... actually, Y") is graded on its final claim; a \
+correction that takes back one item of a list by name ("a.py, b.py - wait, no: c.py; b.py I only read") replaces \
+that item only."""
 
 
 def rubric_for(qtype: str) -> str:

@@ -31,6 +31,11 @@ _CONCLUSION = re.compile(r"\b(?:so|thus|therefore|hence|making(?: it)?|(?:that|w
                          r"|for a total of|a total of|total(?: of)?:?|in total|it was|it's)\s+" + _NUMBER +
                          r"(?:\s+(?:times?|calls?))?(?:\s+(?:in total|total|altogether|in all))?\s*(?=[.!;,)]|$)",
                          re.I)
+# An answer that opens with its number ("4 - I also checked once after ...", "24: mostly edits"): that number
+_LEADING = re.compile(r"^\W*" + _NUMBER + r"(?:\s+(?:times?|calls?))?\s*(?:[-\u2013\u2014:;,(]|\.?\s*$)", re.I)
+# A tool named as what the count is compared with ("the same number as my str_replace_editor calls") is not counted
+_COMPARED = re.compile(r"\b(?:(?:the )?same (?:number|count|amount)(?: of \w+)? as|as (?:many|often) as|equal to|"
+                       r"(?:more|fewer|less) than|compared (?:to|with)|just like|like)\b[^.;\n]*", re.I)
 # "four times before it succeeded on the fifth": the last call's ordinal is the count
 _BEFORE_NTH = re.compile(r"\b(?:times?|calls?|attempts?|tries)\s+before\b[^.;\n]*?\b(?:on|at|with) the (" + ORDINAL +
                          r")\b", re.I)
@@ -49,7 +54,9 @@ class CallCount:
     rubric = ("Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\"). "
               "A count the answer concludes with is its claim (\"23 in total, but the last got no result, so 22\" "
               "is 22; \"four times before it worked on the fifth\" is 5). A count of another tool is wrong; a "
-              "command of the asked tool (`file_view` of `file_view_editor`) is no other tool.")
+              "command of the asked tool (`file_view` of `file_view_editor`) is no other tool, nor is a tool the count "
+              "is compared with (\"24, the same number as my edit calls\"). The number the answer opens with is its "
+              "count (\"4 - I also checked once more\" is 4).")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"]) + (self.uncounted if target.get("uncounted") else "")
@@ -85,6 +92,8 @@ class CallCount:
         nth = _BEFORE_NTH.search(text)
         if nth and (last := ordinal_number(nth.group(1))) is not None:
             return float(last)
+        if (lead := _LEADING.match(text)) and (first := numbers(lead.group(1))):
+            return first[0]  # "4 - I also checked once more": the number the answer opens with, then why
         times = _TIMES.search(text)
         counted = numbers(times.group(0)) if times else []
         if counted:
@@ -99,7 +108,7 @@ class CallCount:
         asked = re.search(r"`([^`]+)`", question.question)
         tool = (question.target or {}).get("tool") or (asked.group(1) if asked else "")
         # a part of the asked tool's name (`file_view` of `file_view_editor`: its command) is no other tool
-        named = [t.strip("`") for t in _TOOL_NAME.findall(text)
+        named = [t.strip("`") for t in _TOOL_NAME.findall(_COMPARED.sub(" ", text))
                  if not re.search(rf"(?:^|_){re.escape(t.strip('`'))}(?:_|$)", tool or "")]
         if tool and named and not has_identifier(tool, text):
             return f"the count of another tool ({named[0]}), not of {tool}"

@@ -7,13 +7,14 @@ patch (the offline reader must be able to reproduce the reference from the histo
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Any
 
 from bench.extract import edited_files
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, make_question
-from bench.questions.matching import match_paths, path_tokens
+from bench.questions.matching import is_abstention, match_paths, names, negated_spans, path_tokens
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["FILES_CHANGED", "patch_paths"]
@@ -21,6 +22,10 @@ __all__ = ["FILES_CHANGED", "patch_paths"]
 NAME = "files_changed"
 QUESTION = "Which files did you change in the repository? List every path relative to the repository root."
 
+# an answer that says no file was changed: a claim (the empty set), not an abstention
+_NO_FILES = re.compile(r"^\W*(?:none|nothing|no files?)\W*(?:$|[.;:,!\u2013\u2014-])|\b(?:no|zero) files?\b|\b(?:did not|didn't|never) (?:\w+ )?"
+                       r"(?:change|modify|edit|touch|write)\w* any(?:thing| files?)?\b|\bnothing was (?:changed|modified)\b",
+                       re.I)
 _DIFF_HEADER = re.compile(r"^diff --git a/(\S+) b/(\S+)", re.M)
 
 
@@ -32,6 +37,11 @@ def patch_paths(model_patch: str) -> list[str]:
     return sorted(paths)
 
 
+def denied_names(text: str) -> set[str]:
+    """The identifiers and file stems named where the text denies a change ("FindNull I only read")."""
+    return set().union(set(), *(names(text[a:b]) for a, b in negated_spans(text)))
+
+
 class FilesChanged:
     name = NAME
     answer_format = {"files": "list of the paths of the files you changed, relative to the repository root"}  # the typed answer's keys (bench.questions.answers)
@@ -40,8 +50,8 @@ class FilesChanged:
               "file name counts when exactly one reference path has that name. The right file name in the "
               "wrong directory, a missing file or an extra file makes it wrong. Things that are not file "
               "paths (a module.function, a version number) are not files; build files without an extension "
-              "(Makefile, Dockerfile) are. Files the answer says it only opened or did not change are not named "
-              "as changed.")
+              "(Makefile, Dockerfile) are. Files the answer says it only opened, did not change or are outside the "
+              "repository are not named as changed. An answer that it changed no file claims the empty set.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -64,6 +74,11 @@ class FilesChanged:
         return make_question(case, NAME, QUESTION, changed, changed, indices,
                              target={"repository": case.repo_root})
 
+    def retracts(self, head: str, tail: str) -> bool:
+        """A self-correction that takes back a file of the list by name ("a.py, b.py - wait, no: c.py; b I only
+        read") corrects that file only: the others stand (``matching.final_claim``)."""
+        return bool(denied_names(tail) & names(head))
+
     def spans(self, reference: list[str]) -> None:
         return None  # a list: only every edit shows it
 
@@ -77,6 +92,10 @@ class FilesChanged:
         found = path_tokens(text)
         if repo_root:  # the repository root itself is not a changed file
             found = [p for p in found if p.rstrip("/") != repo_root.rstrip("/")]
+        denied = denied_names(text)  # "FindNull I only read" takes back src/FindNull.java wherever it is named
+        found = [p for p in found if posixpath.basename(p).rsplit(".", 1)[0] not in denied]
+        if not found and _NO_FILES.search(text) and not is_abstention(text):
+            return []  # "None: I changed no file" claims the empty set
         return found or None
 
     def grade(self, reference: list[str], claim: list[str], repo_root: str | None) -> tuple[bool, str]:

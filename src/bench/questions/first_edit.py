@@ -61,6 +61,26 @@ def _without_replaced(text: str) -> str:
     return _REPLACED.sub(lambda m: m.group(0).replace(next(g for g in m.groups() if g), " "), text)
 
 
+# A fenced unified diff: ```diff (or ```patch), or a block whose lines all carry a diff prefix with a "+" line
+_FENCE = re.compile(r"```([\w+.-]*)[ \t]*\n?(.*?)```", re.S)
+_DIFF_LINE = re.compile(r"^(?:[+ -]|@@|\\ No newline|$)")
+
+
+def _diff_as_code(text: str) -> str:
+    """Fenced diffs read as what they insert: ``+`` lines and context lines without their prefix; ``-`` lines
+    (what the edit removed) and headers (``@@``, ``---``/``+++``) are not claimed as inserted."""
+    def rewrite(match: re.Match[str]) -> str:
+        language, body = match.group(1).lower(), match.group(2)
+        lines = body.strip("\n").split("\n")
+        is_diff = language in ("diff", "patch", "udiff") or (
+            any(line.startswith("+") for line in lines) and all(_DIFF_LINE.match(line) for line in lines))
+        if not is_diff:
+            return match.group(0)
+        kept = [line[1:] for line in lines if line[:1] in ("+", " ") and not line.startswith(("+++", "---"))]
+        return "```\n" + "\n".join(kept) + "\n```"
+    return _FENCE.sub(rewrite, text)
+
+
 _CLAUSES = re.compile(r"[.;!?\n]+\s|,?\s+(?:but|though|although|so|yet)\s+", re.I)
 _ELSEWHERE = re.compile(r"\b(?:later|other|another|subsequent|afterwards?|next|second)\b", re.I)
 
@@ -72,7 +92,7 @@ class FirstEdit:
               "`code`), whitespace and indentation ignored. The other lines of `code` and `context` are "
               "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "
               "Code the answer names as what the edit replaced (\"replaced `old` with `new`\") is not claimed "
-              "as inserted.")
+              "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -109,7 +129,7 @@ class FirstEdit:
         if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):
             path = parsed.get("path") or parsed.get("file") or ""
             return {"paths": [str(path)] if path else [], "code": parsed["code"], "delimited": True}
-        text = _without_replaced(text)
+        text = _without_replaced(_diff_as_code(text))
         code, delimited = code_candidates(text)
         if not delimited and not path_tokens(text):
             return None  # neither code nor a file

@@ -51,7 +51,10 @@ class FirstError:
               "type decides. An answer that names another type (\"a KeyError, not an AssertionError\") is wrong, "
               "so is a class of the same name from another package (requests.exceptions.ConnectionError is not the "
               "built-in ConnectionError) and an error described without its type (\"some botocore error about "
-              "credentials\"). `Exception in thread \"main\"` is Java's header, not the type.")
+              "credentials\"). `Exception in thread \"main\"` is Java's header, not the type; a class printed as "
+              "`Name: message` (`InvalidOperation: [...]`) is the type. A quoted value is stated whole (\"12.5 kg\" "
+              "is not \"12.5\"); a location in the message (a trailing `(x.py, line 3)`, make's `[Makefile:9: all]`) "
+              "may be left out, but one given must be the reference's.")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)
@@ -76,7 +79,7 @@ class FirstError:
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, dict) and isinstance(parsed.get("type"), str):
             return {"types": [parsed["type"]], "message": str(parsed.get("message") or ""), "text": None}
-        types = exception_types(text)
+        types = exception_types(text, printed=True)
         if not types:
             # "no exception was printed" is a claim too (that the run printed none)
             if _NONE.search(text):

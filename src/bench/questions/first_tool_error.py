@@ -56,7 +56,8 @@ class FirstToolError:
     rubric = ("Tool error: the error message in substance (a paraphrase keeping the key identifiers, numbers "
               "and quoted strings is fine). If the answer names the tool, it must be the reference tool. A word "
               "changed (\"must be active\" for \"must be suspended\") or the opposite cause (not found for "
-              "multiple occurrences, or the reverse) is another message.")
+              "multiple occurrences, or the reverse; the state a requirement asks for, \"already suspended\" for "
+              "\"must be suspended\") is another message.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template

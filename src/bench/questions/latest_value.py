@@ -81,8 +81,8 @@ class LatestValue:
     answer_format = {"value": "the value in the latest result"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("Latest value: the value the field had in the LAST result of that call, as in the reference "
               "(numbers numerically, strings case-insensitively, booleans as true/false or yes/no; a message-like "
-              "value in substance, its identifiers and numbers kept). The value "
-              "an earlier call returned (the reference's params.stale) is wrong.")
+              "value in substance, its identifiers and numbers kept, a location optional; every part of a "
+              "`|`-separated value). The value an earlier call returned (the reference's params.stale) is wrong.")
 
     def __init__(self) -> None:
         self._value = ToolValue()  # the same reading of a stated value as tool_value's

@@ -14,12 +14,13 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["ABSTAIN_PATTERNS", "is_abstention", "has_values", "declined_values", "final_claim", "value_like",
            "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "path_tokens", "norm_path", "match_paths", "code_candidates",
            "has_identifier",
-           "negated_spans"]
+           "negated_spans", "names"]
 
 
 ABSTAIN_PATTERNS = re.compile(
@@ -27,6 +28,8 @@ ABSTAIN_PATTERNS = re.compile(
     r"|i (?:do not|don't|cannot|can't|no longer|am not able to|am unable to|did not|didn't) (?:know|recall|"
     r"remember|see|tell|determine|find|say|access|keep (?:count|track))"
     r"|i (?:can't|cannot) count|not (?:available|visible|in my context|able to (?:recall|determine|tell))"
+    r"|(?:i'm|i am|i\u2019m) (?:not able|unable) to (?:\w+ly )?(?:know|recall|remember|see|tell|determine|find|say|"
+    r"reconstruct|reproduce|list|quote|count|access)"
     r"|cannot (?:be )?determine|unable to (?:determine|recall|tell)|no (?:longer )?(?:access|record)"
     r"|(?:is|was|are|were)(?:n't| not| no longer) (?:in my (?:context|memory|notes|history)|visible|available|shown)"
     r"|(?:don't|do not|no longer) have (?:\w+ ){0,4}in front of me"
@@ -106,15 +109,24 @@ _DECLINED_OBJECT = re.compile(r"\b(?:what|which|how|whether|if|where|when)\b[^.;
                               r" (?:of|from|for)\b[^.;\n]*", re.I)
 
 
-def final_claim(text: str, reference: str = "") -> str:
+def final_claim(text: str, reference: str = "", retracts: Callable[[str, str], bool] | None = None) -> str:
     """The text after its last self-correction ("X - no wait, Y" claims Y), else the text. Words of the
-    reference (a tool's output that says "..., actually ...") are not a correction."""
+    reference (a tool's output that says "..., actually ...") are not a correction. A type's ``retracts(head,
+    tail)`` says when a correction takes back one item of a list by name: then the claim is the whole text."""
     if reference and _CORRECTION.search(reference):
         return text
     corrections = list(_CORRECTION.finditer(text or ""))
     if not corrections or not text[corrections[-1].end():].strip():
         return text
-    return text[corrections[-1].end():]
+    head, tail = text[: corrections[-1].start()], text[corrections[-1].end():]
+    return text if retracts is not None and retracts(head, tail) else tail
+
+
+def names(text: str) -> set[str]:
+    """The identifiers (CamelCase, snake_case, backticked) and file stems a text names (``FindNull``)."""
+    found = {m.group(0).strip("`") for m in _OWN_NAME.finditer(text)}
+    found |= {posixpath.basename(t).rsplit(".", 1)[0] for t in path_tokens(text, skip_negated=False)}
+    return {n for n in found if len(n) >= 3}
 
 
 def declined_values(text: str, besides: str = "") -> bool:
@@ -192,20 +204,48 @@ _NEGATION = re.compile(
 # a sentence that says files were not changed: the denial covers the whole sentence
 _DENIES_CHANGE = re.compile(r"\b(?:not|n't|never|no longer|without)\s+(?:\w+\s+){0,2}?(?:chang|modif|edit|touch|alter|updat|"
                             r"writ|patch)\w*|\b(?:unchanged|untouched|unmodified)\b|\bleft (?:it|them|that|those) (?:as is|alone)\b"
-                            r"|\b(?:only|just) (?:read|viewed|looked|opened|inspected)\b", re.I)
+                            r"|\b(?:only|just) (?:read|viewed|looked|opened|inspected)\b"
+                            r"|\boutside (?:of )?(?:the |this |my )?(?:repo|repository|project|source tree|workspace)\b"
+                            r"|\bnot (?:in|inside|part of|under) (?:the |this )?(?:repo|repository)\b", re.I)
 # a sentence (or list item): a dot inside a token (a.py, 2.5) does not end it
 _SENTENCE_SPAN = re.compile(r"(?:[^\n.;!?]|[.!?](?=[^\s]))+(?:[.;!?](?=\s|$)|\n|$)")
 _CLAUSE_END = re.compile(r"[,;:()]|\b(?:and|but|while)\b")
 
 
+# a clause of a sentence: what a denial that names its own object ("FindNull I only read") covers
+_CLAUSE = re.compile(r"[^,;:()]+?(?=[,;:()]|\b(?:but|while|whereas|though|although)\b|$)", re.I)
+# what a clause names of its own: an identifier (CamelCase, snake_case, backticked), else it refers back ("them")
+_OWN_NAME = re.compile(r"`[^`\n]+`|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[a-z]\w*_\w+\b")
+
+
+def _denied_clauses(sentence: str) -> list[tuple[int, int]] | None:
+    """The clauses of a denying sentence that deny, when each names what it denies ("I edited a.py, b.py was
+    unchanged"; "X.java is what I edited, FindNull I only read") or is a parenthesis after what it denies ("b.py
+    (not in the repo)"); None when a denial refers back ("..., but did not change them"): the whole sentence."""
+    spans = []
+    for clause in _CLAUSE.finditer(sentence):
+        if _DENIES_CHANGE.search(clause.group(0)):
+            files = [t for t in _PATH.finditer(sentence[: clause.start()]) if _is_file(t.group(0).rstrip(".,:;"))]
+            if _OWN_NAME.search(clause.group(0)) or any(_is_file(t.group(0).rstrip(".,:;"))
+                                                        for t in _PATH.finditer(clause.group(0))):
+                spans.append(clause.span())
+            elif sentence[: clause.start()].rstrip().endswith("(") and files:
+                spans.append((files[-1].start(), clause.end()))
+            else:
+                return None
+    return spans or None
+
+
 def negated_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans that deny something: a sentence (or list item) that says "X was not changed", or,
-    where the negation is followed by a path in its clause ("a.py and b.py, not c.py"), that clause's rest."""
+    """Character spans that deny something: a sentence (or list item) that says "X was not changed" (only the
+    denying clauses when each names what it denies), or, where the negation is followed by a path in its clause
+    ("a.py and b.py, not c.py"), that clause's rest."""
     spans = []
     for match in _SENTENCE_SPAN.finditer(text):
         sentence, start = match.group(0), match.start()
         if _DENIES_CHANGE.search(sentence):  # "(I also opened x.py and y.py, but did not change them.)"
-            spans.append(match.span())
+            clauses = _denied_clauses(sentence)
+            spans += [(start + a, start + b) for a, b in clauses] if clauses else [match.span()]
             continue
         for negation in _NEGATION.finditer(sentence):  # "a.py and b.py, not c.py"; "not sure" denies no file
             end = _CLAUSE_END.search(sentence, negation.end())

@@ -23,10 +23,20 @@ _JAVA_HEADER = re.compile(r"Exception in thread\b")
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bno|\binstead of|\brather than)\s+(?:an?\s+|the\s+)?[`'\"]?$", re.I)
 
 
-def exception_types(text: str) -> list[str]:
-    """Exception type names the text asserts, in order; names it denies ("not a KeyError") are left out."""
+# The way a runtime prints an exception, ``Name: message``: a CamelCase class (``InvalidOperation``,
+# ``decimal.InvalidOperation``) before a colon names the type whatever its name ends in
+_EXC_LINE = re.compile(r"(?<![\w.$])((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*):[ \t]+\S")
+
+
+def exception_types(text: str, printed: bool = False) -> list[str]:
+    """Exception type names the text asserts, in order; names it denies ("not a KeyError") are left out. With
+    ``printed`` (an answer to "what exception"), when no name ends like an exception class, a CamelCase name
+    printed as ``Name: message`` ("InvalidOperation: [...]")."""
     found = []
-    for match in _EXC.finditer(text or ""):
+    matches = list(_EXC.finditer(text or ""))
+    if printed and not matches:
+        matches = list(_EXC_LINE.finditer(text or ""))
+    for match in matches:
         if _NOT_BEFORE.search(text[max(0, match.start() - 20): match.start()]):
             continue
         if _JAVA_HEADER.match(text, match.start()):  # 'Exception in thread "main" java.lang.X: ...' names X
@@ -77,11 +87,21 @@ def _key_tokens(message: str) -> list[str]:
 _LOCATION = re.compile(r"\s*(?:\((?:[^()]*(?:/|\\|\.py\b|line \d+)[^()]*)\)|\bat [\w./\\-]+:\d+)\s*$")
 
 
+# make's location of the failed recipe, before its message: "*** [Makefile:192: build] Error 1"
+_BRACKET_LOCATION = re.compile(r"\[[^\[\]\n]*?[\w.-]+:\d+[^\[\]\n]*\]\s*")
+_FILE_LINE = re.compile(r"[\w.-]+:\d+")
+
+
 def _optional_location(reference: str, text: str) -> str:
-    """The reference without a trailing location the text does not give."""
+    """The reference without a location the text does not give: a trailing one, or make's bracketed one
+    (which stays when the text gives another file:line: "link.mk:40" for "[build.mk:40: link]")."""
     match = _LOCATION.search(reference)
     if match and match.start() > 0 and squash(match.group(0)).strip("() ").lower() not in text.lower():
-        return reference[: match.start()]
+        reference = reference[: match.start()]
+    bracket = _BRACKET_LOCATION.search(reference)
+    if bracket and not any(spot not in bracket.group(0) for spot in _FILE_LINE.findall(text)) \
+            and squash(bracket.group(0)).lower() not in text.lower():
+        reference = reference[: bracket.start()] + reference[bracket.end():]
     return reference
 
 
@@ -142,12 +162,45 @@ _SEVERAL = re.compile(r"\bmultiple (?:occurrences|matches|times|places)\b|\bmore
                       r"|\b(?:several|many) (?:occurrences|matches|times|places)\b|\bambiguous\b|\bduplicates?\b", re.I)
 
 
+# A requirement ("Line must be suspended to resume") says the thing was not in that state; a state ("the line was
+# already suspended") says it was: each the other's opposite
+_REQUIRED = re.compile(r"\b(?:must|needs? to|has to|have to|should) be (\w+)", re.I)
+_IN_STATE = r"\b(?:already|(?<!not )(?:is|was|were|are)(?! not\b)(?:\s+already)?)\s+{}\b"
+
+
+def _required_vs_state(reference: str, text: str) -> bool:
+    for required in _REQUIRED.finditer(reference):
+        word = re.escape(required.group(1))
+        if not re.search(_REQUIRED.pattern.replace("(\\w+)", word), text, re.I) \
+                and re.search(_IN_STATE.format(word), text, re.I) and not re.search(r"n't\s+(?:\w+\s+)?" + word, text):
+            return True
+    return False
+
+
 def opposite_cause(reference: str, text: str) -> bool:
-    """The text gives the opposite cause of the reference's: absent for several, or several for absent."""
+    """The text gives the opposite cause of the reference's: absent for several, or several for absent; in the
+    state a requirement asks for ("already suspended" for "must be suspended"), or the reverse."""
     for one, other in ((_SEVERAL, _ABSENT), (_ABSENT, _SEVERAL)):
         if one.search(reference) and not other.search(reference) and other.search(text) and not one.search(text):
             return True
-    return False
+    return _required_vs_state(reference, text) or _required_vs_state(text, reference)
+
+
+_QUOTED = re.compile(r"(?<![A-Za-z])'([^'\n]+)'(?![A-Za-z])|\"([^\"\n]+)\"|`([^`\n]+)`")
+
+
+def _quoted(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g is not None).strip() for m in _QUOTED.finditer(text)]
+
+
+def _requoted(reference: str, text: str) -> str | None:
+    """A value the reference quotes that the text quotes with more in it ("12.5 kg" for "12.5", 'pkg.sub' for
+    'pkg'): a quoted value is one value, stated whole; the value, else None."""
+    said = [q.lower() for q in _quoted(text)]
+    for value in _quoted(reference):
+        if value.lower() not in said and any(has_identifier(value, q) for q in said):
+            return value
+    return None
 
 
 def in_substance(reference: str, text: str) -> bool:
@@ -168,6 +221,8 @@ def in_substance(reference: str, text: str) -> bool:
         return False
     keys = _key_tokens(reference)
     if keys and not all(has_identifier(key, text) for key in keys):
+        return False
+    if _requoted(reference, text):  # 'For input string: "12.5 kg"' for '... "12.5"': another value
         return False
     # with identifiers, the words around them still count a little (a quarter: a paraphrase keeps
     # few of them); without identifiers, two thirds of the words

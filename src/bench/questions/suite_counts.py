@@ -104,7 +104,8 @@ class TestCounts:
     rubric = ("Test counts: passed and failed equal the reference. When the reference has `errors` and the "
               "answer does not name errors, its failed count must include them (failed + errors: an answer "
               "that counts the errored tests nowhere is wrong); when the answer names errors they must equal. A count the answer leaves out is zero only when it says "
-              "so or implies it (\"all 21 tests passed\" = 21 passed, 0 failed).")
+              "so or implies it (\"all 21 tests passed\" = 21 passed, 0 failed). A runner's own summary quoted counts as the "
+              "runner reports it (Maven's `Tests run: 12, Failures: 0, Errors: 0, Skipped: 0` = 12 passed).")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)
@@ -143,6 +144,8 @@ class TestCounts:
                         return None
             return got
         counts = text_counts(re.sub(r"[*_]+", "", text))  # markdown emphasis: **Passed:** 21
+        if "passed" not in counts and (quoted := stated_test_counts(text)) is not None:
+            counts = quoted  # a runner's own summary quoted ("Tests run: 12, Failures: 0, ..."), read as the runner's
         return counts if ("passed" in counts or "failed" in counts) else None
 
     def grade(self, reference: dict[str, int], claim: dict[str, int], repo_root: str | None) -> tuple[bool, str]:

@@ -19,6 +19,7 @@ from typing import Any
 from bench.profiles import Profile
 from bench.questions.base import CaseFacts, args_text, make_question, ordinal, value_spans
 from bench.questions.matching import (
+    ABSTAIN_PATTERNS,
     FALSE_WORDS,
     TRUE_WORDS,
     has_identifier,
@@ -29,6 +30,15 @@ from bench.questions.matching import (
     stated_bool,
 )
 from bench.questions.messages import exception_types, in_substance, same_type, substituted
+from bench.questions.outputs import (
+    frame_lines,
+    outcome_claim,
+    path_said,
+    requoted_code,
+    untagged,
+    without_caption,
+    without_frames,
+)
 from bench.questions.values import numbers, same_date, same_number
 from bench.schema import DroppedQuestion, Question
 
@@ -42,7 +52,7 @@ _NEGATED = re.compile(r"\b(?:not|n't|never|no longer)\s+(?:\w+\s+)?(?:enabled|on
 _INLINE_KEY = re.compile(r"(?<![\w/.])['\"]?[A-Za-z_][\w]*['\"]?\s*:\s")  # not the end of a path (/srv/app:)
 _PAIR = re.compile(r"^([A-Za-z][\w ./()-]{0,40}?):\s+(\S.*)$")  # "Cellular Signal: excellent"
 # What free text states: numbers (with a unit), identifiers, paths, quoted and parenthesised words.
-_CONTENT = re.compile(r"[\w./:-]*\d[\w./:-]*|(?<=\d )[A-Za-z%/]{1,6}\b|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\n]+'(?![A-Za-z])|\([A-Za-z][^)\s]*\)|/[\w./-]+|\b\w+_\w+\b"
+_CONTENT = re.compile(r"[\w./:-]*\d[\w./:-]*|(?<=\d )[A-Za-z%/]{1,6}\b|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\n]+'(?![A-Za-z])|\([A-Za-z][^)\s]*\)|[\w.-]*/[\w./-]+|\b\w+_\w+\b"
                       r"|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")
 
 
@@ -76,13 +86,9 @@ _GENERIC = {"Error", "Exception", "Warning", "Failure", "Exit", "Interrupt", "It
 # a clause about another run or call ("the earlier ValueError is gone", "no longer raises")
 _ELSEWHERE = re.compile(r"\b(?:earlier|before|previous(?:ly)?|prior|fixed|no longer|any ?more|this time|instead of|"
                         r"other|later)\b", re.I)
-_TAG = re.compile(r"</?[A-Za-z_][\w-]*>")  # <returncode>0</returncode>: markup, not values
+_LINE_NUMBER = re.compile(r"\bline (\d+)\b", re.I)  # "raised at core.py line 11": a traceback's frame
 _TABLE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|$")
 _MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
-
-
-def _untagged(text: str) -> str:
-    return _TAG.sub("\n", text)
 
 
 def _plain_json(value: Any) -> Any:
@@ -137,7 +143,8 @@ def _marked_lines(text: str) -> dict[str, str]:
 
 def _row_problem(reference: str, claim: str) -> str | None:
     """A row of a multi-line output restated with other values: a line of the answer that names the
-    row (a word only that row has) and gives at least half its numbers must give all of them."""
+    row (a word only that row has) and gives at least half its numbers, or another row's number (``cat -n``
+    lines swapped), must give all of them."""
     rows = [line for line in reference.split("\n") if line.strip()]
     if len(rows) < 2:
         return None
@@ -148,11 +155,12 @@ def _row_problem(reference: str, claim: str) -> str | None:
         wanted = numbers(row, words=False)
         if not unique or not wanted:
             continue
+        others = {n for other in rows if other is not row for n in numbers(other, words=False)} - set(wanted)
         for line, found in said:
             if not any(has_identifier(u, line) for u in unique):
                 continue
             present = sum(1 for n in wanted if any(same_number(n, f) for f in found))
-            if present * 2 >= len(wanted) and present < len(wanted):
+            if present < len(wanted) and (present * 2 >= len(wanted) or others & set(found)):
                 return f"the row of {sorted(unique)[0]} with other values"
     return None
 
@@ -172,7 +180,7 @@ def output_values(reference: str) -> list[Any]:
     data = parse_json(reference)
     if isinstance(data, (dict, list)):
         return _leaves(data, [])
-    reference = _untagged(reference)
+    reference = without_caption(without_frames(untagged(reference)))
     values: list[Any] = [token for _, value in _pairs(reference) for token in _value_tokens(value)]
     rest = "\n".join(line for line in reference.split("\n") if not _PAIR.match(line.strip()))
     values += [t.strip("'\"`()") for t in _CONTENT.findall(_INLINE_KEY.sub(" ", rest))]
@@ -228,8 +236,12 @@ class ToolOutput:
     rubric = ("Tool output: every value in the reference output (numbers with their units, identifiers, "
               "names, status words) is stated, and stated correctly; format, quoting and order may differ. "
               "A missing or different value makes it wrong, so does a word changed in a restated line or an "
-              "exception the output does not show. An empty output ([] or {}) may be said in words "
-              "(\"an empty list\").")
+              "exception the output does not show, or quote characters changed inside a restated line of code "
+              "(`env['X']` for `env[\"X\"]`). A caption line introducing the output (\"Here's the files ... up to 2 "
+              "levels deep in /a:\") and a traceback's frames are not values to restate (its exception line is; a "
+              "line number given must be a frame's). A path may be given relative to the repository root, or by its "
+              "file name when no other path of the output has it. An empty output ([] or {}) may be said in words "
+              "(\"an empty list\"). A decline that says how the call went (\"it didn't work\") is a vague claim: wrong.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(nth=ordinal(target["ordinal"]), tool=target["tool"],
@@ -275,6 +287,12 @@ class ToolOutput:
             return None
         return text
 
+    def vague(self, text: str) -> str | None:
+        """A declining answer that still says how the call went ("I can't see it; it didn't work") claims
+        something of the output, vaguely: wrong (it states none of the output's values)."""
+        said = outcome_claim(text, ABSTAIN_PATTERNS)
+        return f"a vague claim about the output ({said!r}), not its values" if said else None
+
     def grade(self, reference: str, claim: str, repo_root: str | None) -> tuple[bool, str]:
         marked, said = _marked_lines(reference), _marked_lines(claim)
         for item, marker in marked.items():  # a status marker is its line's value
@@ -293,7 +311,7 @@ class ToolOutput:
             # an empty result said in words ("an empty list", "nothing: []"), and nothing else claimed
             said = got == want or (_EMPTY.search(claim) and not output_values(claim))
             return (True, "the empty output") if said else (False, f"the output was {reference.strip()}")
-        if want is None and (change := substituted(_untagged(reference), claim)):
+        if want is None and (change := substituted(untagged(reference), claim)):
             return False, f"a word or number of the output changed: {change}"
         if want is not None and got is not None:
             same = _plain_json(got) == _plain_json(want)
@@ -309,15 +327,21 @@ class ToolOutput:
                     return False, f"{label}: expected {str(value).lower()}, the answer says {str(near).lower()}"
             if _label(label) in stated and not _same_value(str(value), stated[_label(label)]):
                 return False, f"{label}: expected {value!r}, the answer says {stated[_label(label)]!r}"
-        if (row := _row_problem(_untagged(reference), claim)) is not None:
+        if (row := _row_problem(without_caption(untagged(reference)), claim)) is not None:
             return False, row
+        if (quoted := requoted_code(untagged(reference), claim)) is not None:
+            return False, f"quotes changed in a restated line of code: {quoted}"
         found = numbers(claim)
         values = output_values(reference)
         if not values and not in_substance(reference, claim):  # prose without values: its words
             return False, "not the output in substance"
         paths = [str(v) for v in values if str(v).startswith("/")]
         missing = [v for v in values if not _value_in(v, claim, found) and not (
-            isinstance(v, str) and (_relative_to_listing(v, claim, paths) or same_date(v, claim)))]
+            isinstance(v, str) and (_relative_to_listing(v, claim, paths) or same_date(v, claim)
+                                    or path_said(v, claim, repo_root, [str(p) for p in values if "/" in str(p)])))]
+        frames = frame_lines(reference)
+        if not missing and frames and (other := [n for n in _LINE_NUMBER.findall(claim) if int(n) not in frames]):
+            return False, f"line {other[0]}: a frame the traceback does not show"
         if not missing:
             return True, "every value of the output"
         return False, f"missing or different: {', '.join(str(v) for v in missing[:5])}"

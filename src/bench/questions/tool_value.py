@@ -50,7 +50,8 @@ class ToolValue:
     rubric = ("Value: the stated value equals the reference: numbers numerically (275 = 275.00, a unit may "
               "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no. A value "
               "that is a message (several words with an identifier or a number) is stated in substance: its "
-              "identifiers and numbers kept.")
+              "identifiers and numbers kept, a location (make's `[Makefile:9: all]`) optional. A `|`-separated value "
+              "needs every part, in words or symbols.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"], arguments=args_text(target["arguments"]),

@@ -52,8 +52,8 @@ class UserFact:
     template = "What `{argument}` did the user give you for `{tool}`?"
     answer_format = {"value": "the value the user gave"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("User fact: the stated value equals the reference: ids and names character for character "
-              "(case and quotes ignored), numbers numerically. A different value, or several values offered "
-              "without choosing, is wrong.")
+              "(case and quotes ignored; a phone number's separators too: 5551232002 is not 555-123-2002), "
+              "numbers numerically. A different value, or several values offered without choosing, is wrong.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(argument=target["argument"], tool=target["tool"])

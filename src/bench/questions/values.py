@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["numbers", "ordinal_number", "same_number", "dates", "same_date", "all_parts", "same_text"]
+__all__ = ["numbers", "ordinal_number", "same_number", "dates", "same_date", "all_parts", "same_text", "bare_value"]
 
 
 _WORDS = {"zero": 0, "no": 0, "none": 0, "one": 1, "once": 1, "single": 1, "two": 2, "twice": 2, "three": 3,
@@ -126,3 +126,21 @@ def same_text(got: str, want: str) -> bool:
     not the reference's made ``No module named 'pytz'`` or ``b'My Content'`` unanswerable)."""
     g, w = got.strip().lower(), want.strip().lower()
     return g == w or g.strip(_QUOTES).strip() == w.strip(_QUOTES).strip()
+
+
+# Words that name no value: the question's kind of words and the pronouns an answer restates it with
+_NO_VALUE = {"the", "a", "an", "it", "its", "was", "is", "were", "they", "them", "their", "he", "she", "his", "her",
+             "i", "me", "my", "you", "your", "user", "customer", "gave", "given", "said", "told", "provided",
+             "mentioned", "that", "this", "value", "number", "same", "one", "of", "for", "to", "in"}
+
+
+def bare_value(text: str, question: str) -> bool:
+    """The whole answer is a name the question does not state, two to four capitalised words ("John Smith" asked
+    for a phone number): a claim, though it states no number or identifier (not "Their phone number.", nor a
+    one-word reply such as "Forgot.")."""
+    words = re.findall(r"[A-Za-z][\w'-]*", text or "")
+    if not 2 <= len(words) <= 4 or re.search(r"[.;!?]\s+\S|\n", (text or "").strip()) \
+            or not all(w[0].isupper() for w in words):
+        return False
+    asked = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", question or "")}  # phone_number: "phone", "number"
+    return any(w.lower() not in asked and w.lower() not in _NO_VALUE for w in words)

@@ -4,7 +4,8 @@ The state-changing calls (the profile's ``write_tools``; ``generic``: ``dataset.
 whose result is known and is not an error (a refused call changed nothing), in call order.
 Reference: a list of ``{"tool", "arguments"}`` with the key arguments of each call: the
 profile's ``write_key_args``, else its identifier arguments (``id``, ``*_id``), else every
-scalar argument. Dropped when the source names no write tool, when no write call succeeded,
+scalar argument; the call's other scalar arguments under ``other`` (when it has any): an answer need
+not give them, but a value it states for one must be the call's. Dropped when the source names no write tool, when no write call succeeded,
 when a write call's result is unknown (it may or may not have applied), or when there are
 more than ``MAX_CHANGES`` (a list that long is a test of transcription, not of memory).
 """
@@ -43,7 +44,9 @@ def key_arguments(profile: Profile, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _change(profile: Profile, event: ToolEvent) -> dict[str, Any]:
-    return {"tool": event.name, "arguments": key_arguments(profile, event.args)}
+    keys = key_arguments(profile, event.args)
+    other = {k: v for k, v in event.args.items() if k not in keys and _scalar(v)}
+    return {"tool": event.name, "arguments": keys, **({"other": other} if other else {})}
 
 
 class WriteActions:
@@ -56,7 +59,9 @@ class WriteActions:
               "send_payment_request) or as JSON with the arguments beside the tool; one change made for several "
               "ids may be named once with each id, in order (\"grant_app_permission: storage, then sms\"). A call "
               "listed as a change that is none of the reference's (a read-only call, a transfer, a call that "
-              "failed) is an extra change; calls mentioned only as context, or said to have failed, do not count.")
+              "failed) is an extra change; calls mentioned only as context, or said to have failed, do not count. "
+              "The values of a change's other arguments (`other`) need not be stated, but a value the answer states "
+              "for one (\"gb_amount: 4\", \"4 GB\" for gb_amount 2) must be the call's.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -92,7 +97,9 @@ class WriteActions:
         if isinstance(parsed, dict) and _tool_of(parsed):
             parsed = [parsed]
         if isinstance(parsed, list) and parsed and all(isinstance(c, dict) and _tool_of(c) for c in parsed):
-            return {"changes": [{"tool": _tool_of(c), "arguments": _arguments_of(c)} for c in parsed]}
+            return {"changes": [{"tool": _tool_of(c), "arguments": {**(c["other"] if isinstance(c.get("other"), dict)
+                                                                         else {}), **_arguments_of(c)}}
+                                for c in parsed]}
         if not text.strip() or (is_abstention(text) and not has_values(text)):
             return None
         return {"text": text}
@@ -109,6 +116,11 @@ class WriteActions:
                 for key, value in ref["arguments"].items():
                     if not _same(value, (item.get("arguments") or {}).get(key)):
                         return False, f"{ref['tool']}: {key} differs from {value_text(value)!r}"
+                for key, value in (ref.get("other") or {}).items():  # not asked for, but if stated, stated right
+                    stated = (item.get("arguments") or {}).get(key)
+                    if stated is not None and not _same(value, stated):
+                        return False, f"{ref['tool']}: {key} stated as {value_text(stated)!r}, the call had " \
+                                      f"{value_text(value)!r}"
             return True, "same changes in order"
         return _grade_text(reference, claim["text"])
 
@@ -173,18 +185,37 @@ def _stem(word: str) -> str:
     return word if len(word) <= 3 else word[: max(3, len(word) - 2)]
 
 
+# "turned airplane mode off", "switched Wi-Fi calling on": a toggle told by what it did
+_TOGGLE = r"(?:toggl|turn|switch|flipp?)"
+# after a tool's words with its last one left out ("rebooted", "re-seated the SIM", "set network mode to X"): the
+# item ends, or a word that names nothing follows
+_ENDS = r"(?=\s*(?:$|[;,.:()\n]|->|\u2192|\b(?:to|for|on|of|in|at|with|and|then|again|back|once|twice)\b))"
+
+
+def _word(word: str) -> str:
+    """A tool's word in prose: any inflection (its stem), a hyphen anywhere in it ("re-seated", "Wi-Fi")."""
+    stem = _stem(word)
+    pattern = _TOGGLE if word == "toggle" else "-?".join(re.escape(ch) for ch in stem)
+    return rf"(?<![\w-]){pattern}[^\W_]*(?![\w])"
+
+
 def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int, int]]:
     """Where the answer names each of the reference's tools, in order: by its identifier, or in prose by its
-    words in order, any inflection, up to three words between ("sent a payment request" = send_payment_request).
-    Overlapping mentions keep the longest (``toggle_data_saver_mode`` over ``toggle_data``)."""
+    words in order, any inflection, hyphens ignored, up to three words between ("sent a payment request" =
+    send_payment_request; "turned airplane mode off" = toggle_airplane_mode), the last word optional where the
+    item ends ("rebooted" = reboot_device). Overlapping mentions keep the longest (``toggle_data_saver_mode``
+    over ``toggle_data``)."""
     found = []
+    between = r"(?:\s+[\w$./%-]+){0,3}?\s+"
     for tool in {c["tool"] for c in reference}:
         found += [(tool, m.start(), m.end()) for m in re.finditer(rf"(?<![\w]){re.escape(tool)}(?![\w])", text)]
         words = [w for w in re.split(r"[_\W]+", tool) if w]
         if len(words) >= 2:  # one word in prose ("search") would be any use of the word
-            between = r"(?:\s+[\w$./%-]+){0,3}?\s+"
-            prose = between.join(rf"(?<![\w]){re.escape(_stem(w))}[^\W_]*(?![\w])" for w in words)
-            found += [(tool, m.start(), m.end()) for m in re.finditer(prose, text, re.I)]
+            forms = [between.join(_word(w) for w in words)]
+            if words[:-1] != ["toggle"]:  # "turned on" alone names no toggle
+                forms.append(between.join(_word(w) for w in words[:-1]) + _ENDS)
+            for prose in forms:
+                found += [(tool, m.start(), m.end()) for m in re.finditer(prose, text, re.I)]
     kept: list[tuple[str, int, int]] = []
     for tool, start, end in sorted(found, key=lambda f: (f[1], f[1] - f[2])):
         if not kept or start >= kept[-1][2]:
@@ -256,7 +287,29 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
             firsts.append(min(w for w in where if w is not None))
     if firsts != sorted(firsts):
         return False, "changes named in another order"
+    for change, (_, a, b) in zip(reference, named, strict=True):
+        for key, value in (change.get("other") or {}).items():
+            if (said := _misstated(key, value, text[a:b])) is not None:
+                return False, f"{change['tool']}: {key} stated as {said!r}, the call had {value_text(value)!r}"
     return True, "same changes in order"
+
+
+# words of an argument's name that say nothing of which value it is ("amount" of gb_amount could be a price)
+_GENERIC = {"amount", "number", "count", "total", "id", "value", "new", "old", "type"}
+
+
+def _misstated(name: str, value: Any, text: str) -> str | None:
+    """A value the text states for argument ``name`` that is not the call's: under its name ("gb_amount=4",
+    "gb_amount: 4", "gb amount of 4") or, a number, beside a specific word of its name ("4 GB" for gb_amount)."""
+    words = [w for w in re.split(r"[_\s]+", name) if w]
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    said = [m.group(1) for m in re.finditer(r"(?<![\w])" + r"[\s_]+".join(map(re.escape, words)) +
+                                           r"[\"'`]?\s*(?:[:=]|\bis\b|\bwas\b|\bof\b)?\s*[\"'`]?([\w.@/-]+)", text, re.I)]
+    if number:
+        said = [s for s in said if numbers(s, words=False)]
+        for word in (w for w in words if w.lower() not in _GENERIC):
+            said += re.findall(rf"(?<![\w.])(-?\d+(?:\.\d+)?)\s*{re.escape(word)}\b", text, re.I)
+    return next((s for s in said if not _same(value, s)), None)
 
 
 def _position(value: str, text: str, start: int, end: int) -> int | None:

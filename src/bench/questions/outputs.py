@@ -1,0 +1,119 @@
+"""What of a tool output an answer must restate, and in which forms (``tool_output``'s reading; README "Grading").
+
+- markup: a tag is markup when the output closes it (``<returncode>0</returncode>``); Python's ``<string>`` and
+  ``<module>`` are names, not markup;
+- a caption: the first line of a multi-line output that is a sentence ending in ``:`` ("Here's the files and directories up to 2
+  levels deep in /srv/app, excluding hidden items:", "Traceback (most recent call last):") introduces the output:
+  only its paths are values (the listing repeats them);
+- a Python traceback's frames (``File "x.py", line 3, in f``, the code line under it, the ``^^^`` marker) say
+  where its exception was raised: optional, like a message's location; a line number the answer gives must be a
+  frame's;
+- quote characters of a literal in a line of code (``config["w"]``) are part of the line: ``config['w']`` is
+  another line (in Java or C another literal); quotes around a value or around the whole output may differ;
+- a path may be stated relative to the repository root, or by its file name when no other path of the output has
+  that name (as for ``files_changed``); a ``:189:`` line suffix stays with it.
+
+    untagged("<returncode>0</returncode><output>x</output>")   # '\\n0\\n\\nx\\n'
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+__all__ = ["untagged", "without_caption", "without_frames", "frame_lines", "path_said", "outcome_claim",
+           "requoted_code"]
+
+_TAG = re.compile(r"<(/?)([A-Za-z_][\w-]*)>")
+
+
+def untagged(text: str) -> str:
+    """The text without its markup tags: the tags it closes (``<output>...</output>``), each tag a line break."""
+    closed = {m.group(2) for m in _TAG.finditer(text) if m.group(1)}
+    return _TAG.sub(lambda m: "\n" if m.group(2) in closed else m.group(0), text)
+
+
+# a caption is a sentence: a capital first, three words or more, a colon last (not "   40\tcase OPEN:")
+_CAPTION = re.compile(r"^[A-Z][\w'’]*(?:\W+\w[\w'’]*){2,}.*:$")
+
+
+def without_caption(text: str) -> str:
+    """A multi-line output with its caption line reduced to the paths it names."""
+    lines = text.strip("\n").split("\n")
+    if len(lines) < 2 or not _CAPTION.match(lines[0].rstrip()):
+        return text
+    paths = [p.rstrip(",.:") for p in re.findall(r"(?<![\w])/[\w./-]+", lines[0])]
+    return "\n".join([" ".join(paths), *lines[1:]])
+
+
+_FRAME = re.compile(r"^\s*File \"[^\"]*\", line (\d+)(?:, in .*)?$")
+_CARETS = re.compile(r"^\s*[\^~]+\s*$")
+
+
+def frame_lines(text: str) -> list[int]:
+    """The line numbers of a traceback's frames."""
+    return [int(m.group(1)) for line in text.split("\n") if (m := _FRAME.match(line))]
+
+
+def without_frames(text: str) -> str:
+    """A Python traceback without its frames: the ``File ...`` lines, the code line under each, the markers."""
+    if "Traceback (most recent call last)" not in text:
+        return text
+    kept, skip_code = [], False
+    for line in text.split("\n"):
+        if _FRAME.match(line):
+            skip_code = True
+            continue
+        if _CARETS.match(line) or (skip_code and line.startswith("    ")):
+            continue
+        skip_code = False
+        kept.append(line)
+    return "\n".join(kept)
+
+
+_SUFFIX = re.compile(r"((?::\d+)+:?)$")
+
+
+def path_said(token: str, claim: str, repo_root: str | None, paths: list[str]) -> bool:
+    """A path of the output stated relative to the repository root, or by its file name when no other path
+    of the output has that name (a ``:189:`` suffix kept with it)."""
+    suffix = _SUFFIX.search(token)
+    path = token[: suffix.start()] if suffix else token
+    tail = suffix.group(1).rstrip(":") if suffix else ""
+    forms = []
+    root = (repo_root or "").rstrip("/")
+    if root and path.startswith(root + "/"):
+        forms.append(path[len(root) + 1:])
+    name = posixpath.basename(path.rstrip("/"))
+    names = [posixpath.basename(_SUFFIX.sub("", p).rstrip("/")) for p in paths]
+    if "." in name and names.count(name) <= 1:
+        forms.append(name)
+    return any(re.search(rf"(?<![\w/.-]){re.escape(form + tail)}(?![\w/])", claim) for form in forms if form)
+
+
+# a clause that says how the call went ("I only remember it didn't work"): a claim about the output, if vague
+_OUTCOME = re.compile(r"\b(?:it|the (?:call|command|run|install\w*|build|tool|request|script))\s+(?:(?:did not|didn't|"
+                      r"never)\s+(?:work|succeed|pass|run)|(?:failed|errored|crashed|succeeded|worked|passed|broke)\b)",
+                      re.I)
+
+
+def outcome_claim(text: str, declines: re.Pattern[str]) -> str | None:
+    """A clause outside the answer's decline that says how the call went ("I can't see it; it didn't work")."""
+    for clause in re.split(r"[.;!?\n]+|,?\s+but\s+", text):
+        if not declines.search(clause) and (said := _OUTCOME.search(clause)):
+            return said.group(0)
+    return None
+
+
+# a literal attached to code: after a name, a bracket, a parenthesis, "=" or ","
+_CODE_LITERAL = re.compile(r"(?<=[\w\[(=,])([\"'])([^\"'\n]{1,80})\1")
+
+
+def requoted_code(reference: str, claim: str) -> str | None:
+    """A literal of a restated code line given with the other quote character (``['w']`` for ``["w"]``)."""
+    for match in _CODE_LITERAL.finditer(reference):
+        before, quote, value = reference[match.start() - 1], match.group(1), match.group(2)
+        other = "'" if quote == '"' else '"'
+        if before + other + value + other in claim and before + quote + value + quote not in claim:
+            return f"{before}{other}{value}{other} for {before}{quote}{value}{quote}"
+    return None
