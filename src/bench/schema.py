@@ -166,6 +166,11 @@ class View:
     guidance: str | None = None  # extra system text for the answering agent (verify)
     info: dict[str, Any] = field(default_factory=dict)  # arm-specific accounting
     budget: dict[str, Any] | None = None  # arm.budget: target and realized tokens (bench.policies.budget)
+    # A provider arm's answering requests (bench.policies.provider): {"provider": openai|anthropic, "params":
+    # request parameters they carry (betas, context_management ...), "send": "view" | "history"}; "history":
+    # the case's recorded history is sent, for the provider to edit on its server, and ``messages`` holds that
+    # edit as the provider reported it. None: a plain request of ``messages``.
+    request: dict[str, Any] | None = None
 
     @property
     def kept_messages(self) -> int:
@@ -176,7 +181,7 @@ class View:
         return sorted(self.store)
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``views.jsonl`` record (without ``evidence``); ``budget`` only when the arm has one."""
+        """The ``views.jsonl`` record (without ``evidence``); ``budget`` and ``request`` only when the arm has them."""
         return {
             "case_id": self.case_id,
             "arm": self.arm,
@@ -190,6 +195,7 @@ class View:
             "guidance": self.guidance,
             "info": self.info,
             **({"budget": self.budget} if self.budget is not None else {}),
+            **({"request": self.request} if self.request is not None else {}),
             "messages": messages_to_dict(self.messages),
         }
 
