@@ -72,7 +72,9 @@ def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
     for kind, row in kinds.items():
         if not row["calls"]:
             continue
-        entry: dict[str, Any] = {k: round(v) for k, v in row.items()}
+        # every count present (a kind whose calls read no cache, the summarizer's, has no cached tokens)
+        entry: dict[str, Any] = {"calls": 0, "input_tokens": 0, "cached_tokens": 0, "output_tokens": 0,
+                                 **{k: round(v) for k, v in row.items()}}
         price = prices.get(kind)
         if price is None:
             entry["cost_usd"] = entry["batch_cost_usd"] = None
