@@ -5,7 +5,8 @@ Not a model: ``POST /v1/messages`` (``?beta=true`` when the client sends betas) 
 deterministically, and ``GET /v1/models`` serves the preflight. What it does with a request, in the
 order the API does it (context editing is applied on the server before the prompt reaches the model):
 
-* **auth**: with ``api_key`` set, a request without ``x-api-key: <api_key>`` gets 401
+* **auth**: with ``api_key`` set, a request without it (``x-api-key: <api_key>``, or ``Authorization: Bearer
+  <api_key>`` as the SDK sends it) gets 401
   (``authentication_error``);
 * **betas**: a ``context_management`` edit, or a ``compaction`` block in the input, without its beta
   header (``anthropic-beta``: ``context-management-2025-06-27`` for ``clear_tool_uses_20250919``,
@@ -34,7 +35,7 @@ order the API does it (context editing is applied on the server before the promp
   or a claim, deterministic in the request), a JSON verdict when the last user text asks for one (a
   judge), otherwise a text (a summary request: the conversation's last ``summary_chars`` characters);
   ``max_context`` (tokens): a longer input is refused with 400 ``prompt is too long``;
-  ``overload_first``: the first N requests get 529 ``overloaded_error``.
+  ``overload_first``: the first N ``POST`` requests get 529 ``overloaded_error``.
 
 Every request is logged (``requests``: path, the ``anthropic-beta`` and ``anthropic-version`` headers,
 the body; never the key) with the response it got (``responses``).
@@ -177,8 +178,10 @@ class FakeAnthropic:
         text = _text_of(_blocks(system) if system else []) + json.dumps(_strip_cache_control(tools), sort_keys=True)
         return count_tokens(text) + sum(count_tokens(_text_of(m.get("content"))) + 4 for m in messages) + 3
 
-    def handle(self, body: dict[str, Any], betas: set[str]) -> dict[str, Any]:
-        """The BetaMessage answering a request (raises :class:`BadRequest`)."""
+    def handle(self, body: dict[str, Any], betas: set[str], entry: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The BetaMessage answering a request (raises :class:`BadRequest`); ``entry`` (its log entry) gets
+        ``cleared``: the ids of the tool uses a clearing edit cleared, and ``sent``: the messages as edited."""
+        entry = entry if entry is not None else {}
         messages = copy.deepcopy(body.get("messages") or [])
         if not messages:
             raise BadRequest("messages: at least one message is required")
@@ -199,7 +202,7 @@ class FakeAnthropic:
         applied: list[dict[str, Any]] = []
         for edit in edits:
             if edit["type"] == "clear_tool_uses_20250919":
-                report = self._clear(edit, system, tools, messages)
+                report = self._clear(edit, system, tools, messages, entry)
                 if report is not None:
                     applied.append(report)
         usage_iterations: list[dict[str, Any]] = []
@@ -214,10 +217,11 @@ class FakeAnthropic:
                 compaction = {"type": "compaction", "content": summary, "encrypted_content": None}
                 usage_iterations.append({"type": "compaction", "input_tokens": before, "output_tokens": count_tokens(summary),
                                          "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0})
-                if edit.get("pause_after_compaction"):
-                    return self._message([compaction], "compaction", _usage(before, 0, 0, count_tokens(summary)),
-                                         applied, usage_iterations, count_iteration=False)
+                if edit.get("pause_after_compaction"):  # no message iteration: the top-level usage is empty
+                    return self._message([compaction], "compaction", _usage(0, 0, 0, 0), applied, usage_iterations,
+                                         count_iteration=False)
                 messages = [{"role": "assistant", "content": [compaction]}, *messages[-1:]]
+        entry["sent"] = messages
         total = self._count(system, tools, messages)
         if self.max_context is not None and total > self.max_context:
             raise BadRequest(f"prompt is too long: {total} tokens > {self.max_context} maximum")
@@ -243,7 +247,7 @@ class FakeAnthropic:
                 "context_management": {"applied_edits": applied} if applied else None}
 
     def _clear(self, edit: dict[str, Any], system: Any, tools: list[dict[str, Any]],
-               messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+               messages: list[dict[str, Any]], entry: dict[str, Any]) -> dict[str, Any] | None:
         """Applies clear_tool_uses_20250919 to ``messages`` in place; its report, or None when it did not fire."""
         uses = [(m, b) for m in messages if m.get("role") == "assistant" for b in _blocks(m.get("content"))
                 if b.get("type") == "tool_use"]
@@ -275,6 +279,7 @@ class FakeAnthropic:
                 result["content"] = CLEARED
             if clear_input:
                 use["input"] = {}
+        entry["cleared"] = [use["id"] for use, *_ in plan]
         return {"type": "clear_tool_uses_20250919", "cleared_tool_uses": len(plan), "cleared_input_tokens": reclaimed}
 
     def _summary(self, messages: list[dict[str, Any]], instructions: str | None) -> str:
@@ -385,7 +390,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _authorized(self) -> bool:
         key = self.server_fake.api_key
-        if key is None or self.headers.get("x-api-key") == key:
+        # the API takes the key in x-api-key (what the docs show) or as a bearer token (what the SDK sends)
+        if key is None or key in (self.headers.get("x-api-key"), (self.headers.get("Authorization") or "")[7:]):
             return True
         self._send(401, _error("authentication_error", "invalid x-api-key"))
         return False
@@ -409,7 +415,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0].rstrip("/")
         with fake._lock:
             fake._stats["http_requests"] += 1
-            overloaded = fake._stats["http_requests"] <= fake.overload_first
+            fake._stats["posts"] += 1
+            overloaded = fake._stats["posts"] <= fake.overload_first
         if not self._authorized():
             return
         try:
@@ -430,7 +437,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(529, _error("overloaded_error", "Overloaded"))
             return
         try:
-            payload = fake.handle(body, betas)
+            payload = fake.handle(body, betas, entry)
         except BadRequest as err:
             entry["status"] = 400
             self._send(400, _error("invalid_request_error", str(err)))

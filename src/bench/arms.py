@@ -108,8 +108,12 @@ def _class_of(node: Any) -> Any:
 
 
 def summarizes(cfg: Any) -> bool:
-    """Whether the job's arm writes summaries (its class uses a summarizer, or it is budget-matched
-    to an arm that does: ``arm.match``)."""
+    """Whether the job's arm writes summaries (its class uses a summarizer, or says so of this config with
+    ``summarizes_with(arm)``: ``arm=inspect`` only with ``strategy=summary``; or it is budget-matched to an
+    arm that does: ``arm.match``)."""
+    decide = getattr(_class_of(cfg.arm), "summarizes_with", None)
+    if callable(decide):
+        return bool(decide(cfg.arm))
     uses: frozenset[str] = getattr(_class_of(cfg.arm), "uses", frozenset())
     if "summarizer" in uses:
         return True

@@ -4,7 +4,7 @@
 The same cache, retries with backoff, adaptive concurrency, accounting and price tables as the
 OpenAI path (the client is the same class; only the chat model under it differs). The key is read
 from the environment only (``api_key_env``, default ``ANTHROPIC_API_KEY``), registered for scrubbing
-and never written; the preflight asks ``GET /v1/models`` with it in ``x-api-key``.
+and never written; the preflight lists the models with it (``models.list``, the SDK's own request).
 
 Prompt caching: Anthropic caches only up to explicit ``cache_control`` breakpoints. Every request of
 a view shares its prefix (tools, system, the view's messages; ``bench.read_tool.first_messages``):
@@ -30,11 +30,11 @@ from bench import redact
 from bench.cache import open_cache
 from bench.llm.client import ChatClient
 from bench.llm.errors import ModelSetupError
-from bench.llm.keys import resolve_api_key
+from bench.llm.keys import resolve_api_key, scrub
 from bench.llm.limiter import AUTO, DEFAULT_CAP
 from bench.llm.price import Price
 
-__all__ = ["ANTHROPIC_BASE_URL", "anthropic_client", "cache_breakpoints"]
+__all__ = ["ANTHROPIC_BASE_URL", "anthropic_client", "cache_breakpoints", "check_anthropic"]
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 CACHE_TTLS = ("5m", "1h")  # BetaCacheControlEphemeralParam.ttl
@@ -161,3 +161,28 @@ def anthropic_client(
 
 def _prepared(messages: list[BaseMessage], prefix: int | None, ttl: str) -> list[BaseMessage]:
     return cache_breakpoints(messages, prefix, ttl)
+
+
+def check_anthropic(client: ChatClient) -> None:
+    """The fail-fast check of an Anthropic endpoint: ``GET /v1/models`` through the SDK (its version and auth
+    headers); ModelSetupError (one line) when it cannot be reached or refuses the key."""
+    import anthropic
+
+    key = client.api_key if client.api_key and client.api_key != "no-key" else "no-key"
+    sdk = anthropic.Anthropic(api_key=key, base_url=client.endpoint, max_retries=0, timeout=client.check_timeout)
+    role, secrets = client.role, tuple(s for s in (client.api_key,) if s and s != "no-key")
+    try:
+        sdk.models.list(limit=1)
+    except (anthropic.AuthenticationError, anthropic.PermissionDeniedError) as err:
+        raise ModelSetupError(
+            f"{role}: the endpoint {client.endpoint} refused the API key (HTTP {err.status_code}); check the key in "
+            f"the variable named by {role}.api_key_env") from None
+    except anthropic.APIConnectionError as err:
+        reason = scrub(str(err) or type(err).__name__, secrets)
+        raise ModelSetupError(
+            f"{role}: cannot reach the endpoint {client.endpoint} ({type(err).__name__}: {reason}); check "
+            f"{role}.base_url and that the server is running ({role}.check_endpoint=false skips this check)") from None
+    except anthropic.APIStatusError:  # a gateway without a models list: the endpoint answers, which is the check
+        pass
+    finally:
+        sdk.close()

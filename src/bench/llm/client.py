@@ -98,6 +98,16 @@ def _usage_of(message: AIMessage) -> dict[str, int]:
     }
     written = int(details.get("cache_creation") or 0) + sum(
         int(details.get(k) or 0) for k in ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"))
+    # Anthropic's server-side compaction is a sampling iteration of its own, billed but left out of the
+    # top-level usage (BetaUsage.iterations, type compaction): counted here with the reply's tokens
+    raw = (message.response_metadata or {}).get("usage")
+    for iteration in (raw.get("iterations") or []) if isinstance(raw, dict) else []:
+        if isinstance(iteration, dict) and iteration.get("type") == "compaction":
+            read, wrote = int(iteration.get("cache_read_input_tokens") or 0), int(iteration.get("cache_creation_input_tokens") or 0)
+            usage["input_tokens"] += int(iteration.get("input_tokens") or 0) + read + wrote
+            usage["cached_tokens"] += read
+            usage["output_tokens"] += int(iteration.get("output_tokens") or 0)
+            written += wrote
     if written:
         usage["cache_write_tokens"] = written
     return usage
@@ -193,15 +203,18 @@ class ChatClient:
         marker = (self.endpoint, request_key({"k": self.api_key or ""}))
         if seen is not None and marker in seen:
             return
+        if self.provider == "anthropic":  # through the SDK's own models.list: its version and auth headers
+            from bench.llm.anthropic_client import check_anthropic
+
+            check_anthropic(self)
+            if seen is not None:
+                seen.add(marker)
+            return
         import httpx
 
         base, query = split_query(self.endpoint)
-        if self.provider == "anthropic":  # the Messages API's base has no /v1; its key goes in x-api-key
-            url = base.rstrip("/") + "/v1/models"
-            headers = {"anthropic-version": "2023-06-01", **({"x-api-key": self.api_key} if self._secrets else {})}
-        else:
-            url = base.rstrip("/") + "/models"
-            headers = {"Authorization": f"Bearer {self.api_key}"} if self._secrets else {}
+        url = base.rstrip("/") + "/models"
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self._secrets else {}
         try:
             response = httpx.get(url, params=query, headers=headers, timeout=self.check_timeout,
                                  follow_redirects=True)

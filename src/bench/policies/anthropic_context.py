@@ -111,9 +111,6 @@ class AnthropicCompaction(ProviderArm):
         blocks = [b for b in (reply.content if isinstance(reply.content, list) else [])
                   if isinstance(b, dict) and b.get("type") == "compaction"]
         info: dict[str, Any] = {"trigger": trigger, "compacted": bool(blocks), "call": _call_info(record, reply)}
-        iterations = ((reply.response_metadata or {}).get("usage") or {}).get("iterations")
-        if iterations:
-            info["iterations"] = iterations
         if not blocks:  # under the server's trigger: the history as recorded
             view = make_view(case, self.name, list(case.messages), counter, info=info, request=request,
                              summarizer_calls=1)

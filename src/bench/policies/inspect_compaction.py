@@ -42,24 +42,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from inspect_ai.model import (
-    ChatMessage,
-    ChatMessageAssistant,
-    ChatMessageSystem,
-    ChatMessageTool,
-    ChatMessageUser,
-    CompactionEdit,
-    CompactionStrategy,
-    CompactionSummary,
-    CompactionTrim,
-    GenerateConfig,
-    ModelAPI,
-    ModelOutput,
-    compaction,
-    get_model,
-    modelapi,
-)
-from inspect_ai.tool import ToolCall
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from bench.errors import ConfigError
@@ -69,6 +51,28 @@ from bench.policies.summarize import ExtractiveSummarizer
 from bench.schema import Case, View
 from bench.text import content_text
 from bench.typecheck import check_types
+
+try:
+    from inspect_ai.model import (
+        ChatMessage,
+        ChatMessageAssistant,
+        ChatMessageSystem,
+        ChatMessageTool,
+        ChatMessageUser,
+        CompactionEdit,
+        CompactionStrategy,
+        CompactionSummary,
+        CompactionTrim,
+        GenerateConfig,
+        ModelAPI,
+        ModelOutput,
+        compaction,
+        get_model,
+        modelapi,
+    )
+    from inspect_ai.tool import ToolCall
+except ImportError as missing:  # the `inspect` extra (installed with the dev group)
+    raise ConfigError("arm=inspect needs inspect_ai: uv sync --extra inspect (pip install 'bench[inspect]')") from missing
 
 __all__ = ["InspectCompaction", "STRATEGIES", "to_inspect", "from_inspect"]
 
