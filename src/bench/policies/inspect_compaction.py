@@ -255,11 +255,12 @@ class InspectCompaction(SummarizingArm):
         finally:
             sys.excepthook = hook
         strategy = self._strategy(threshold, cap, model)
-        final, runs, insufficient = _LOOP.run(self._drive(case, strategy, model))
+        final, compacted_at, insufficient = _LOOP.run(self._drive(case, strategy, model))
         messages = self._restore(case, [m for m in final if not isinstance(m, ChatMessageSystem)])
         summaries = [m.text for m in final if isinstance(m, ChatMessageUser) and (m.metadata or {}).get("summary")]
-        info: dict[str, Any] = {"strategy": type(strategy).__name__, "threshold": threshold, "compactions": runs,
-                                "summarizer_usage": usage}
+        # compacted_at: before which recorded message (its index; the question: len(messages)) the handler compacted
+        info: dict[str, Any] = {"strategy": type(strategy).__name__, "threshold": threshold,
+                                "compacted_at": compacted_at, "summarizer_usage": usage}
         dropped = 0
         if insufficient is not None:
             info["insufficient"] = insufficient
@@ -272,18 +273,19 @@ class InspectCompaction(SummarizingArm):
         return self.limit.record(view, target, {"threshold": threshold, "summary_max_tokens": cap,
                                                 "steps_dropped": dropped})
 
-    async def _drive(self, case: Case, strategy: CompactionStrategy, model: Any) -> tuple[list[ChatMessage], int, str | None]:
-        """``compact_input`` before every recorded model call and the question: (the last input, how many times
-        it compacted, inspect's ``Compaction insufficient`` message or None)."""
+    async def _drive(self, case: Case, strategy: CompactionStrategy,
+                     model: Any) -> tuple[list[ChatMessage], list[int], str | None]:
+        """``compact_input`` before every recorded model call and the question: (the last input, before which
+        messages it compacted, inspect's ``Compaction insufficient`` message or None)."""
         system = ChatMessageSystem(content=case.system_prompt, id=f"{_PREFIX}system")
         handler = compaction(strategy, prefix=[system], tools=None, model=model)
         history: list[ChatMessage] = [system]
         last: list[ChatMessage] = [system]
         since: list[ChatMessage] = []
-        runs = 0
+        runs: list[int] = []
 
-        async def before_call() -> str | None:
-            nonlocal last, since, runs
+        async def before_call(at: int) -> str | None:
+            nonlocal last, since
             try:
                 given, appended = await handler.compact_input(history)
             except RuntimeError as err:
@@ -291,7 +293,7 @@ class InspectCompaction(SummarizingArm):
                     raise
                 return str(err).split("\n")[0]
             if appended is not None or [m.id for m in given] != [m.id for m in last + since]:
-                runs += 1
+                runs.append(at)
             if appended is not None:
                 history.append(appended)
             last, since = list(given), []
@@ -299,14 +301,14 @@ class InspectCompaction(SummarizingArm):
 
         for index, message in enumerate(case.messages):
             if isinstance(message, AIMessage) and len(history) > 1:
-                refused = await before_call()
+                refused = await before_call(index)
                 if refused is not None:
                     return last + since + [to_inspect(m, f"{_PREFIX}{i}") for i, m in
                                            enumerate(case.messages) if i >= index], runs, refused
             converted = to_inspect(message, f"{_PREFIX}{index}")
             history.append(converted)
             since.append(converted)
-        refused = await before_call()
+        refused = await before_call(len(case.messages))
         return (last + since if refused is not None else last), runs, refused
 
     @staticmethod
