@@ -13,7 +13,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from bench.argv import UserError, check_stack
-from bench.arms import provider_refusal
+from bench.arms import build_policy, mixed_stack, provider_refusal
 from bench.config import compose
 from bench.llm import model_client
 from bench.llm.anthropic_client import cache_breakpoints
@@ -23,6 +23,7 @@ from bench.llm.responses import responses_input
 from bench.policies.anthropic_context import CLEARED_TEXT, COMPACT_BETA, CONTEXT_BETA
 from bench.runner import run
 from bench.store import read_jsonl
+from bench.tokens import TokenCounter
 
 from fake_anthropic import CLEARED, FakeAnthropic
 from fake_openai import FakeOpenAI, compaction_summary
@@ -301,3 +302,31 @@ def test_offline_the_provider_arm_is_one_line_exit_2_and_no_directory(tmp_path):
     done = bench(tmp_path, "arm=anthropic_compact")
     one_line_error(done, "arm=anthropic_compact is Anthropic's server-side compaction", "model=anthropic")
     assert list(tmp_path.iterdir()) == []  # no job directory, no .hydra, no main.log
+
+
+@pytest.mark.parametrize("experiment", ["peers_anthropic", "peers_openai"])
+def test_the_provider_and_summarizing_jobs_of_a_providers_peers_experiment_build_without_a_refusal(experiment, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-config-only")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-config-only")
+    import yaml
+
+    from conftest import CONF_DIR
+
+    spec = yaml.safe_load((CONF_DIR / "experiment" / f"{experiment}.yaml").read_text())
+    arms = [a.strip() for a in str(spec["hydra"]["sweeper"]["params"]["+experiment/arm"]).split(",")]
+    providers = {"peers_anthropic": {"anthropic_compact", "anthropic_clear"}, "peers_openai": {"openai_compact"}}
+    assert providers[experiment] <= set(arms) and set(arms) > providers[experiment] | {"full", "inspect_summary"}
+    for arm in sorted(providers[experiment] | {"compact", "inspect_summary"}):  # the ones a wrong stack would refuse
+        job = compose([f"+experiment={experiment}", f"+experiment/arm={arm}"])
+        assert provider_refusal(job) is None and mixed_stack(job, []) is None, arm
+        assert callable(build_policy(job, TokenCounter()))
+
+
+def test_the_estimate_of_a_provider_arm_sends_nothing_and_counts_one_view_call_per_case(monkeypatch):
+    from bench.estimate import estimate_job
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # no key needed: nothing is sent
+    estimate = estimate_job(["model=anthropic", "arm=anthropic_compact", "dataset.limit=3",
+                             "model.price={input: 3.0, output: 15.0}"])
+    assert estimate["kinds"]["summarizer"]["calls"] == estimate["n_cases"] == 3
+    assert estimate["total"]["cost_usd"] is not None

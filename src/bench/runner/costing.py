@@ -109,7 +109,9 @@ def job_estimate(cases: list[Case], views: list[dict[str, Any]], counter: TokenC
         if summarized and view.get("summarizer_calls"):
             calls = int(view["summarizer_calls"])
             kinds["summarizer"]["calls"] += calls
-            kinds["summarizer"]["input_tokens"] += calls * max(0, int(view["full_tokens"]) - int(view["kept_tokens"]))
+            # what a summary reads: the history it replaces (a provider arm's view call: the history it sends)
+            read = view.get("view_call_tokens", max(0, int(view["full_tokens"]) - int(view["kept_tokens"])))
+            kinds["summarizer"]["input_tokens"] += calls * int(read)
             kinds["summarizer"]["output_tokens"] += calls * SUMMARY_OUTPUT
         if reference:
             tally(kinds, "reference", case, int(view["full_tokens"]), None, False, counter, warm=warm, steps=steps)
