@@ -20,3 +20,18 @@ def split_exchange(case):
 
 def not_messages(case):
     return "a string is not a view"
+
+
+def exits(case):
+    """A policy that ends the process instead of returning a view."""
+    import sys
+
+    sys.exit(0)
+
+
+def strings(case):
+    return ["a"]
+
+
+def dicts(case):
+    return [{"role": "user", "content": "what happened?"}]

@@ -34,6 +34,15 @@ are switched on by parameters:
   then the messages) count as cached (``usage.prompt_tokens_details.cached_tokens``, as a share
   of ``prompt_tokens``) when a *completed* earlier request had the same ones, from 1,024 tokens
   on, in blocks of 128.
+* ``batch_delay`` / ``batch_expire``: the Batch API's batches end ``batch_delay`` seconds after
+  they were created, when next polled; the first ``batch_expire`` batches expire unprocessed;
+* ``batch_faults``: the Batch API's routes (``upload`` = ``POST /files``, ``create`` = ``POST
+  /batches``, ``poll`` = ``GET /batches/{id}``, ``content`` = ``GET /files/{id}/content``) answer
+  their next requests with the faults listed, in order, then normally: an HTTP status (a JSON
+  error body), ``"html"`` (200, a proxy's HTML page), ``"garbage"`` (200, not JSON) or a dict
+  (200, that JSON object, e.g. a batch state without ``status``);
+* ``batch_output``: a function over an ended batch's output lines (JSON texts) returning the lines
+  the output file holds (a damaged line, a line without ``custom_id``, odd usage ...);
 * ``exact_tokens``: ``usage.prompt_tokens`` counted with tiktoken (default), else
   estimated as characters / 4 (cheaper, for speed benchmarks).
 
@@ -244,6 +253,8 @@ class FakeOpenAI:
         prefix_cache: bool = False,
         batch_delay: float = 0.0,
         batch_expire: int = 0,
+        batch_faults: dict[str, list[int | str | dict[str, Any]]] | None = None,
+        batch_output: Callable[[list[str]], list[str]] | None = None,
     ) -> None:
         if not 0.0 <= fail_rate <= 1.0:
             raise ValueError("fail_rate must be in [0, 1]")
@@ -295,6 +306,11 @@ class FakeOpenAI:
         # the Batch API: files (id -> text), batches (id -> state); a batch ends batch_delay seconds after
         # it was created, when it is next polled; the first batch_expire batches expire unprocessed
         self.batch_delay, self.batch_expire = float(batch_delay), int(batch_expire)
+        self.batch_faults = {route: list(faults) for route, faults in (batch_faults or {}).items()}
+        unknown_routes = set(self.batch_faults) - {"upload", "create", "poll", "content"}
+        if unknown_routes:
+            raise ValueError(f"unknown batch routes {sorted(unknown_routes)}: use upload, create, poll, content")
+        self.batch_output = batch_output
         self.files: dict[str, str] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.responses_log: list[dict[str, Any]] = []  # (path, body) of each Responses API request
@@ -481,6 +497,8 @@ class FakeOpenAI:
                 self._stats["completion_tokens"] += completion
             out.append(json.dumps({"id": f"req_{len(out)}", "custom_id": item["custom_id"],
                                    "response": {"status_code": 200, "body": payload}, "error": None}))
+        if self.batch_output is not None:
+            out = self.batch_output(out)
         batch["output_file_id"] = self.upload("\n".join(out) + "\n")["id"]
         batch["status"] = "completed"
         return self._public(batch)
@@ -560,6 +578,15 @@ class FakeOpenAI:
                 "instructions": body.get("instructions"), "metadata": {}, "temperature": body.get("temperature"),
                 "top_p": None, "text": {"format": {"type": "text"}},
                 "usage": self._usage(prompt, completion, int(prompt * cached_share))}
+
+    def batch_fault(self, route: str) -> int | str | dict[str, Any] | None:
+        """The next fault listed for a Batch API route (``batch_faults``), or None: answer normally."""
+        with self._lock:
+            faults = self.batch_faults.get(route)
+            if faults:
+                self._stats[f"batch_fault_{route}"] += 1
+                return faults.pop(0)
+        return None
 
     @staticmethod
     def _public(batch: dict[str, Any]) -> dict[str, Any]:
@@ -659,6 +686,26 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
             self.close_connection = True
 
+    def _batch_fault(self, route: str) -> bool:
+        """Serve the route's next listed fault (True), or nothing (False: answer normally)."""
+        fault = self.server_fake.batch_fault(route)
+        if fault is None:
+            return False
+        if isinstance(fault, int):
+            self._send(fault, _error(f"injected {fault}", "server_error", None))
+            return True
+        if isinstance(fault, dict):  # a 200 reply that is JSON but not what the route returns
+            self._send(200, fault)
+            return True
+        data = (b"<html><body><h1>502 Bad Gateway</h1></body></html>" if fault == "html"
+                else b"not json {{{")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html" if fault == "html" else "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        return True
+
     def _authorized(self) -> bool:
         key = self.server_fake.api_key
         if key is None:
@@ -676,9 +723,13 @@ class _Handler(BaseHTTPRequestHandler):
         if path.endswith("/models"):
             self._send(200, {"object": "list", "data": [{"id": fake.model, "object": "model", "owned_by": "fake"}]})
         elif "/batches/" in path:
+            if self._batch_fault("poll"):
+                return
             batch = fake.poll_batch(path.rsplit("/", 1)[1])
             self._send(200, batch) if batch else self._send(404, _error("no such batch", "invalid_request_error", None))
         elif path.endswith("/content") and "/files/" in path:
+            if self._batch_fault("content"):
+                return
             text = fake.files.get(path.split("/files/", 1)[1].rsplit("/", 1)[0])
             if text is None:
                 self._send(404, _error("no such file", "invalid_request_error", None))
@@ -710,6 +761,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = self.path.split("?")[0].rstrip("/")
         if path.endswith("/files"):  # a multipart upload: its one file part is the batch's JSONL
+            if self._batch_fault("upload"):
+                return
             message = email.message_from_bytes(b"Content-Type: " + self.headers.get("Content-Type", "").encode()
                                                + b"\r\n\r\n" + data, policy=email.policy.default)
             parts = [p for p in message.iter_parts() if p.get_filename()]
@@ -717,6 +770,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, fake.upload(content.decode("utf-8") if isinstance(content, bytes) else content))
             return
         if path.endswith("/batches"):
+            if self._batch_fault("create"):
+                return
             self._send(200, fake.create_batch(json.loads(raw or "{}")))
             return
         if path.endswith("/responses") or path.endswith("/responses/compact"):

@@ -25,6 +25,9 @@ TINY = {
     "bench_coverage.py": ["--reps", "50", "--ks", "10", "--draws", "100"],
     "bench_power.py": [],  # three designs x two offline jobs: about 30 s
     "bench_flags.py": ["--sources", "sample", "--prompts", "sre"],
+    "bench_monotone.py": ["--sources", "sample,shell"],
+    "bench_references.py": ["--sources", "sample,shell"],
+    "bench_case_building.py": ["--sizes", "200,400"],
     "bench_questions.py": [],
     "bench_summary_budget.py": ["--sources", "sample", "--prompts", "sre"],
     "bench_windows.py": [],

@@ -300,7 +300,7 @@ def test_lc_summary_offline_default_is_extractive_and_valid(real_cases):
     ("arm.trigger=tokens", "arm.trigger"),
     ("arm.trigger=[tokens]", "arm.trigger"),
     ("arm.keep=[bogus,3]", "lc_summary"),
-    ("arm.trigger=[fraction,0.5]", "lc_summary"),  # needs arm.context_window (a model profile)
+    ("arm.trigger=[fraction,0.5]", "arm.context_window"),  # named, not LangChain's model profile (issue 32)
     ("arm.trim_tokens_to_summarize=0", "arm.trim_tokens_to_summarize"),
 ])
 def test_lc_summary_settings_are_checked_in_one_line(override, message):

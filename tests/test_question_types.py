@@ -51,7 +51,7 @@ def questions(row, profile=TAU2, types=None):
 def test_every_registered_type_implements_the_interface():
     for name, qtype in REGISTRY.items():
         assert qtype.name == name and qtype.rubric.strip()
-        for method in ("text", "applies", "build", "read", "claim", "grade", "answer_keys"):
+        for method in ("text", "applies", "build", "spans", "claim", "grade", "answer_keys"):
             assert callable(getattr(qtype, method)), (name, method)
     assert QUESTION_TYPES[0] == "files_changed"  # asked first: its view closes the history
 

@@ -306,12 +306,13 @@ def test_shell_tools_make_the_coding_types_apply_to_a_shell_only_log():
     assert "files_changed" in dropped  # the excerpt leaves out the run's edit (PROVENANCE.md)
 
 
-def test_error_pattern_and_the_message_is_the_first_line_that_is_not_a_marker():
+def test_error_pattern_and_the_message_is_the_informative_line():
     (plain,) = shell("dataset.shell_tools=[bash]", "dataset.roles={exit: skip}").cases
     assert by_type(plain)[1]["first_tool_error"] == "no tool result is an error"  # <returncode>1 is not "Error..."
     (declared,) = shell(*SHELL_DECLARED).cases
+    # the exception line, not the envelope or the traceback header (issue 31)
     assert by_type(declared)[0]["first_tool_error"].reference == {
-        "tool": "bash", "message": "Traceback (most recent call last):"}
+        "tool": "bash", "message": "ModuleNotFoundError: No module named 'erfa'"}
 
 
 def test_finish_tools_are_not_asked_about():

@@ -36,9 +36,10 @@ def run_job(out: Path, *overrides: str) -> Path:
 
 
 def flip_first_correct(job: Path) -> str:
-    """Make one correct verdict wrong (as a different seed of a real model might)."""
+    """Make one correct verdict of a headline question wrong (as a different seed of a real model might)."""
     scores = read_jsonl(job / "scores.jsonl")
-    target = next(s for s in scores if s["verdict"] == "correct")
+    in_task = {q["qid"] for c in read_jsonl(job / "cases.jsonl") for q in c["questions"] if q["in_task_text"]}
+    target = next(s for s in scores if s["verdict"] == "correct" and s["qid"] not in in_task)
     target["verdict"], target["reason"] = "wrong", "edited by the test"
     (job / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores), encoding="utf-8")
     return target["qid"]

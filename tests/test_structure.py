@@ -16,6 +16,8 @@ ONE_CONCEPT = {
     "policies/compact.py": "the compaction replay: micro_compact, collapse, auto_compact and the view, call by call",
     "llm/client.py": "the model client: cache, retries, limiter, accounting of one call, and its construction",
     "llm/limiter.py": "the concurrency limiters (fixed, adaptive AIMD with pacing) and their accounting",
+    "llm/batch.py": "the Batch API round: gathering, submission, polling, the ledger, each request retried",
+    "runner/pipeline.py": "a job's phases on worker threads: views, answers, judgements and their records",
     "study/jobs.py": "reading job directories: records, config, status, label, the metrics recomputed from them",
     "metrics.py": "a job's figures from its records (issue 33 splits it when the modules move into packages)",
     "study/text.py": "the report's text: cells, tables and the markdown report (issue 33 splits it)",

@@ -17,7 +17,8 @@ from bench.config import flat_keys, quote_override
 from bench.errors import BenchError
 from bench.jobdir import JobDirError, check_new, check_resume_path
 
-__all__ = ["UserError", "check_added_keys", "check_stack", "hydra_error_line", "lock_sweep_dir", "preflight_args"]
+__all__ = ["UserError", "check_added_keys", "check_groups", "check_stack", "hydra_error_line", "lock_sweep_dir",
+           "preflight_args"]
 
 
 class UserError(BenchError, RuntimeError):
@@ -46,6 +47,7 @@ def preflight_args(args: list[str]) -> list[str]:
     refusal = redact.literal_secret(args)
     if refusal:
         raise UserError(refusal)
+    check_groups(args)
     sweep = any(a in ("-m", "--multirun") for a in args)
     out: list[str] = []
     resume = None
@@ -74,6 +76,40 @@ def preflight_args(args: list[str]) -> list[str]:
                 except JobDirError as err:
                     raise UserError(str(err)) from None
     return out
+
+
+# The config groups a job cannot run without (the others are read by some arms only: ~summarizer is fine)
+REQUIRED_GROUPS = ("dataset", "arm", "model", "judge")
+
+
+def _options(group: str) -> list[str]:
+    from bench.config import CONF_DIR
+
+    return sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))
+
+
+def check_groups(args: list[str]) -> None:
+    """A group left out (``~arm``) or set to null (``arm=null``): one line saying what a job needs,
+    not Hydra's ValueError or a missing interpolation key."""
+    from bench.config import CONF_DIR
+
+    for item in args:
+        if item.startswith("-"):
+            continue
+        key, _, value = item.partition("=")
+        group = key.lstrip("+~")
+        if "." in group or "@" in group or not (CONF_DIR / group).is_dir() or group in ("hydra", "experiment"):
+            continue
+        dropped = key.startswith("~")
+        if not dropped and value.strip("'\"") not in ("null", "None", "~", ""):
+            continue
+        options = ", ".join(_options(group))
+        if group in REQUIRED_GROUPS:
+            article = "an" if group[0] in "aeiou" else "a"
+            raise UserError(f"{item}: a job needs {article} {group} (choose one with {group}=OPTION; options: {options})")
+        if not dropped:
+            raise UserError(f"{item}: a group is left out with ~{group}, or choose one with {group}=OPTION "
+                            f"(options: {options})")
 
 
 def lock_sweep_dir(args: list[str]) -> Any:

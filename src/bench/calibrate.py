@@ -37,8 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import redact
 from bench.cases import MAX_NESTING, too_deep
-from bench.errors import BenchError
+from bench.errors import BenchError, console_script
 from bench.questions import QUESTION_TYPES
 from bench.schema import Answer, Question
 from bench.stats import cohen_kappa
@@ -214,6 +215,7 @@ def _fraction(text: str) -> float:
     return value
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.calibrate", description=__doc__.split("\n\n")[0])
     parser.add_argument("file", metavar="FILE", help="JSONL of labelled answers (see the module docstring)")
@@ -244,6 +246,11 @@ def main(argv: list[str] | None = None) -> int:
     results = judge_rows(rows, judge, workers)
     print(f"judge {getattr(judge, 'name', name)} on {args.file}: {len(results)} labelled answers")
     print("\n".join(report_lines(results)))
+    failed = [r for r in results if str(r["reason"]).startswith("judge failed")]
+    if len(failed) == len(results):  # no verdict at all: an agreement of 0% would be a figure of nothing
+        print(f"error: the judge failed on every row ({len(failed)}): {redact.scrub(str(failed[0]['reason']))[:300]}",
+              file=sys.stderr)
+        return 1
     agreement = sum(r["human"] == r["judge"] for r in results) / len(results)
     if args.fail_under is not None and agreement < args.fail_under:
         print(f"agreement {agreement:.3f} is below --fail-under {args.fail_under}", file=sys.stderr)

@@ -3,7 +3,9 @@
 A row becomes a :class:`~bench.schema.Case` with LangChain messages, or a
 :class:`~bench.schema.Rejected` with a reason. Nothing is silently repaired except the
 two documented trailing cases (a final ``finish`` call without reply, and a trailing
-assistant message whose calls lack results).
+assistant message whose calls lack results). Every message gets a stable id, ``m<position>``
+(its position in the source trajectory): questions name their evidence by these ids and views
+the messages they keep verbatim (``bench.evidence``).
 
     from bench.cases import row_to_case
     case_or_rejected = row_to_case(row, source_row=0)
@@ -130,10 +132,12 @@ def _to_messages(trajectory: list[dict[str, Any]], profile: Profile = OPENHANDS
             system_prompt = text
             continue
         positions.append(position)
+        message_id = f"m{position}"  # stable: the message's position in the source trajectory
         if role == "user":
-            messages.append(HumanMessage(content=text))
+            messages.append(HumanMessage(content=text, id=message_id))
         elif role == "assistant":
-            messages.append(AIMessage(content=text, tool_calls=_parse_calls(raw.get("tool_calls"), position)))
+            messages.append(AIMessage(content=text, tool_calls=_parse_calls(raw.get("tool_calls"), position),
+                                      id=message_id))
         elif role == "tool":
             call_id = raw.get("tool_call_id")
             if not call_id:
@@ -141,7 +145,7 @@ def _to_messages(trajectory: list[dict[str, Any]], profile: Profile = OPENHANDS
             if not isinstance(call_id, str) or not isinstance(raw.get("name") or "", str):
                 raise RejectedRow(f"message {position}: tool result's tool_call_id and name must be strings "
                                   f"(got {type(call_id).__name__} and {type(raw.get('name')).__name__})")
-            messages.append(ToolMessage(content=text, tool_call_id=call_id, name=raw.get("name")))
+            messages.append(ToolMessage(content=text, tool_call_id=call_id, name=raw.get("name"), id=message_id))
         else:
             hint = f" (map or skip it with dataset.roles, e.g. {{{role}: skip}})" if isinstance(role, str) else ""
             raise RejectedRow(f"message {position}: unknown role {role!r}{hint}")
@@ -172,7 +176,7 @@ def _drop_trailing(messages: list[BaseMessage], profile: Profile, dropped: list[
         # Final finish without reply: drop the call; the message's own text stays.
         kept = messages[:last_ai]
         if ai.content:
-            kept.append(AIMessage(content=ai.content))
+            kept.append(AIMessage(content=ai.content, id=ai.id))
         return kept
     # Trailing assistant message with unanswered calls: drop it with its other results.
     return messages[:last_ai]

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench.errors import console_script
 from bench.study.jobs import Job, flatten, load_job
 from bench.study.output import print_text, write_output
 from bench.study.tables import job_row
@@ -183,6 +184,7 @@ def compare_markdown(dir_a: Path | str, dir_b: Path | str, max_questions: int = 
     return "\n".join(lines) + "\n"
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.compare", description=__doc__.split("\n\n")[0])
     parser.add_argument("dir_a", help="job directory A (the baseline)")

@@ -11,6 +11,7 @@ configs) and the typed fields of the instantiated dataclasses (policies, models)
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,6 +137,47 @@ def validate(cfg: Any) -> None:
         except ValueError as err:
             raise ConfigError(f"questions.depths: {err}") from None
     _check_secrets(cfg)
+    _check_booleans(cfg)
+
+
+@functools.cache
+def boolean_keys() -> frozenset[str]:
+    """Every config key whose value is a boolean wherever a shipped config file sets it (``model.batch``,
+    ``model.warm_prefix``, ``cache.enabled`` ...): the files are the contract of a key's type. A key that
+    is a boolean in one option and something else in another is left out."""
+    import yaml
+
+    kinds: dict[str, set[bool]] = {}
+
+    def note(data: Any, prefix: str) -> None:
+        for key, value in flat_keys(data, prefix).items():
+            if key.rpartition(".")[2] != "defaults" and not key.startswith("hydra."):
+                kinds.setdefault(key, set()).add(isinstance(value, bool))
+
+    note({k: v for k, v in (yaml.safe_load((CONF_DIR / "config.yaml").read_text()) or {}).items()
+          if k not in ("defaults", "hydra")}, "")
+    for group in sorted(p for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("hydra", "experiment")):
+        for path in sorted(group.glob("*.yaml")):
+            text = path.read_text()
+            if "@package" in text.split("\n", 1)[0]:
+                continue  # placed elsewhere than its group: its keys are read where they land
+            data = yaml.safe_load(text)
+            if isinstance(data, dict):
+                note({k: v for k, v in data.items() if k != "defaults"}, f"{group.name}.")
+    return frozenset(key for key, seen in kinds.items() if seen == {True})
+
+
+def _check_booleans(cfg: Any) -> None:
+    """A boolean setting takes true or false: ``model.batch=maybe`` is refused, not read as true."""
+    values = flat_keys(plain(cfg))
+    booleans = boolean_keys()
+    for key, value in sorted(values.items()):
+        # a panel's members are judge options placed under judge.members.<name> (conf/judge/panel.yaml)
+        member = re.match(r"^judge\.members\.[^.]+\.(.+)$", key)
+        if (f"judge.{member.group(1)}" if member else key) not in booleans:
+            continue
+        if not isinstance(value, bool) and not (isinstance(value, str) and value.startswith("${")):
+            raise ConfigError(f"{key}: expected true or false, got {value!r}")
 
 
 def generalize_types(cfg: Any) -> bool:

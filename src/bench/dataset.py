@@ -19,9 +19,12 @@ import argparse
 import logging
 import sys
 
+from bench.errors import console_script
+
 __all__ = ["main"]
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.dataset", description=__doc__.split("\n\n")[0])
     parser.add_argument("--upload", action="store_true", help="upload to Langfuse (default: only show)")

@@ -24,6 +24,7 @@ from typing import Any
 
 __all__ = ["main", "row_sha256", "download"]
 
+from bench.errors import console_script
 from bench.manifest import ROW_HASH, _plain, row_sha256  # the manifest's row hash, checked when the file is read
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,7 @@ def _removed(path: Path, err: OSError) -> str:
     return f"cannot write {path} ({err.strerror or err}): {gone}"
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.download", description=__doc__.split("\n\n")[0])
     parser.add_argument("overrides", nargs="*", help="out=FILE (.parquet or .jsonl) and Hydra overrides as for "

@@ -31,11 +31,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import sys
 from collections import Counter
 from typing import Any
 
-__all__ = ["estimate_job", "sweep_overrides", "main"]
+from bench.errors import console_script
+
+__all__ = ["estimate_job", "estimate_jobs", "sweep_overrides", "main"]
 
 def sweep_overrides(args: list[str], multirun: bool) -> list[list[str]]:
     """The override lists of the jobs: ``args`` alone, or the product of the sweep's parameters."""
@@ -73,6 +76,39 @@ def _price(node: Any, role: str) -> Any:
     return Price.of(node.get("price") if node is not None and hasattr(node, "get") else None, role)
 
 
+def _is_llm_judge(node: Any) -> bool:
+    return node is not None and hasattr(node, "get") and "LLMJudge" in str(node.get("_target_", ""))
+
+
+def _seedless(overrides: list[str]) -> tuple[str, ...]:
+    """The overrides without the seeds (``seed=``, ``model.seed=`` ...): the seeds feed the models'
+    sampling only, never the cases, views or questions an estimate counts, so jobs that differ only
+    by seed have one estimate."""
+    return tuple(o for o in overrides if o.partition("=")[0].lstrip("+~").rpartition(".")[2] != "seed")
+
+
+def estimate_jobs(jobs: list[list[str]], steps: float = 1.0) -> list[dict[str, Any]]:
+    """:func:`estimate_job` for each job's overrides, computed once for jobs that differ only by seed."""
+    done: dict[tuple[str, ...], dict[str, Any]] = {}
+    out = []
+    for overrides in jobs:
+        key = _seedless(overrides)
+        if key not in done:
+            done[key] = estimate_job(list(key), steps)
+        out.append({**done[key], "overrides": overrides})
+    return out
+
+
+def _bad_number(name: str, value: float | None, *, at_least: float, strict: bool) -> str | None:
+    """The refusal of ``--name value`` unless it is a finite number above (``strict``) or from ``at_least``."""
+    if value is None:
+        return None
+    if not math.isfinite(value) or value < at_least or (strict and value == at_least):
+        bound = f"> {at_least:g}" if strict else f">= {at_least:g}"
+        return f"--{name} must be a finite number {bound}, got {value!r}"
+    return None
+
+
 def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     """Calls, tokens, cached share and cost of the job ``python -m bench.main <overrides>`` would run."""
     from bench.arms import build_policy
@@ -86,8 +122,13 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     cfg = compose(overrides)
     counter = TokenCounter(cfg.tokenizer.encoding)
     cases = load_job_cases(cfg, counter).cases
+    # the LLM judges: the judge, or a panel's LLM members (each makes a call per answer, at its own price)
+    members = cfg.judge.get("members") or {}
+    llm_judges = [(f"judge.members.{name}", node) for name, node in members.items() if _is_llm_judge(node)] \
+        if members else ([("judge", cfg.judge)] if _is_llm_judge(cfg.judge) else [])
     prices = {"answer": _price(cfg.model, "model"), "reference": _price(cfg.model, "model"),
-              "judge": _price(cfg.judge, "judge"), "summarizer": _price(cfg.get("summarizer"), "summarizer")}
+              "judge": [_price(node, role) for role, node in llm_judges],
+              "summarizer": _price(cfg.get("summarizer"), "summarizer")}
     if cfg.arm.get("provider"):  # its views come from the provider's server: the history, one call each
         full = {case.case_id: counter.count_messages(case.messages) for case in cases}
         views = [{"case_id": c.case_id, "kept_tokens": full[c.case_id], "full_tokens": full[c.case_id],
@@ -104,7 +145,7 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
                   "guidance": view.guidance, "handles": view.handles, "summarizer_calls": view.summarizer_calls}
                  for case in cases if case.questions for view in (policy(case),)]
         reference, summarized = not isinstance(policy, FullHistory), summarizes or calls_model(policy)
-    judged = "LLMJudge" in str(cfg.judge.get("_target_", "")) or "panel" in str(cfg.judge.get("_target_", ""))
+    judged = len(llm_judges)
     estimate = job_estimate(cases, views, counter, prices, warm=bool(cfg.model.get("warm_prefix", False)),
                             judged=judged, reference=reference, summarized=summarized, steps=steps)
     out: dict[str, Any] = {"overrides": overrides, "n_cases": len(cases),
@@ -114,6 +155,7 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     return out
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     from bench.errors import BenchError
     from bench.failures import one_line
@@ -126,8 +168,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object per job, then the total")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides, as for python -m bench.main")
     args = parser.parse_args(argv)
+    from bench import redact
+
+    refusal = redact.literal_secret(args.overrides)  # a key or password on the command line, as bench.main refuses it
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    redact.register_urls(args.overrides)  # a URL's userinfo, query and fragment never printed
+    redact.install_logging()
+    refusal = (_bad_number("steps", args.steps, at_least=1.0, strict=False)  # at least the call that answers
+               or _bad_number("rate", args.rate, at_least=0.0, strict=True)
+               or _bad_number("latency", args.latency, at_least=0.0, strict=True))
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
     try:
-        jobs = [estimate_job(o, args.steps) for o in sweep_overrides(args.overrides, args.multirun)]
+        jobs = estimate_jobs(sweep_overrides(args.overrides, args.multirun), args.steps)
     except (BenchError, Exception) as err:  # noqa: BLE001 - a bad override or config: one line
         from hydra.errors import HydraException
 

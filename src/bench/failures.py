@@ -19,3 +19,4 @@ def one_line(err: BaseException) -> str:
     root = innermost(err)
     text = str(root).strip()
     return text.splitlines()[0] if text else type(root).__name__
+

@@ -20,15 +20,19 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import tempfile
 from pathlib import Path
 
 from bench.errors import BenchError
 
-__all__ = ["JobDirError", "JobLock", "claim_dir", "check_new", "check_resume_path", "locked_by",
+__all__ = ["JobDirError", "JobLock", "claim_dir", "check_creatable", "check_new", "check_resume_path", "locked_by",
            "HYDRA_ENTRIES", "LOCK_FILE"]
 
 LOCK_FILE = ".lock"
 HYDRA_ENTRIES = {".hydra", "main.log", LOCK_FILE}  # present before a job writes anything
+# what a job killed while it read its cases leaves (bench.runner.caseset), if it wrote no run.json then
+# (older versions): a new job there writes them anew
+LEFTOVERS = {"cases.jsonl.spool", "cases.jsonl.next"}
 
 
 class JobDirError(BenchError, RuntimeError):
@@ -55,14 +59,36 @@ def claim_dir(parent: str | Path, stem: str) -> str:
 
 
 def _entries(path: Path) -> list[str]:
-    return sorted(p.name for p in path.iterdir() if p.name not in HYDRA_ENTRIES)
+    return sorted(p.name for p in path.iterdir() if p.name not in HYDRA_ENTRIES | LEFTOVERS)
+
+
+def check_creatable(path: str | Path, what: str = "output directory") -> None:
+    """Raise JobDirError unless ``path`` is a directory, or one can be made there: a dangling symlink,
+    a file on the way, a read-only file system or a directory the user may not write to is one line
+    now, not a traceback when the first file is written. Nothing is left behind by the check."""
+    path = Path(path)
+    if path.is_symlink() and not path.exists():
+        raise JobDirError(f"{what} {path} is a symlink to {os.readlink(path)}, which does not exist: "
+                          "create its target or choose another directory")
+    if path.exists() and not path.is_dir():
+        raise JobDirError(f"{what} {path} is a file: choose a directory")
+    probe = path if path.is_dir() else next((p for p in path.absolute().parents if p.exists()), None)
+    if probe is None:
+        return
+    if not probe.is_dir():
+        raise JobDirError(f"{what} {path}: {probe} is a file, not a directory")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".bench-probe-", dir=probe))
+    except OSError as err:
+        raise JobDirError(f"cannot create the {what} {path}: {err.strerror or err} ({probe})") from None
 
 
 def check_new(path: str | Path) -> None:
-    """Raise JobDirError unless ``path`` can hold a new job (absent, or only Hydra's files)."""
+    """Raise JobDirError unless ``path`` can hold a new job (absent, or only Hydra's files) and can be written."""
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise JobDirError(f"output directory {path} is a file: choose a directory for the job")
+    check_creatable(path)
     if not path.is_dir():
         return
     try:
@@ -102,6 +128,9 @@ def check_resume_path(path: str | Path) -> None:
     if not path.is_dir():
         raise JobDirError(f"resume={path}: is a file, not a job directory")
     if not (path / "run.json").is_file():
+        if any((path / name).exists() for name in LEFTOVERS):
+            raise JobDirError(f"resume={path}: the job was stopped while it read its cases, before it recorded "
+                              f"anything: start it again with output_dir={path}")
         raise JobDirError(f"resume={path}: not a job directory (no run.json)")
     pid = locked_by(path)
     if pid:

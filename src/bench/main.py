@@ -38,7 +38,7 @@ from bench.argv import (
     preflight_args,
 )
 from bench.config import CONF_DIR, absolute_paths, validate
-from bench.errors import BenchError
+from bench.errors import BenchError, console_script, quiet_stdout
 from bench.job_failure import fail, in_sweep
 from bench.job_secrets import register_secrets
 from bench.summary_text import format_summary
@@ -83,10 +83,19 @@ def main(cfg: DictConfig) -> float | None:
         # the jobs of an in-process sweep run one after the other in this process: what a job
         # built (cases, views, cycles among them) goes now, not at the collector's next full pass
         gc.collect()
-    print(format_summary(metrics))
+    try:
+        print(format_summary(metrics), flush=True)
+    except BrokenPipeError:  # the reader stopped early (| head): the job is done and recorded all the same
+        quiet_stdout()
     if metrics.get("n_cases") and metrics.get("accuracy") is None and not in_sweep():
-        print(f"error: no question was scored, so there is no accuracy (status incomplete; answer errors in "
-              f"{metrics.get('job_dir')}/answers.jsonl, judge reasons in scores.jsonl)", file=sys.stderr)
+        job = metrics.get("job_dir")
+        if metrics.get("n_judge_errors"):  # the judge, not the answers: name it and its error
+            why = (f"the judge failed on {metrics['n_judge_errors']} question(s): "
+                   f"{redact.scrub(str(metrics.get('judge_error') or ''))[:300]}")
+        else:
+            why = f"answer errors in {job}/answers.jsonl, judge reasons in scores.jsonl"
+        print(f"error: no question was scored, so there is no accuracy (status incomplete; {why}; "
+              f"rerun with resume={job})", file=sys.stderr)
         sys.exit(1)
     return metrics.get("accuracy")
 
@@ -102,7 +111,8 @@ def _run_hydra() -> None:
     """``main()`` with Hydra's own errors (compose: unknown option or key, bad override) as one line, exit 2.
 
     HYDRA_FULL_ERROR makes Hydra raise them here instead of printing ten lines and exiting 1; a
-    user who set it gets Hydra's full trace as before."""
+    user who set it to 1 gets Hydra's full trace as before (any other value is off, as Hydra reads it).
+    Hydra's own ValueError for an override it cannot take (``arm=null``) is one line too."""
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
@@ -110,16 +120,19 @@ def _run_hydra() -> None:
     os.environ["HYDRA_FULL_ERROR"] = "1"
     try:
         main()
-    except (HydraException, OmegaConfBaseException) as err:
-        if user_full_error:
+    except (HydraException, OmegaConfBaseException, ValueError) as err:
+        if user_full_error == "1":
             raise
         print(f"error: {hydra_error_line(err, sys.argv[1:])}", file=sys.stderr)
         sys.exit(2)
     finally:
         if user_full_error is None:
             os.environ.pop("HYDRA_FULL_ERROR", None)
+        else:
+            os.environ["HYDRA_FULL_ERROR"] = user_full_error
 
 
+@console_script
 def cli(argv: list[str] | None = None) -> None:
     """``python -m bench.main``: the checks above, then Hydra; exit 1 when jobs of a sweep failed."""
     from bench import callbacks
@@ -153,4 +166,4 @@ def cli(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    cli()
+    sys.exit(cli())

@@ -11,6 +11,10 @@ far the members agree, so a researcher sees where the grade itself is in doubt.
   listed decides (the exact judge by default: the rule that a reviewer can read), and the
   score's reason says it was a tie. Members that return ``unscored`` do not vote; when none
   scores, the panel's verdict is ``unscored``.
+* **A member that fails** (its endpoint keeps answering 500, ...) abstains: its verdict is
+  ``unscored``, the others decide, and the score's ``error`` names the member and its error (the
+  job is then incomplete and ``resume=`` judges that answer again). When every member fails, the
+  panel fails with every member's error.
 * **Agreement** (:func:`panel_metrics`, ``metrics.json`` ``panel``): over the questions every
   member scored, the share where all members agree, each pair's agreement and Cohen's kappa,
   each member's agreement with the majority, and the disagreements listed for review (qid,
@@ -31,9 +35,13 @@ from bench.components import clients_of
 from bench.schema import Answer, Question, Score
 from bench.stats import cohen_kappa
 
-__all__ = ["PanelJudge", "majority_verdict", "panel_metrics"]
+__all__ = ["PanelJudge", "PanelFailed", "majority_verdict", "panel_metrics"]
 
 UNSCORED = "unscored"
+
+
+class PanelFailed(RuntimeError):
+    """Every member of a panel failed on an answer (the message holds each member's error)."""
 
 
 def majority_verdict(verdicts: Sequence[str]) -> tuple[str, bool]:
@@ -65,8 +73,23 @@ class PanelJudge:
         """The model clients of the members (preflight and the limiters find them here)."""
         return clients_of(*self.members)
 
+    def _member_score(self, name: str, member: Any, question: Question, answer: Answer,
+                      repo_root: str | None) -> tuple[Score, str | None]:
+        """A member's score, or (it failed) an abstention and its error naming it."""
+        try:
+            return member.score(question, answer, repo_root), None
+        except Exception as err:  # noqa: BLE001 - one failing member must not take the others' verdicts with it
+            error = f"panel member {name} failed: {type(err).__name__}: {err}"
+            return Score(case_id=answer.case_id, qid=answer.qid, type=question.type, verdict=UNSCORED,
+                         reason=error, judge=name), error
+
     def score(self, question: Question, answer: Answer, repo_root: str | None = None) -> Score:
-        scores = [member.score(question, answer, repo_root) for member in self.members]
+        graded = [self._member_score(name, member, question, answer, repo_root)
+                  for name, member in zip(self.member_names, self.members, strict=True)]
+        scores = [score for score, _ in graded]
+        errors = [error for _, error in graded if error]
+        if len(errors) == len(graded):
+            raise PanelFailed(f"every member of {self.name} failed: " + "; ".join(errors))
         verdicts = {name: s.verdict for name, s in zip(self.member_names, scores, strict=True)}
         verdict, tie = majority_verdict([s.verdict for s in scores])
         votes = sum(s.verdict == verdict for s in scores)
@@ -80,7 +103,7 @@ class PanelJudge:
         return Score(case_id=answer.case_id, qid=answer.qid, type=question.type, verdict=verdict,
                      reason=f"{lead} [{head}; {reasons}]" if lead else f"[{head}; {reasons}]",
                      judge=self.name, raw=kept.raw if kept else None, prompt=kept.prompt if kept else None,
-                     panel=verdicts)
+                     panel=verdicts, error="; ".join(errors) or None)
 
 
 def panel_metrics(scores: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:

@@ -1,18 +1,19 @@
-"""The offline evidence reader: answers by applying each question's extractor to the view.
+"""The offline evidence reader: answers exactly what a view shows of each question's evidence.
 
-No LLM, no network, deterministic. On the full arm it reproduces every reference by
-construction. It reads only what the view shows (:mod:`bench.reading`), the way a model
-reads text, and uses of a question only what its text asks (type and target: tool,
-command, arguments, run ordinal), never its reference or evidence keys::
+No LLM, no network, deterministic. It is exact about provenance, not a model of reading:
+a question whose evidence is visible in the view (:mod:`bench.evidence`: every evidence
+message kept verbatim, or the exact reference text present) is answered with what that
+evidence states, the code-extracted reference; one whose evidence is only recoverable is
+answered after opening the exposed handles that restore it (each a recorded retrieval);
+any other is an abstention. So its answers and the view's evidence flags agree by
+construction, it is right whenever the evidence is there (``full`` scores 100%), and a view
+that holds every message of another answers everything the other answers::
 
     reader = EvidenceReader()
     answer = reader.answer(case, view, question)
 
-Each question type answers from the reading (``QuestionType.read``) and names the calls
-its answer depends on. A handle ``read_tool_output(handle="...")`` attached to such a call
-and exposed in ``view.store`` is opened when the view alone gives no answer, or first
-under ``verify`` guidance; each opened handle is a recorded retrieval. What the view does
-not show is unknown, so an answer that depends on it is an abstention.
+Handles are opened when the view alone does not show the evidence, or first under
+``verify`` guidance (the guidance says to open stored outputs before stating exact details).
 """
 
 from __future__ import annotations
@@ -20,45 +21,26 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from langchain_core.messages import BaseMessage
-
+from bench.evidence import evidence_state
 from bench.metrics import OFFLINE_READER
-from bench.questions import question_type
-from bench.questions.answers import typed_answer
-from bench.reading import Reading, read_view
+from bench.questions.answers import format_keys, typed_answer
 from bench.schema import Answer, Case, Question, View
 
-__all__ = ["EvidenceReader", "extract_answer", "reader_values", "answer_text", "ABSTENTION"]
+__all__ = ["EvidenceReader", "answer_text", "answer_value", "ABSTENTION"]
 
 ABSTENTION = "I don't know: that evidence is not in my context any more."
 
 
-def extract_answer(question: Question, messages: list[BaseMessage], case: Case) -> Any:
-    """The question's answer as the given messages show it (no summary), or None."""
-    reading, _ = read_view(messages, None, case)
-    return question_type(question.type).read(question, reading, case.repo_root).value
-
-
-def reader_values(case: Case, view: View, question: Question,
-                  reading: Reading | None = None) -> tuple[Any, Any, list[str]]:
-    """What the reader reads for a question: the value from the view alone (messages and
-    summary, no handle opened), the value after opening the exposed handles of the calls the
-    answer depends on (None when none is exposed), and those handles.
-
-    ``reading``: the view's own reading (``read_view`` of its messages and summary), when the
-    caller reads several questions of one view (questions only read it).
-    The one definition the reader's answer and the evidence flags (``bench.evidence``) derive from.
-    """
-    qtype = question_type(question.type)
-    if reading is None:
-        reading, _ = read_view(view.messages, view.summary, case)
-    first = qtype.read(question, reading, case.repo_root)
-    handles = [reading.events[i].handle for i in first.depends]
-    wanted = {h: view.store[h] for h in handles if h and h in view.store}
-    if not wanted:
-        return first.value, None, []
-    reading, opened = read_view(view.messages, view.summary, case, wanted)
-    return first.value, qtype.read(question, reading, case.repo_root).value, opened
+def answer_value(question: Question) -> Any:
+    """What the question's evidence states, in the answer's shape: the reference, reduced to the
+    keys of the typed answer when it has more (``first_edit``'s ``context`` and ``changed``)."""
+    value = question.reference
+    answer_format = question.answer_format or {}
+    keys = format_keys(answer_format)
+    required = [key for key in answer_format if not key.endswith("?")]
+    if isinstance(value, dict) and len(keys) > 1 and all(key in value for key in required):
+        return {key: value[key] for key in keys if key in value}
+    return value
 
 
 def answer_text(value: Any, answer_format: dict[str, str] | None = None) -> str:
@@ -78,15 +60,15 @@ class EvidenceReader:
         return []  # no model
 
     def answer(self, case: Case, view: View, question: Question) -> Answer:
-        first, after, handles = reader_values(case, view, question)
-        # handles are opened when the view alone gives no answer, or first under verify guidance
-        use_handles = bool(handles) and (view.guidance or first is None)
-        value = after if use_handles else first
+        state = evidence_state(case, view, question)
+        # handles are opened when the view alone does not show the evidence, or first under verify guidance
+        opened = list(state.handles) if state.handles and (view.guidance or not state.visible) else []
+        known = state.visible or (state.recoverable and bool(opened))
         return Answer(
             case_id=case.case_id,
             qid=question.qid,
             type=question.type,
-            answer=answer_text(value, question.answer_format),
+            answer=answer_text(answer_value(question) if known else None, question.answer_format),
             usage={"model": self.name, "calls": 0, "input_tokens": 0, "output_tokens": 0},
-            retrievals=handles if use_handles else [],
+            retrievals=opened,
         )

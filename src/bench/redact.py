@@ -37,6 +37,8 @@ FILE_ONLY = "bench_file_only"
 _URL_PARTS: set[str] = set()
 # userinfo of registered URLs, however short: replaced only where it stands in a URL (``://user@``)
 _USERINFOS: set[str] = set()
+# fragments of registered URLs, however short: replaced only where they stand (``#fragment``)
+_FRAGMENTS: set[str] = set()
 
 
 def register(*values: str | None) -> None:
@@ -64,7 +66,8 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>]+")
 
 
 def register_url(url: str) -> None:
-    """Scrub a URL's userinfo and its query string (whole, and each value): secrets until proven otherwise.
+    """Scrub a URL's userinfo, its query string (whole, and each value) and its fragment: secrets until
+    proven otherwise.
 
     A key in ``?key=...`` or ``user:pass@`` need not look like one; the URL is still shown with
     them replaced by ``***`` (``http://host/v1?***``).
@@ -83,6 +86,10 @@ def register_url(url: str) -> None:
         _register_url_parts(userinfo, userinfo.partition(":")[2])
     if parts.query:
         _register_url_parts(parts.query, *(v for _, v in parse_qsl(parts.query, keep_blank_values=True)))
+    if parts.fragment:  # never sent to a server, so nothing but a pasted key has a reason to be there
+        with _LOCK:
+            _FRAGMENTS.add(parts.fragment)
+        _register_url_parts(parts.fragment)
 
 
 def _register_url_parts(*values: str) -> None:
@@ -128,17 +135,20 @@ def scrub(text: str) -> str:
     for userinfo in tuple(_USERINFOS):
         if userinfo in text:
             text = text.replace(f"//{userinfo}@", "//***@")
+    for fragment in tuple(_FRAGMENTS):
+        if fragment in text:
+            text = text.replace(f"#{fragment}", "#***")
     return text
 
 
 _URL_USERINFO = re.compile(r"(://)[^/@\s'\"<>,]+@")
-_URL_QUERY = re.compile(r"(://[^\s'\"<>,?]*)\?[^\s'\"<>,]*")
+_URL_QUERY = re.compile(r"(://[^\s'\"<>,?#]*)([?#])[^\s'\"<>,]*")
 
 
 def mask_urls(text: str) -> str:
-    """Every URL's userinfo and query string in ``text`` as ``***``, registered or not: for names
-    made of overrides (a sweep job's directory), resolved where no secret may be registered yet."""
-    return _URL_QUERY.sub(r"\1?***", _URL_USERINFO.sub(r"\1***@", text))
+    """Every URL's userinfo, query string and fragment in ``text`` as ``***``, registered or not: for
+    names made of overrides (a sweep job's directory), resolved where no secret may be registered yet."""
+    return _URL_QUERY.sub(r"\1\2***", _URL_USERINFO.sub(r"\1***@", text))
 
 
 # --------------------------------------------------------------------------- logging
@@ -226,6 +236,8 @@ _SECRET_NAMES = re.compile(r"(?:^|[._-])(?:api[_-]?key|secret(?:_key)?|password|
 _USERINFO = re.compile(r"://[^/@\s'\"]+@")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PG_PASSWORD_PARAM = re.compile(r"[?&](?:ssl)?password=", re.IGNORECASE)
+# libpq's keyword/value form (``host=db password=...``): the other way a connection string carries one
+_PG_PASSWORD_KEYWORD = re.compile(r"(?:^|[\s'\"])(?:ssl)?password\s*=", re.IGNORECASE)
 _PG_HINT = "give the password in PGPASSWORD or ~/.pgpass (postgresql://user@host:port/db)"
 _ENV_HINT = ("export the key in an environment variable and name that variable with "
              "model.api_key_env / judge.api_key_env / summarizer.api_key_env (LANGFUSE_* for Langfuse)")
@@ -284,6 +296,9 @@ def secret_in_setting(key: str, value: str, *, command_line: bool = True) -> str
                 f"on the command line; {hint}")
     if cache_url and _PG_PASSWORD_PARAM.search(value):  # libpq also reads ?password=...
         return f"{key}: the URL carries a password (?password=); do not put keys in the config or on the command line; {_PG_HINT}"
+    if cache_url and _PG_PASSWORD_KEYWORD.search(value):  # ... and password=... in its keyword form
+        return (f"{key}: the connection string carries a password (password=...); do not put keys in the config "
+                f"or on the command line; {_PG_HINT}")
     if looks_like_key(value) or any(v in value for v in _env_secrets()):
         return f"{key}: the value looks like an API key; do not put keys in the config or on the command line; {_ENV_HINT}"
     return None

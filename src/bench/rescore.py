@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.errors import console_script
 from bench.store import safe_line
 from bench.study.csvfile import write_csv
 from bench.study.jobs import find_job_dirs, load_jobs
@@ -49,10 +50,10 @@ def build_judge(name: str = "exact", overrides: list[str] | None = None) -> tupl
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=[f"judge={name}", *(overrides or [])])
+    from bench.components import preflight
+
     judge = instantiate(cfg.judge, _convert_="object")
-    preflight = getattr(judge, "preflight", None)
-    if callable(preflight):
-        preflight()
+    preflight(judge)  # every model client of the judge (a panel's members too): unreachable fails now, not after the work
     return judge, cfg
 
 
@@ -141,6 +142,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
                            "verdicts changed", "unscored"], out)
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.rescore", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", metavar="DIR_OR_OVERRIDE",
@@ -187,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(summary(rows))
     print(f"{len(rows)} row(s) written to {path}")
+    failed = [r for r in rows if str(r.get("reason") or "").startswith("judge failed")]
+    judged = [r for r in rows if r.get("reason") != "no stored answer"]
+    if judged and len(failed) == len(judged):  # every call failed: the "accuracy" above is of nothing
+        print(f"error: the judge failed on every answer ({len(failed)}): {redact.scrub(str(failed[0]['reason']))[:300]}",
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -7,7 +7,7 @@ and back without loss, so ``cases.jsonl`` and ``views.jsonl`` can be reloaded ex
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from langchain_core.messages import BaseMessage, messages_from_dict, messages_to_dict
@@ -15,6 +15,7 @@ from langchain_core.messages import BaseMessage, messages_from_dict, messages_to
 from bench.profiles import OPENHANDS, Profile
 
 __all__ = [
+    "ANSWER_CAP",
     "case_set_hash",
     "CaseSetDigest",
     "Question",
@@ -51,6 +52,9 @@ class Question:
     nearest_back: dict[str, int] | None = None  # {messages, tokens} from the end to the latest showing of it
     depth: str | None = None  # distance bucket of the earliest evidence (bench.questions.depth), "<2k" ...
     answer_format: dict[str, str] | None = None  # the typed answer's keys (bench.questions.answers); None: free text
+    # The stable ids (``Case.messages[i].id``) of the messages holding the evidence: the call, its
+    # result, the user message; for counts and lists all of them (bench.evidence).
+    evidence_ids: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,6 +88,9 @@ class Case:
     # Tool calls at the very end that got no result, dropped from ``messages`` (bench.cases).
     dropped_trailing: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        assign_message_ids(self.messages)
+
     @property
     def task_text(self) -> str:
         """The first user message: the task as given (an answer readable here proves no memory)."""
@@ -116,7 +123,7 @@ class Case:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Case:
-        return cls(
+        case = cls(
             case_id=data["case_id"],
             instance_id=data["instance_id"],
             repo=data["repo"],
@@ -134,6 +141,32 @@ class Case:
             dropped_questions=[DroppedQuestion(**d) for d in data.get("dropped_questions", [])],
             dropped_trailing=list(data.get("dropped_trailing") or []),
         )
+        for question in case.questions:  # a record from before evidence ids: named from the indices
+            if not question.evidence_ids and question.evidence_messages:
+                question.evidence_ids = [str(case.messages[i].id) for i in question.evidence_messages
+                                         if 0 <= i < len(case.messages)]
+        return case
+
+
+def assign_message_ids(messages: list[BaseMessage]) -> None:
+    """Give every message without an id a stable one, ``m<index>`` (``m<index>.<k>`` when taken).
+
+    ``bench.cases`` names a row's messages by their position in the source trajectory; records
+    written before message ids existed, and cases built in code, get theirs here, from their
+    position in the history, so the same history always gets the same ids. A view keeps a
+    message verbatim when it holds the message of that id with the recorded content
+    (``View.verbatim``); questions name their evidence by these ids (``Question.evidence_ids``).
+    """
+    taken = {m.id for m in messages if m.id}
+    for index, message in enumerate(messages):
+        if message.id:
+            continue
+        candidate, k = f"m{index}", 0
+        while candidate in taken:
+            k += 1
+            candidate = f"m{index}.{k}"
+        message.id = candidate
+        taken.add(candidate)
 
 
 @dataclass
@@ -152,6 +185,9 @@ class View:
 
     ``messages`` is the shrunk history (a summary, if any, is one of its messages);
     ``store`` maps the handles this arm exposed to the stored tool output they open.
+    Provenance (``bench.evidence``): ``verbatim`` holds the ids of the case's messages the view
+    keeps verbatim (the message of that id with its recorded content; ``make_view`` fills it),
+    ``stored`` maps a handle of ``store`` to the id of the recorded message whose output it holds.
     """
 
     case_id: str
@@ -165,6 +201,8 @@ class View:
     summarizer_calls: int = 0
     guidance: str | None = None  # extra system text for the answering agent (verify)
     info: dict[str, Any] = field(default_factory=dict)  # arm-specific accounting
+    verbatim: list[str] = field(default_factory=list)  # ids of the case's messages kept verbatim, in view order
+    stored: dict[str, str] = field(default_factory=dict)  # handle -> id of the message whose output it stores
     budget: dict[str, Any] | None = None  # arm.budget: target and realized tokens (bench.policies.budget)
     # A provider arm's answering requests (bench.policies.provider): {"provider": openai|anthropic, "params":
     # request parameters they carry (betas, context_management ...), "send": "view" | "history"}; "history":
@@ -194,6 +232,8 @@ class View:
             "handles": self.handles,
             "guidance": self.guidance,
             "info": self.info,
+            "verbatim": list(self.verbatim),
+            "stored": dict(self.stored),
             **({"budget": self.budget} if self.budget is not None else {}),
             **({"request": self.request} if self.request is not None else {}),
             "messages": messages_to_dict(self.messages),
@@ -210,6 +250,27 @@ class Answer:
     retrievals: list[str] = field(default_factory=list)  # handles the agent opened
     outcome: str = "answered"  # answered | context_overflow | error
     error: str | None = None
+    answer_chars: int | None = None  # the answer's whole length when it was cut to ANSWER_CAP (else absent)
+
+    def to_dict(self) -> dict[str, Any]:
+        record = asdict(self)
+        if record["answer_chars"] is None:  # an answer kept whole: the record stays as it was
+            del record["answer_chars"]
+        return record
+
+    def capped(self, cap: int | None = None) -> Answer:
+        """This answer, or (longer than ``cap`` characters) its first ``cap`` characters with its whole
+        length in ``answer_chars``: a runaway reply (megabytes) would fill answers.jsonl and make the
+        judges crawl, and no answer to a question needs that much."""
+        cap = ANSWER_CAP if cap is None else cap
+        if not isinstance(self.answer, str) or len(self.answer) <= cap:
+            return self
+        return replace(self, answer=self.answer[:cap], answer_chars=len(self.answer))
+
+
+# The longest answer text kept (characters): answers are a value, a list of files or a few
+# sentences; a reply longer than this is a runaway, kept cut with its length (Answer.answer_chars).
+ANSWER_CAP = 20_000
 
 
 @dataclass
@@ -223,11 +284,13 @@ class Score:
     raw: str | None = None  # judge's raw reply (kept when unscored)
     prompt: str | None = None  # judge prompt (kept when unscored)
     panel: dict[str, str] | None = None  # judge=panel: each member's verdict (the record omits it otherwise)
+    error: str | None = None  # a judge (or panel member) that failed, named, with its error: resume judges it again
 
     def to_dict(self) -> dict[str, Any]:
         record = asdict(self)
-        if record["panel"] is None:  # a single judge's record stays as it was
-            del record["panel"]
+        for optional in ("panel", "error"):  # a single judge's record that went well stays as it was
+            if record[optional] is None:
+                del record[optional]
         return record
 
 

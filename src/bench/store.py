@@ -53,6 +53,8 @@ class JobFileError(OSError):
 
 
 def _plain(record: Any) -> Any:
+    if is_dataclass(record) and callable(getattr(record, "to_dict", None)):
+        return record.to_dict()  # a record type that leaves out its unset optional fields (Score, Answer)
     return asdict(record) if is_dataclass(record) else record
 
 

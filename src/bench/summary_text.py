@@ -45,6 +45,9 @@ def format_summary(metrics: dict[str, Any]) -> str:
                         if calls.get("cost_usd") is not None else ""))
     if metrics.get("n_errors"):
         lines.append(f"answer errors: {metrics['n_errors']} (status incomplete; rerun with resume=DIR to retry)")
+    if metrics.get("n_judge_errors"):
+        lines.append(f"judge errors: {metrics['n_judge_errors']} (status incomplete; rerun with resume=DIR to judge "
+                     f"again): {str(metrics.get('judge_error'))[:200]}")
     lines.append(f"{'type':<17}{'n':>4}{'correct':>9}{'wrong':>7}{'abstain':>9}{'unscored':>10}{'accuracy':>10}"
                  f"{'in task':>9}")
     for qtype, row in metrics["by_type"].items():

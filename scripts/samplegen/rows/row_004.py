@@ -176,7 +176,6 @@ Cron steps: `*/0` crashes and ranges with a step start at the wrong value
         "",
         "FAILED (failures=1, errors=1)",
     ]
-    run1_idx = t.index() + 1
     t.act("", repo.sh(ut, "\n".join(lines), code=1))
     step_line = lineno(repo.files["scheduler/cron.py"], "step = int(step_text)")
     first_new = (
@@ -195,6 +194,7 @@ Cron steps: `*/0` crashes and ranges with a step start at the wrong value
     )
     ok = [f"{n} (tests.test_cron.CronTests.{n}) ... ok" for n, _ in cron_tests]
     ok += ["", sep2, "Ran 7 tests in 0.002s", "", "OK"]
+    run2_idx = t.index() + 1
     t.act("", repo.sh(ut, "\n".join(ok)))
     new_cron = repo.files["scheduler/cron.py"]
     raise_line = lineno(new_cron, "raise CronError(f\"step must be positive")
@@ -223,10 +223,11 @@ Cron steps: `*/0` crashes and ranges with a step start at the wrong value
         files_changed=["scheduler/cron.py"],
         first_edit=FirstEdit(path="scheduler/cron.py", code=first_new, message_index=first_edit_idx,
                              note="an `insert` (insert_line)"),
-        test_counts=Counts(command=ut, k=1, passed=5, failed=1, errors=1,
-                           message_index=run1_idx,
-                           note="unittest `Ran 7 tests` + `FAILED (failures=1, errors=1)`; the "
-                                "hung discover run (exit -1, empty is_input, C-c) has no summary"),
+        test_counts=Counts(command=ut, k=2, passed=7, failed=0, errors=0,
+                           message_index=run2_idx,
+                           note="run 1 (`Ran 7 tests` + `FAILED (failures=1, errors=1)`) prints no "
+                                "passed count, so run 2 (`Ran 7 tests` + `OK`) is asked; the hung "
+                                "discover run (exit -1, empty is_input, C-c) has no summary"),
         first_error=FirstError(command=repro, k=1, exception=exc,
                                note="exit-code marker glued to the exception line; the later "
                                     "KeyboardInterrupt (C-c) and CronError come after it"),
@@ -234,7 +235,7 @@ Cron steps: `*/0` crashes and ranges with a step start at the wrong value
     )
     return synthetic_row(
         tid, "acme__scheduler-88", "acme/scheduler", True, "submit", repo.diff(), TOOLS_NEW, t.messages,
-        "unittest summary with failures and errors kept apart, a soft-timeout command (exit -1) "
+        "unittest summaries (failures and errors, not asked: no passed count printed; then OK), a soft-timeout command (exit -1) "
         "continued with an empty is_input command and stopped with C-c (not new runs), a glued "
         "exit-code marker and an `insert` first edit; all four questions kept.",
         expected,

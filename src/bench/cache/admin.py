@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from bench.cache.postgres import COLUMNS, TABLE, CacheUnavailable, _pg_connect, _pg_reason, shown_url
 from bench.cache.sqlite import DEFAULT_PATH, _busy, decode_reply
+from bench.errors import console_script
 
 log = logging.getLogger("bench.cache")
 
@@ -211,6 +212,7 @@ def _prune(admin: CacheAdmin, older_than: float | None, kind: str | None, model:
     return 0
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.cache", description="The response cache: "
                                      "stats, verify (checksums and integrity), prune (bad and selected entries).")
@@ -250,7 +252,12 @@ def _main_pg(args: argparse.Namespace) -> int:
     """The same commands on a PostgreSQL cache: every failure is one line, exit 2, nothing changed."""
     import psycopg
 
-    refusal = check_age(args.older_than) if args.command == "prune" else None
+    from bench.redact import secret_in_setting
+
+    # a password in the URL is refused as a job refuses it in cache.url (PGPASSWORD or ~/.pgpass hold it)
+    refusal = secret_in_setting("cache.url", args.url, command_line=False)
+    refusal = refusal and refusal.replace("cache.url:", "--url:", 1)
+    refusal = refusal or (check_age(args.older_than) if args.command == "prune" else None)
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
         return 2

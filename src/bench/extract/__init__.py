@@ -13,7 +13,7 @@ result that is missing from the view or replaced by a placeholder has ``output=N
 
 from bench.extract.edits import Edit, added_lines, changed_lines, edited_files, relative_to_repo, repo_edits
 from bench.extract.exceptions import parse_first_exception
-from bench.extract.runner_summaries import parse_test_counts, summary_line
+from bench.extract.runner_summaries import parse_test_counts, stated_test_counts, summary_line
 from bench.extract.runs import CommandRun, command_runs
 from bench.history import ToolEvent, tool_events
 
@@ -28,6 +28,7 @@ __all__ = [
     "added_lines",
     "changed_lines",
     "parse_test_counts",
+    "stated_test_counts",
     "summary_line",
     "parse_first_exception",
     "relative_to_repo",

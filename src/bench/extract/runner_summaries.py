@@ -1,6 +1,7 @@
 """Test-runner summaries in a command's output: pytest, unittest, Maven/Surefire, Gradle, JUnit.
 
     parse_test_counts(output)   # {"passed": 4, "failed": 1[, "errors": 2]} from the first summary, or None
+    stated_test_counts(output)  # the same, or None when the summary does not print every count
     summary_line(output)        # the line that summary was read from
 """
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["parse_test_counts", "summary_line"]
+__all__ = ["parse_test_counts", "stated_test_counts", "summary_line"]
 
 _PYTEST_WORDS = "passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun"
 _PYTEST = re.compile(
@@ -26,7 +27,11 @@ _JUNIT_OK = re.compile(r"\[\s*(\d+) tests successful\s*\]")
 _JUNIT_FAILED = re.compile(r"\[\s*(\d+) tests failed\s*\]")
 
 
-def _pytest_counts(text: str) -> tuple[int, dict[str, int]] | None:
+# Each parser returns (position, counts, stated): ``stated`` is False when a count is derived by
+# arithmetic the output does not show (unittest's passed = ran - failures - errors - skipped).
+
+
+def _pytest_counts(text: str) -> tuple[int, dict[str, int], bool] | None:
     match = _PYTEST.search(text)
     if not match:
         return None
@@ -38,10 +43,10 @@ def _pytest_counts(text: str) -> tuple[int, dict[str, int]] | None:
             counts["errors"] = int(number)
     if not re.search(r"\d+ (passed|failed|errors?)", match.group(1)):
         return None
-    return match.start(), counts
+    return match.start(), counts, True  # every count is printed (a count not printed is zero)
 
 
-def _unittest_counts(text: str) -> tuple[int, dict[str, int]] | None:
+def _unittest_counts(text: str) -> tuple[int, dict[str, int], bool] | None:
     ran = _UNITTEST_RAN.search(text)
     if not ran:
         return None
@@ -54,36 +59,38 @@ def _unittest_counts(text: str) -> tuple[int, dict[str, int]] | None:
     failed, errors = details.get("failures", 0), details.get("errors", 0)
     skipped = details.get("skipped", 0) + details.get("expected failures", 0)
     total = int(ran.group(1))
-    return ran.start(), {"passed": total - failed - errors - skipped, "failed": failed, "errors": errors}
+    counts = {"passed": total - failed - errors - skipped, "failed": failed, "errors": errors}
+    return ran.start(), counts, failed == errors == skipped == 0  # "Ran N tests ... OK": N passed, as printed
 
 
-def _maven_counts(text: str) -> tuple[int, dict[str, int]] | None:
+def _maven_counts(text: str) -> tuple[int, dict[str, int], bool] | None:
     matches = list(_MAVEN.finditer(text))
     if not matches:
         return None
     totals = [m for m in matches if not m.group(5)]  # the summary line has no "Time elapsed"
     match = totals[0] if totals else matches[-1]
     run, failures, errors, skipped = (int(match.group(i)) for i in range(1, 5))
-    return match.start(), {"passed": run - failures - errors - skipped, "failed": failures, "errors": errors}
+    counts = {"passed": run - failures - errors - skipped, "failed": failures, "errors": errors}
+    return match.start(), counts, failures == errors == skipped == 0
 
 
-def _gradle_counts(text: str) -> tuple[int, dict[str, int]] | None:
+def _gradle_counts(text: str) -> tuple[int, dict[str, int], bool] | None:
     match = _GRADLE.search(text)
     if not match:
         return None
     total, failed, skipped = int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
-    return match.start(), {"passed": total - failed - skipped, "failed": failed}
+    return match.start(), {"passed": total - failed - skipped, "failed": failed}, failed == skipped == 0
 
 
-def _junit_counts(text: str) -> tuple[int, dict[str, int]] | None:
+def _junit_counts(text: str) -> tuple[int, dict[str, int], bool] | None:
     ok = _JUNIT_OK.search(text)
     failed = _JUNIT_FAILED.search(text)
     if not ok or not failed:
         return None
-    return min(ok.start(), failed.start()), {"passed": int(ok.group(1)), "failed": int(failed.group(1))}
+    return min(ok.start(), failed.start()), {"passed": int(ok.group(1)), "failed": int(failed.group(1))}, True
 
 
-def _first_summary(output: str | None) -> tuple[int, dict[str, int]] | None:
+def _first_summary(output: str | None) -> tuple[int, dict[str, int], bool] | None:
     """Position and counts of the first test-runner summary in an output."""
     if not output:
         return None
@@ -105,6 +112,17 @@ def parse_test_counts(output: str | None) -> dict[str, int] | None:
     """
     hit = _first_summary(output)
     return hit[1] if hit else None
+
+
+def stated_test_counts(output: str | None) -> dict[str, int] | None:
+    """:func:`parse_test_counts` when the summary prints every count it gives (issue 31): None
+    when a count would be derived by arithmetic the output does not show (unittest's passed =
+    ran - failures - errors - skipped; Maven's and Gradle's passed with failures, errors or
+    skips) or is negative ("Ran 0 tests ... FAILED (errors=1)")."""
+    hit = _first_summary(output)
+    if hit is None or not hit[2] or any(v < 0 for v in hit[1].values()):
+        return None
+    return hit[1]
 
 
 def summary_line(output: str) -> str:

@@ -47,7 +47,7 @@ from langchain_core.messages import (
 from bench import redact
 from bench.cache import ReplyStore, open_cache, request_key
 from bench.llm.accounting import current_tags, emit
-from bench.llm.batch import shared_round
+from bench.llm.batch import shared_round, tokens
 from bench.llm.errors import (
     ContextOverflow,
     EmptyReply,
@@ -349,15 +349,17 @@ class ChatClient:
         custom_id = (key or self.key(messages, tools, tool_choice))[:40]  # the cache's key when it made one
         start = time.perf_counter()
         reply = self.batch.submit(custom_id, body)
-        choices = (reply or {}).get("choices") or []
-        if not choices or not isinstance(choices[0].get("message"), dict):
+        choices = reply.get("choices") if isinstance(reply, dict) else None
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict) \
+                or not isinstance(choices[0].get("message"), dict):
             raise ModelCallError(f"{self.model} at {self.endpoint}: a batch reply without a message")
         message = convert_to_messages([{**choices[0]["message"], "role": "assistant"}])[0]
-        usage = reply.get("usage") or {}
-        message.usage_metadata = {
-            "input_tokens": int(usage.get("prompt_tokens") or 0), "output_tokens": int(usage.get("completion_tokens") or 0),
-            "total_tokens": int(usage.get("total_tokens") or 0),
-            "input_token_details": {"cache_read": int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)}}
+        usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
+        details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+        message.usage_metadata = {  # a count that is not a number counts 0, as on a direct call
+            "input_tokens": tokens(usage.get("prompt_tokens")), "output_tokens": tokens(usage.get("completion_tokens")),
+            "total_tokens": tokens(usage.get("total_tokens")),
+            "input_token_details": {"cache_read": tokens(details.get("cached_tokens"))}}
         message.response_metadata = {"finish_reason": choices[0].get("finish_reason"), "model_name": reply.get("model")}
         return message, round(time.perf_counter() - start, 3), 0
 
@@ -644,6 +646,8 @@ def openai_client(
         max_retries=int(max_retries), backoff_base=float(backoff_base), backoff_max=float(backoff_max),
         check_endpoint=bool(check_endpoint), check_timeout=min(float(timeout), 15.0), api_key=key,
         price=Price.of(price, role), api=api,
-        batch=shared_round(base, key if key != "no-key" else None, quiet_s=batch_quiet_s, poll_s=batch_poll_s)
+        batch=shared_round(base, key if key != "no-key" else None, quiet_s=batch_quiet_s, poll_s=batch_poll_s,
+                           max_retries=int(max_retries), backoff_base=float(backoff_base),
+                           backoff_max=float(backoff_max))
         if batch else None,
     )

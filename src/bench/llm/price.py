@@ -13,6 +13,7 @@ computed (``cost_usd`` absent from the calls, ``null`` in ``metrics.json``), not
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -21,6 +22,9 @@ from bench.llm.errors import ModelSetupError
 __all__ = ["Price"]
 
 _MILLION = 1_000_000
+# The most a price may be, in USD per million tokens: the dearest models cost a few hundred; a value
+# past this (1e308) is a typo, and would overflow a job's cost to inf
+MAX_PRICE = 100_000.0
 
 
 @dataclass(frozen=True)
@@ -47,8 +51,13 @@ class Price:
         if "input" not in data or "output" not in data:
             raise ModelSetupError(f"{role}.price needs input and output (USD per million tokens)")
         for key, number in data.items():
-            if number is not None and (isinstance(number, bool) or not isinstance(number, int | float) or number < 0):
+            if number is None:
+                continue
+            if isinstance(number, bool) or not isinstance(number, int | float) or not math.isfinite(number) or number < 0:
                 raise ModelSetupError(f"{role}.price.{key}: a non-negative number, got {number!r}")
+            if key != "batch" and number > MAX_PRICE:
+                raise ModelSetupError(f"{role}.price.{key}: {number!r} USD per million tokens is not a price "
+                                      f"(at most {MAX_PRICE:,.0f})")
         if not 0 < float(data.get("batch", 1.0)) <= 1:
             raise ModelSetupError(f"{role}.price.batch: the fraction billed in batch mode, in (0, 1], "
                                   f"got {data['batch']!r}")

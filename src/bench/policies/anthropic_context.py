@@ -216,13 +216,13 @@ class AnthropicClearToolUses(ProviderArm):
             where = results.get(call.get("id") or "")
             if where is not None:
                 old = messages[where]
-                messages[where] = ToolMessage(CLEARED_TEXT, tool_call_id=old.tool_call_id, name=old.name)
+                messages[where] = ToolMessage(CLEARED_TEXT, tool_call_id=old.tool_call_id, name=old.name, id=old.id)
                 indices.append(where)
             if inputs is True or (isinstance(inputs, list) and call["name"] in inputs):
                 emptied.setdefault(at, set()).add(call.get("id") or "")
         for at, ids in emptied.items():
             old = messages[at]
             calls = [{**c, "args": {}} if (c.get("id") or "") in ids else c for c in old.tool_calls]
-            messages[at] = AIMessage(content=old.content, tool_calls=calls)
+            messages[at] = AIMessage(content=old.content, tool_calls=calls, id=old.id)
         return messages, sorted(indices)
 

@@ -14,7 +14,8 @@ from langchain_core.messages import BaseMessage
 
 from bench.components import calls_model, clients_of
 from bench.history import clean_start, steps, unpaired
-from bench.schema import Case, View
+from bench.reading import verbatim_ids
+from bench.schema import Case, View, assign_message_ids
 from bench.tokens import TokenCounter
 
 __all__ = ["Policy", "PolicyContext", "CONTEXT_PARTS", "Declaration", "declare", "declaration_of", "ROLES",
@@ -168,10 +169,13 @@ def view_problems(messages: list[BaseMessage]) -> list[str]:
 
 
 def make_view(case: Case, arm: str, messages: list[BaseMessage], counter: TokenCounter, **extra) -> View:
-    """A view with token accounting; raises if the messages are not a valid chat history."""
+    """A view with token accounting and provenance (``View.verbatim``: the ids of the case's
+    messages it keeps verbatim); raises if the messages are not a valid chat history."""
     problems = view_problems(messages)
     if problems:
         raise ValueError(f"{arm} built an invalid view for {case.case_id}: {problems[:3]}")
+    assign_message_ids(case.messages)
+    extra.pop("verbatim", None)  # decided here, from the messages, never taken from a policy
     return View(
         case_id=case.case_id,
         arm=arm,
@@ -179,5 +183,6 @@ def make_view(case: Case, arm: str, messages: list[BaseMessage], counter: TokenC
         kept_tokens=counter.count_messages(messages),
         full_messages=len(case.messages),
         full_tokens=counter.count_messages(case.messages),
+        verbatim=verbatim_ids(messages, case.messages),
         **extra,
     )

@@ -80,9 +80,10 @@ from bench.policies.compact_settings import (
 )
 from bench.policies.retries import call_key, command_key, result_failed
 from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
-from bench.questions import evidence_visible
+from bench.questions import evidence_shown
+from bench.reading import Shown
 from bench.schema import Case, View
-from bench.text import content_text, message_text, view_text
+from bench.text import content_text, message_text
 from bench.tokens import TokenCounter
 from bench.typecheck import check_types
 
@@ -446,9 +447,9 @@ class _Replay:
         """Mark the questions whose evidence the stored history shows now, in the current generation."""
         if self.auto.force:  # forced runs record no generations (their records stay as they were)
             return
-        text = view_text([e.message for e in self.state], None, self.case.profile.clean)
+        shown = Shown.of([e.message for e in self.state], self.case.messages, self.case.profile)
         for question in self.case.questions:
-            if evidence_visible(question, text):
+            if evidence_shown(question, shown):
                 self.seen[question.qid].add(len(self.compactions))
 
     def _summary_cap(self) -> int | None:
@@ -562,6 +563,7 @@ class _Replay:
             self.case, self.p.name, messages, self.p.counter,
             summary=self.summary,
             store=exposed,
+            stored={h: str(self.case.messages[orig].id) for orig, h in self.handle_of.items() if h in exposed},
             summarizer_calls=len(self.usage),
             guidance=self.mech.guidance if self.mech.verify else None,
             info=info,

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from langchain_core.messages import BaseMessage
+
 from bench.errors import ConfigError
 from bench.policies.base import PolicyContext, make_view, view_problems
 from bench.schema import Case, View
@@ -56,9 +58,15 @@ class CustomPolicy:
         self.function = load_function(self.policy)
 
     def __call__(self, case: Case) -> View:
-        result = self.function(case)
+        try:
+            result = self.function(case)
+        except SystemExit as err:  # sys.exit() in a policy would end the job silently, exit 0, incomplete
+            raise InvalidCustomView(f"arm.policy={self.policy} called sys.exit({err.code!r}) for case {case.case_id}: "
+                                    "a policy returns its view (or raises an exception for a case it cannot "
+                                    "shrink)") from None
         if isinstance(result, View):
             messages, extra = list(result.messages), {"summary": result.summary, "store": result.store,
+                                                     "stored": result.stored,
                                                      "summarizer_calls": result.summarizer_calls,
                                                      "info": result.info}
         elif isinstance(result, list | tuple):
@@ -66,6 +74,11 @@ class CustomPolicy:
         else:
             raise InvalidCustomView(f"arm.policy={self.policy} returned {type(result).__name__} for case "
                                     f"{case.case_id}; expected a list of messages or a View")
+        odd = next(((i, m) for i, m in enumerate(messages) if not isinstance(m, BaseMessage)), None)
+        if odd is not None:
+            raise InvalidCustomView(f"arm.policy={self.policy} returned a {type(odd[1]).__name__} at position {odd[0]} "
+                                    f"for case {case.case_id}: a view holds LangChain messages (e.g. the items of "
+                                    f"case.messages), not {type(odd[1]).__name__}s")
         problems = view_problems(messages)
         if problems:
             raise InvalidCustomView(f"arm.policy={self.policy} built an invalid view for case {case.case_id}: "

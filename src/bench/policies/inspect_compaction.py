@@ -320,6 +320,8 @@ class InspectCompaction(SummarizingArm):
             original = case.messages[int(index)] if index.isdigit() else None
             if original is not None and content_text(original.content) == message.text:
                 out.append(original)
-            else:
-                out.append(from_inspect(message))
+            else:  # inspect's edit of a recorded message keeps its id (provenance: not verbatim, its content differs)
+                converted = from_inspect(message)
+                converted.id = original.id if original is not None else None
+                out.append(converted)
         return out

@@ -96,6 +96,11 @@ class LangChainSummarization(SummarizingArm):
             raise ConfigError(f"arm.trim_tokens_to_summarize must be > 0 or null, got {self.trim_tokens_to_summarize}")
         if self.context_window is not None and self.context_window <= 0:
             raise ConfigError(f"arm.context_window must be > 0 or null, got {self.context_window}")
+        sizes = {"trigger": self.trigger if isinstance(self.trigger, list) else [self.trigger], "keep": [self.keep]}
+        fraction = next((key for key, items in sizes.items() if any(kind == "fraction" for kind, _ in items)), None)
+        if fraction and self.context_window is None:  # LangChain would ask for a model profile, not this key
+            raise ConfigError(f"arm.{fraction}: a fraction of the context needs its size: set arm.context_window "
+                              "to the model's max input tokens (e.g. arm.context_window=128000)")
         self.prompt_text = self.summary_prompt or DEFAULT_SUMMARY_PROMPT
         self.summarizer = self.context.summarizer or ExtractiveSummarizer()
         self.limit = Budget.parse(self.budget)
@@ -167,9 +172,9 @@ class LangChainSummarization(SummarizingArm):
         for index, message in enumerate(case.messages):
             if isinstance(message, AIMessage):
                 before_model(index)
-            # The middleware needs ids (it would write uuids into the case's own messages):
-            # a copy carries one, and the view is mapped back to the case's messages.
-            copy = message.model_copy(update={"id": f"case-{index}"})
+            # The middleware needs ids (it would write uuids into messages without one): a copy
+            # carries the case message's own id, and the view is mapped back to the case's messages.
+            copy = message.model_copy(update={"id": message.id or f"case-{index}"})
             view.append(copy)
             originals[copy.id] = message
         before_model(len(case.messages))  # the question is one more model call

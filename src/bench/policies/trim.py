@@ -16,7 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from langchain_core.messages import trim_messages
+from langchain_core.messages import (
+    AIMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+    trim_messages,
+)
 
 from bench.errors import ConfigError
 from bench.policies.base import PolicyContext, make_view
@@ -24,7 +32,24 @@ from bench.policies.budget import Budget
 from bench.schema import Case, View
 from bench.typecheck import check_types
 
-__all__ = ["TrimMessages"]
+__all__ = ["TrimMessages", "MESSAGE_TYPES"]
+
+# The message types trim_messages matches start_on / end_on against (a message's ``type``), from
+# LangChain's own classes: a name outside them matches nothing, and the view would keep nothing
+MESSAGE_TYPES = tuple(cls.model_fields["type"].default for cls in (HumanMessage, AIMessage, SystemMessage, ToolMessage,
+                                                                   FunctionMessage, ChatMessage))
+
+
+def _message_types(value: Any, key: str) -> list[str] | None:
+    """``arm.start_on`` / ``arm.end_on`` as the list of message types trim_messages takes; ConfigError otherwise."""
+    if value is None:
+        return None
+    items = [value] if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else None
+    bad = [v for v in items if v not in MESSAGE_TYPES] if items is not None else [value]
+    if items is None or not items or bad:
+        raise ConfigError(f"arm.{key}: message types among {', '.join(MESSAGE_TYPES)} (e.g. [human, ai]), "
+                          f"got {value!r}" + (f" ({', '.join(map(repr, bad))} is none)" if bad else ""))
+    return items
 
 
 @dataclass
@@ -43,8 +68,8 @@ class TrimMessages:
         check_types(self, "arm")
         if self.max_tokens < 0:
             raise ConfigError(f"arm.max_tokens must be >= 0, got {self.max_tokens}")
-        self.start_on = list(self.start_on) if self.start_on is not None else ["human", "ai"]
-        self.end_on = list(self.end_on) if self.end_on is not None else None
+        self.start_on = _message_types(self.start_on, "start_on") or ["human", "ai"]
+        self.end_on = _message_types(self.end_on, "end_on")
         self.limit = Budget.parse(self.budget)
 
     def trim(self, messages: list[Any], max_tokens: int | None = None) -> list[Any]:

@@ -29,6 +29,33 @@ def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
 # Fields a record holds only when set, so records of profiles without them stay as they were.
 _LATER_FIELDS = ("write_tools", "write_key_args", "roles")
 
+# A result wrapped whole in the harness's envelope: ``<returncode>N</returncode>`` then the output in
+# ``<output>...</output>`` (or either alone).
+_RETURNCODE = re.compile(r"\A\s*<returncode>\s*-?\d+\s*</returncode>[ \t]*\n?")
+_OUTPUT = re.compile(r"\A\s*<output>[ \t]*\n?(.*?)\n?[ \t]*</output>\s*\Z", re.S)
+# A line that only reports how a command ended: "Exit code: 1", "[exit code 0]", "exit status 2", "returncode: 1".
+_EXIT_LINE = re.compile(r"^[ \t]*\[?(?:exit(?:ed with)?[ _]code|exit[ _]status|return[ _]?code)[ \t]*[:=]?[ \t]*-?\d+\]?"
+                        r"[ \t]*$", re.I)
+
+
+def _unwrap(text: str) -> str:
+    """A result without the ``<returncode>``/``<output>`` envelope around all of it."""
+    stripped = _RETURNCODE.sub("", text, count=1)
+    inner = _OUTPUT.match(stripped)
+    if inner and "<output>" not in inner.group(1) and "</output>" not in inner.group(1):  # one envelope, whole
+        return inner.group(1)
+    return stripped
+
+
+def _strip_exit_lines(text: str) -> str:
+    """A shell result without exit-code lines (and the blank lines they leave) at its start or end."""
+    lines = text.split("\n")
+    for end in (-1, 0):
+        if lines and _EXIT_LINE.match(lines[end]):
+            while lines and (_EXIT_LINE.match(lines[end]) or not lines[end].strip()):
+                lines.pop(end)
+    return "\n".join(lines)
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -129,12 +156,16 @@ class Profile:
         return re.sub(r"\n{2,}$", "\n", text).rstrip("\n")
 
     def clean_result(self, raw: str | None, name: str, args: dict[str, Any]) -> str:
-        """A call's result as references and readers read it: :meth:`clean`, and for a shell
-        tool without the prompt line or echoed command that may open it and the bare prompt line
-        that may close it (issue 17, item 3)."""
-        text = self.clean(raw)
+        """A call's result as references and readers read it: :meth:`clean`, without the
+        ``<returncode>N</returncode><output>...</output>`` envelope some harnesses put around
+        every result (mini-swe-agent), and for a shell tool without the prompt line or echoed
+        command that may open it, the bare prompt line that may close it and an exit-code line
+        at either end (issues 17 item 3, 31 item 2). For every profile: the envelope and these
+        lines are the harness's, never the tool's output."""
+        text = _unwrap(self.clean(raw))
         if not text or not self.is_shell(name):
             return text
+        text = _strip_exit_lines(text)
         command = " ".join(self.command_of(args).split())
         for _ in range(2):  # a prompt line, then the command echoed on its own line (either or both)
             head, _, rest = text.lstrip("\n").partition("\n")

@@ -23,7 +23,7 @@ from typing import Any
 
 from bench.errors import BenchError
 from bench.profiles import OPENHANDS, TAU2
-from bench.questions.base import CaseFacts, QuestionType, ReaderAnswer, ordinal
+from bench.questions.base import CaseFacts, QuestionType, ordinal
 from bench.questions.call_count import CALL_COUNT
 from bench.questions.depth import DEPTHS, check_depths, depth_qid, pick_depths, question_depth
 from bench.questions.files_changed import FILES_CHANGED, patch_paths
@@ -38,11 +38,11 @@ from bench.questions.tool_output import TOOL_OUTPUT
 from bench.questions.tool_value import TOOL_VALUE
 from bench.questions.user_fact import USER_FACT
 from bench.questions.write_actions import WRITE_ACTIONS
+from bench.reading import Shown, message_texts, span_present
 from bench.schema import Case, DroppedQuestion, Question
-from bench.text import reader_text
 
-__all__ = ["QUESTION_TYPES", "CODING_TYPES", "REGISTRY", "QuestionType", "ReaderAnswer", "add_questions",
-           "question_type", "question_text", "select_types", "ordinal", "patch_paths", "evidence_visible", "QuestionTypeError",
+__all__ = ["QUESTION_TYPES", "CODING_TYPES", "REGISTRY", "QuestionType", "add_questions",
+           "question_type", "question_text", "select_types", "ordinal", "patch_paths", "evidence_shown", "QuestionTypeError",
            "DEPTHS", "check_depths", "drop_templates"]
 
 log = logging.getLogger(__name__)
@@ -85,14 +85,10 @@ def select_types(types: Iterable[str] | None) -> list[str]:
     return [name for name in REGISTRY if name in wanted]
 
 
-def evidence_visible(question: Question | dict[str, Any], text: str) -> bool:
-    """Whether a text (a view's, or a suffix of the history) shows the question's evidence."""
-    qtype = REGISTRY.get(question["type"] if isinstance(question, dict) else question.type)
-    keys = question["evidence_keys"] if isinstance(question, dict) else question.evidence_keys
-    check = getattr(qtype, "visible", None)
-    if check is not None:
-        return check(Question(**question) if isinstance(question, dict) else question, text)
-    return all(key in text for key in keys)
+def evidence_shown(question: Question, shown: Shown) -> bool:
+    """Whether messages (``shown``: what they show, :class:`bench.reading.Shown`) show the question's
+    evidence: every evidence message verbatim, or every span of its answer in their text."""
+    return shown.shows(question.evidence_ids, question_type(question.type).spans(question.reference))
 
 
 def _suffix_tokens(case: Case, counter: Any) -> list[int]:
@@ -104,33 +100,25 @@ def _suffix_tokens(case: Case, counter: Any) -> list[int]:
     return suffix
 
 
-def _distances(case: Case, question: Question, counter: Any) -> None:
+def _distances(case: Case, question: Question, suffix_tokens: list[int], texts: list[list[str]]) -> None:
     """``evidence_back`` (to the earliest evidence message) and ``nearest_back`` (to the shortest
-    suffix of the history that still shows the evidence), in messages and tokens."""
-    messages = case.messages
-    n = len(messages)
-    sizes = [counter.count_message(m) for m in messages]
-    suffix_tokens = [0] * (n + 1)
-    for i in range(n - 1, -1, -1):
-        suffix_tokens[i] = suffix_tokens[i + 1] + sizes[i]
+    suffix of the history that still shows the evidence, as a view would: every evidence message,
+    or every span of the answer in its text), in messages and tokens."""
+    n = len(case.messages)
 
     def back(start: int) -> dict[str, int]:
         return {"messages": n - start, "tokens": suffix_tokens[start]}
 
     if question.evidence_messages:
         question.evidence_back = back(min(question.evidence_messages))
-    texts = [reader_text(m, case.profile.clean) for m in messages]
-    low, high = 0, n  # the largest start whose suffix still shows the evidence (shorter suffix, less text)
-    if not evidence_visible(question, "\n".join(texts)):
-        question.nearest_back = question.evidence_back
-        return
-    while low < high:
-        mid = (low + high + 1) // 2
-        if evidence_visible(question, "\n".join(texts[mid:])):
-            low = mid
-        else:
-            high = mid - 1
-    question.nearest_back = back(low)
+    starts = [min(question.evidence_messages)] if question.evidence_messages else []
+    spans = question_type(question.type).spans(question.reference)
+    if spans:  # the latest message that still shows every span: the last showing of the least recent one
+        last = [next((i for i in range(n - 1, -1, -1) if any(span_present(span, t) for t in texts[i])), None)
+                for span in spans]
+        if all(i is not None for i in last):
+            starts.append(min(i for i in last if i is not None))
+    question.nearest_back = back(max(starts)) if starts else question.evidence_back
 
 
 def add_questions(case: Case, counter: Any = None, types: Iterable[str] | None = None,
@@ -150,6 +138,17 @@ def add_questions(case: Case, counter: Any = None, types: Iterable[str] | None =
     total = counter.count_messages(case.messages) if counter is not None else 0
     questions: list[Question] = []
     dropped: list[DroppedQuestion] = []
+    measured: dict[str, Any] = {}  # the history's suffix tokens and message texts, computed once
+
+    def suffix() -> list[int]:
+        if "suffix" not in measured:
+            measured["suffix"] = _suffix_tokens(case, counter)
+        return measured["suffix"]
+
+    def texts() -> list[list[str]]:
+        if "texts" not in measured:
+            measured["texts"] = [message_texts(m, case.profile) for m in case.messages]
+        return measured["texts"]
 
     def drop(built: DroppedQuestion) -> None:
         dropped.append(built)
@@ -182,17 +181,16 @@ def add_questions(case: Case, counter: Any = None, types: Iterable[str] | None =
             if depths is None:
                 chosen = chosen[:1]
             else:
-                suffix = _suffix_tokens(case, counter)
                 for question in chosen:
                     if question.evidence_messages:
                         question.evidence_back = {"messages": len(case.messages) - min(question.evidence_messages),
-                                                  "tokens": suffix[min(question.evidence_messages)]}
+                                                  "tokens": suffix()[min(question.evidence_messages)]}
                 chosen, empty = pick_depths(chosen, depths, total)
                 for label in empty:
                     log.debug("%s of %s: no eligible target at depth %s", name, case.case_id, label)
         for built in chosen:
             if counter is not None:
-                _distances(case, built, counter)
+                _distances(case, built, suffix(), texts())
                 built.depth = question_depth(built)
             built.answer_format = dict(qtype.answer_format)
             keys = [squash(k) for k in qtype.answer_keys(built.reference)]

@@ -7,8 +7,9 @@ implements :class:`QuestionType`, registered in ``bench/questions/__init__.py``:
 - ``applies(profile)``: whether the type makes sense for a source (coding types need a repository);
 - ``build(facts)``: a :class:`~bench.schema.Question` with its code-extracted reference,
   evidence and ``target``, or a :class:`~bench.schema.DroppedQuestion` with the reason;
-- ``read(question, reading, repo_root)``: the offline reader's answer from a view, and the
-  positions of the calls whose stored outputs the answer depends on (worth opening);
+- ``spans(reference)``: the texts whose verbatim presence in a view shows the answer (None: the
+  answer is not a text span, e.g. a count or a list: only its evidence messages show it;
+  :mod:`bench.reading`, :mod:`bench.evidence`);
 - ``claim(parsed, text, repo_root)`` / ``grade(reference, claim, repo_root)``: the exact
   judge's reading of an answer (None: no specific claim) and its check of that claim;
 - ``rubric``: the type's lines of the LLM judge's rubric (the one grading rule, README);
@@ -20,25 +21,30 @@ implements :class:`QuestionType`, registered in ``bench/questions/__init__.py``:
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+import re
+from collections.abc import Iterator
 from typing import Any, Protocol
+
+from langchain_core.messages import ToolMessage
 
 from bench.extract import CommandRun, Edit, command_runs, repo_edits
 from bench.history import ToolEvent, args_text, tool_events
 from bench.profiles import Profile
-from bench.reading import Reading
-from bench.schema import Case, DroppedQuestion, Question
+from bench.schema import Case, DroppedQuestion, Question, assign_message_ids
+from bench.text import content_text, message_text
 
-__all__ = ["QuestionType", "CaseFacts", "ReaderAnswer", "make_question", "ordinal", "args_text",
-           "same_args", "calls_of"]
+__all__ = ["QuestionType", "CaseFacts", "make_question", "ordinal", "args_text", "same_args", "calls_of",
+           "MIN_SPAN_CHARS", "value_spans", "word_index", "find_in"]
+
+_WORD = re.compile(r"\w+")
+# A value shorter than this is no span: present in any view by chance ("5", "ok").
+MIN_SPAN_CHARS = 3
 
 
-@dataclass
-class ReaderAnswer:
-    """The offline reader's answer (None: abstain) and the calls it depends on (reading positions)."""
-
-    value: Any
-    depends: list[int] = field(default_factory=list)
+def value_spans(shown: str) -> list[str] | None:
+    """A scalar answer's span (its text), or None when it is too short to tell a view apart."""
+    shown = shown.strip()
+    return [shown] if len(shown) >= MIN_SPAN_CHARS else None
 
 
 class QuestionType(Protocol):
@@ -52,7 +58,7 @@ class QuestionType(Protocol):
 
     def build(self, facts: CaseFacts) -> Question | DroppedQuestion: ...
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer: ...
+    def spans(self, reference: Any) -> list[str] | None: ...
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any: ...
 
@@ -65,6 +71,7 @@ class CaseFacts:
     """What the builders read of a case's full recorded history, each computed once."""
 
     def __init__(self, case: Case) -> None:
+        assign_message_ids(case.messages)
         self.case = case
         self.profile: Profile = case.profile
 
@@ -84,9 +91,58 @@ class CaseFacts:
     def task_text(self) -> str:
         return self.case.task_text
 
+    @functools.cached_property
+    def _ordinals(self) -> dict[int, int]:
+        """``id(event)`` -> its ordinal among the calls of its tool with the same arguments (one pass)."""
+        seen: dict[tuple[str, str], int] = {}
+        ordinals = {}
+        for event in self.events:
+            key = (event.name, args_text(event.args))
+            seen[key] = seen.get(key, 0) + 1
+            ordinals[id(event)] = seen[key]
+        return ordinals
+
+    def ordinal(self, event: ToolEvent) -> int:
+        """The event's k: it is the k-th call of its tool with these arguments (1, 2, ...)."""
+        return self._ordinals[id(event)]
+
+    @functools.cached_property
+    def texts(self) -> list[str]:
+        """Each message's text as a reader sees it (a tool output as recorded; a call with its arguments)."""
+        return [content_text(m.content) if isinstance(m, ToolMessage) else message_text(m) for m in self.case.messages]
+
+    @functools.cached_property
+    def _words(self) -> dict[str, list[int]]:
+        """Each word (``\\w+``, lower case) -> the messages whose text holds it, in order."""
+        return word_index(self.texts)
+
+    def elsewhere(self, text: str, index: int | None) -> bool:
+        """Whether ``text`` appears in a message other than message ``index`` (an index, not a scan)."""
+        return any(i != index for i in find_in(text, self.texts, self._words))
+
     def asked_events(self) -> list[ToolEvent]:
         """Calls a domain-neutral question may ask about: not finish or think tools."""
         return [e for e in self.events if not self.profile.is_finish(e.name) and not self.profile.is_think(e.name)]
+
+
+def word_index(texts: list[str]) -> dict[str, list[int]]:
+    """Each word (``\\w+``, lower case) -> the positions of the texts holding it, in order."""
+    index: dict[str, list[int]] = {}
+    for position, text in enumerate(texts):
+        for word in set(_WORD.findall(text.lower())):
+            index.setdefault(word, []).append(position)
+    return index
+
+
+def find_in(text: str, texts: list[str], index: dict[str, list[int]], case: bool = True) -> Iterator[int]:
+    """Positions of the texts that contain ``text``, in order, looked up through its longest word
+    (``word_index``); a text without a word is looked for in every text."""
+    words = _WORD.findall(text.lower())
+    positions = index.get(max(words, key=len), []) if words else range(len(texts))
+    wanted = text if case else text.lower()
+    for position in positions:
+        if wanted in (texts[position] if case else texts[position].lower()):
+            yield position
 
 
 def ordinal(k: int) -> str:
@@ -105,13 +161,16 @@ def calls_of(events: list[ToolEvent], tool: str, args: dict[str, Any]) -> list[T
 
 def make_question(case: Case, qtype: str, question: str, reference: Any, keys: list[str], indices: list[int],
                   *, target: dict[str, Any], params: dict[str, Any] | None = None) -> Question:
+    """A question; ``indices`` are the messages holding its evidence (recorded by index and by id)."""
+    evidence = sorted(set(i for i in indices if i is not None))
     return Question(
         qid=f"{case.case_id}:{qtype}",
         type=qtype,
         question=question,
         reference=reference,
         evidence_keys=[k for k in keys if k],
-        evidence_messages=sorted(set(i for i in indices if i is not None)),
+        evidence_messages=evidence,
         params=params or {},
         target=target,
+        evidence_ids=[str(case.messages[i].id) for i in evidence],
     )

@@ -13,10 +13,9 @@ from collections import Counter
 from typing import Any
 
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.base import CaseFacts, make_question
 from bench.questions.matching import has_identifier, is_abstention
 from bench.questions.values import ORDINAL, numbers, ordinal_number, same_number
-from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["CALL_COUNT", "call_key"]
@@ -70,14 +69,8 @@ class CallCount:
             target["uncounted"] = uncounted
         return make_question(facts.case, NAME, self.text(target), count, [call_key(tool)], calls, target=target)
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        tool = question.target["tool"]
-        if reading.summary and not reading.timeline_complete:
-            return ReaderAnswer(None)
-        if reading.may_have_collapsed(tool):
-            return ReaderAnswer(None)  # removed retries may have been calls of it
-        count = sum(1 for seen in reading.events if seen.event.name == tool)
-        return ReaderAnswer(count or None)
+    def spans(self, reference: int) -> None:
+        return None  # a count: only every call of the tool shows it
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> float | None:
         if isinstance(parsed, (int, float)) and not isinstance(parsed, bool):
@@ -119,10 +112,6 @@ class CallCount:
 
     def answer_keys(self, reference: int) -> list[str]:
         return []  # a count is never readable in the task text
-
-    def visible(self, question: Question, text: str) -> bool:
-        """Every call is in the view (a count needs all of them)."""
-        return text.count(question.evidence_keys[0]) >= int(question.reference)
 
 
 CALL_COUNT = CallCount()

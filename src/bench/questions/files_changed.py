@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bench.extract import edited_files, repo_edits
+from bench.extract import edited_files
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.base import CaseFacts, make_question
 from bench.questions.matching import match_paths, path_tokens
-from bench.reading import Reading, events_of
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["FILES_CHANGED", "patch_paths"]
@@ -31,20 +30,6 @@ def patch_paths(model_patch: str) -> list[str]:
     for old, new in _DIFF_HEADER.findall(model_patch or ""):
         paths.add(new if new != "/dev/null" else old)
     return sorted(paths)
-
-
-def unknown_edit_results(reading: Reading, repo_root: str | None, first_only: bool) -> list[int]:
-    """Positions of editor edits whose reply is unknown but stored behind a handle (the reply
-    tells whether the edit applied); for the first edit only those up to the first known edit."""
-    events = events_of(reading)
-    unknown: list[int] = []
-    for edit in repo_edits(events, repo_root, reading.profile):
-        known = edit.kind != "editor" or events[edit.call_index].output is not None
-        if not known and reading.events[edit.call_index].handle:
-            unknown.append(edit.call_index)
-        elif first_only and edit.kind not in ("delete", "undo"):
-            break
-    return unknown
 
 
 class FilesChanged:
@@ -79,12 +64,8 @@ class FilesChanged:
         return make_question(case, NAME, QUESTION, changed, changed, indices,
                              target={"repository": case.repo_root})
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        if reading.summary and not (reading.timeline_complete or reading.files_complete):
-            return ReaderAnswer(None)
-        events = [seen.event for seen in reading.events]
-        files = edited_files(repo_edits(events, repo_root, reading.profile), repo_root)
-        return ReaderAnswer(files or None, unknown_edit_results(reading, repo_root, first_only=False))
+    def spans(self, reference: list[str]) -> None:
+        return None  # a list: only every edit shows it
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> list[str] | None:
         if isinstance(parsed, list) and parsed and all(isinstance(p, str) for p in parsed):

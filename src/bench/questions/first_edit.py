@@ -14,12 +14,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bench.extract import added_lines, changed_lines, relative_to_repo, repo_edits
+from bench.extract import added_lines, changed_lines, relative_to_repo
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, make_question
-from bench.questions.files_changed import unknown_edit_results
+from bench.questions.base import CaseFacts, make_question
 from bench.questions.matching import code_candidates, is_abstention, match_paths, nows, path_tokens
-from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_EDIT"]
@@ -103,18 +101,9 @@ class FirstEdit:
                              target={"repository": case.repo_root, "tool": facts.profile.editor_tool,
                                      "command": first.command})
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        if reading.summary and not reading.timeline_complete:
-            return ReaderAnswer(None)
-        events = [seen.event for seen in reading.events]
-        depends = unknown_edit_results(reading, repo_root, first_only=True)
-        first = _first_edit(repo_edits(events, repo_root, reading.profile))
-        if first is None or first.kind != "editor" or first.code is None:
-            return ReaderAnswer(None, depends)
-        code = added_lines(first.old, first.code)
-        if not code.strip():
-            return ReaderAnswer(None, depends)
-        return ReaderAnswer({"path": relative_to_repo(first.path, repo_root), "code": code}, depends)
+    def spans(self, reference: dict[str, Any]) -> list[str] | None:
+        code = reference["code"].strip("\n")
+        return [code] if code.strip() else None  # the inserted code, as the edit wrote it
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):

@@ -12,11 +12,10 @@ from typing import Any
 
 from bench.extract import parse_first_exception
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.base import CaseFacts, make_question
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.messages import exception_types, in_substance, same_type
 from bench.questions.suite_counts import run_question_text
-from bench.reading import Reading, find_run
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_ERROR"]
@@ -71,12 +70,8 @@ class FirstError:
                                      params=params, target={"tool": facts.profile.shell_tools[0], **params})
         return DroppedQuestion(NAME, "no exception in any command output")
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        found = find_run(reading, str(question.params.get("command", "")).strip(), question.params.get("ordinal"))
-        if found is None:
-            return ReaderAnswer(None)
-        hit = parse_first_exception(found[0].output)
-        return ReaderAnswer(hit[0] if hit else None, found[1])
+    def spans(self, reference: dict[str, str]) -> list[str] | None:
+        return self.answer_keys(reference)  # the type's name and the message
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, dict) and isinstance(parsed.get("type"), str):

@@ -1,8 +1,10 @@
 """``first_tool_error``: what error did the agent's first failed tool call return?
 
 The earliest result the profile marks as an error (tau2: ``Error: ...``; OpenHands: editor
-and tool replies starting with ``ERROR``). Reference ``{"tool", "message"}``: the tool and the
-result's first line (when that line is only a label such as ``ERROR:``, the next line).
+and tool replies starting with ``ERROR``; a shell log: ``dataset.error_pattern``). Reference
+``{"tool", "message"}``: the tool and the error's informative line: the exception line when the
+output shows an exception, else the first line that is not markup, a traceback header or
+frame, an exit code or a bare label such as ``ERROR:``. Dropped when no line is informative.
 """
 
 from __future__ import annotations
@@ -10,11 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bench.extract import parse_first_exception
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, calls_of, make_question
+from bench.questions.base import CaseFacts, make_question, value_spans
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.messages import in_substance
-from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_TOOL_ERROR", "error_message"]
@@ -22,20 +24,28 @@ __all__ = ["FIRST_TOOL_ERROR", "error_message"]
 NAME = "first_tool_error"
 _TOOL_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 _LABEL_ONLY = re.compile(r"^\W*(?:error|exception|failed|failure)\W*$", re.I)
-# A line of markup only, e.g. ``<returncode>1</returncode>`` or ``<output>`` (mini-swe-agent results).
+# Lines that say an error happened but not which: markup only (``<returncode>1</returncode>``, ``<output>``),
+# a traceback's header or one of its frames, an exit code, a label alone (``ERROR:``).
 _MARKER_LINE = re.compile(r"^(?:<[^<>\n]+>[^<>\n]{0,40})*<[^<>\n]+>$")
+_UNINFORMATIVE = re.compile(
+    r"^(?:Traceback \(most recent call last\):?|File \"[^\"]*\", line \d+.*|\^+|~+"
+    r"|\[?(?:exit(?:ed with)?[ _]code|exit[ _]status|return[ _]?code|(?:command )?exit(?:ed)?)\s*[:=]?\s*-?\d+\]?\.?"
+    r"|\W*(?:error|exception|failed|failure)\W*)$", re.I)
 
 
-def error_message(output: str) -> str:
-    """The first line of an error result that is not a marker (the next line when the first is only
-    a label such as ``ERROR:``)."""
-    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
-    lines = [line for line in lines if not _MARKER_LINE.match(line)] or lines
-    if not lines:
-        return ""
-    if _LABEL_ONLY.match(lines[0]) and len(lines) > 1:
-        return lines[1]
-    return lines[0]
+def error_message(output: str) -> str | None:
+    """The informative line of an error result: the exception line when the output shows an
+    exception (a Python traceback's last line, a Java ``...Exception: msg``), else its first line
+    that is not markup, a traceback header or frame, an exit code or a bare label. None when
+    no line says what the error was."""
+    hit = parse_first_exception(output)
+    if hit is not None:
+        return hit[1]
+    for line in output.strip().splitlines():
+        line = line.strip()
+        if line and not _MARKER_LINE.match(line) and not _UNINFORMATIVE.match(line):
+            return line
+    return None
 
 
 class FirstToolError:
@@ -59,28 +69,16 @@ class FirstToolError:
             if event.output is None or not facts.profile.is_error(event.raw):
                 continue
             message = error_message(event.output)
-            same = calls_of(facts.events, event.name, event.args)
-            k = next(i for i, e in enumerate(same, start=1) if e is event)
-            target = {"tool": event.name, "arguments": event.args, "ordinal": k}
+            if message is None:  # never a later error instead: the first one is what is asked
+                return DroppedQuestion(NAME, "the first error result has no informative line (only markup, a "
+                                             "traceback header, an exit code or a label)")
+            target = {"tool": event.name, "arguments": event.args, "ordinal": facts.ordinal(event)}
             return make_question(facts.case, NAME, self.template, {"tool": event.name, "message": message},
                                  [message], [event.call_index, event.result_index], target=target)
         return DroppedQuestion(NAME, "no tool result is an error")
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        if reading.summary and not reading.timeline_complete:
-            return ReaderAnswer(None)
-        if reading.collapsed:
-            return ReaderAnswer(None)  # removed failed attempts were errors at unknown places
-        unknown: list[int] = []
-        for position, seen in enumerate(reading.events):
-            output = seen.event.output
-            if output is None or seen.partial:
-                if seen.handle:
-                    unknown.append(position)
-                return ReaderAnswer(None, unknown)  # an earlier result is unknown: it may be the error
-            if reading.profile.is_error(output):
-                return ReaderAnswer({"tool": seen.event.name, "message": error_message(output)}, unknown)
-        return ReaderAnswer(None)
+    def spans(self, reference: dict[str, str]) -> list[str] | None:
+        return value_spans(reference["message"])  # the error's line, as the output shows it
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, dict) and isinstance(parsed.get("message"), str):

@@ -8,7 +8,10 @@ Three classes of behaviour, each dropped with its reason (``Case.dropped_questio
   arguments or the tool name the question itself shows;
 - ``template answer``: the same reference answers the type for the same tool in at least
   ``TEMPLATE_MIN_CASES`` cases of the case set or in at least ``TEMPLATE_SHARE`` of its cases
-  (never fewer than two cases): a reply every run gets ("Transfer successful", "[]").
+  (never fewer than two cases): a reply every run gets ("Transfer successful", "[]"). Error
+  messages too (``first_tool_error``, ``first_error``: ``TEMPLATE_TYPES``): the same message
+  answering the question in that many cases is the tool's or the environment's template (an
+  editor's "did not appear verbatim", a missing module every run of a benchmark hits).
 
 The first two are per question (:func:`guess_reason`); the template rule needs the whole
 case set (:func:`drop_templates`).
@@ -28,7 +31,7 @@ from bench.questions.matching import squash
 from bench.questions.tool_output import output_values
 from bench.schema import Case, DroppedQuestion, Question
 
-__all__ = ["TEMPLATE_MIN_CASES", "TEMPLATE_SHARE", "GUESSED_TYPES", "guess_reason", "drop_templates",
+__all__ = ["TEMPLATE_MIN_CASES", "TEMPLATE_SHARE", "GUESSED_TYPES", "TEMPLATE_TYPES", "guess_reason", "drop_templates",
            "header_only", "readable_in_question", "template_key", "TemplateCount"]
 
 log = logging.getLogger(__name__)
@@ -40,6 +43,10 @@ TEMPLATE_SHARE = 0.2  # ... or by this share of them (at least two cases)
 # user_fact: its value comes from the user, and one persona's id recurring across cases
 # is not guessable from inside one case (its builder drops values readable in the task).
 GUESSED_TYPES = ("tool_output", "tool_value", "latest_value")
+# types whose answers the template rule applies to: those, and error messages (issue 31): the same
+# error answering the question in several cases is a template (their questions quote no arguments,
+# so only the template rule applies to them)
+TEMPLATE_TYPES = (*GUESSED_TYPES, "first_tool_error", "first_error")
 
 # a listing's header with nothing under it: "total 0", "<dir>:", "./", a row of column names
 _HEADER = re.compile(r"^(?:total \d+|[\w./~-]*/?:|\.{1,2}/?|(?:[A-Z][A-Za-z_]*\s+){1,}[A-Z][A-Za-z_]*|[-=+| ]+)$")
@@ -102,10 +109,16 @@ def guess_reason(question: Question) -> str | None:
 
 
 def template_key(question: Question | dict[str, Any]) -> tuple[str, str, str] | None:
-    """(type, tool, reference text) for a type whose answers may be templates; else None."""
+    """(type, tool, reference text) for a type whose answers may be templates; else None. An
+    error's key is its message alone (the same message, whatever call returned it)."""
     q = Question(**question) if isinstance(question, dict) else question
-    if q.type not in GUESSED_TYPES or "tool" not in (q.target or {}):
+    if q.type not in TEMPLATE_TYPES or "tool" not in (q.target or {}):
         return None
+    if q.type in ("first_tool_error", "first_error") and isinstance(q.reference, dict):
+        ref = q.reference
+        message = ref.get("message") or ""
+        text = f"{ref['type']}: {message}" if q.type == "first_error" else message
+        return q.type, "", squash(text)
     return q.type, str(q.target["tool"]), squash(_reference_text(q))
 
 
@@ -150,7 +163,8 @@ class TemplateCount:
         held = self.holders(key)
         if not self._is_template(held):
             return None
-        return (f"template answer (the same reference answers {key[0]} of `{key[1]}` in "
+        of = f" of `{key[1]}`" if key[1] else ""
+        return (f"template answer (the same reference answers {key[0]}{of} in "
                 f"{held} of {self.n_cases} cases)")
 
     def _split(self, questions: list[Any]) -> tuple[list[Any], list[tuple[Any, str]]]:

@@ -3,7 +3,8 @@
 Stale-state confusion: a tool called more than once with the same arguments whose results
 disagree on a field: a scalar of a JSON object result (top level, or nested objects as
 ``a.b``), or in a text readout a ``Label: value`` line (``MMSC URL: Not Set``; a label that
-shows twice in one result is no field). The
+shows twice in one result is no field, nor is an exception's name: ``KeyError: 'x'`` is an
+error printed). The evidence is the last call and its result. The
 question asks the field's value in the last such result; the reference is that value and
 the most recent earlier value that differs is kept as ``stale`` in the question's params.
 An answer giving the stale value is ``wrong`` with a reason starting ``stale value``
@@ -22,9 +23,8 @@ from typing import Any
 
 from bench.history import ToolEvent, args_text
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.base import CaseFacts, make_question, value_spans
 from bench.questions.tool_value import ToolValue, value_text
-from bench.reading import Reading
 from bench.schema import STALE_REASON, DroppedQuestion, Question
 
 __all__ = ["LATEST_VALUE", "flat_fields"]
@@ -35,9 +35,17 @@ NAME = "latest_value"
 _READOUT = re.compile(r"^([A-Za-z][^:\n]{0,39}?):[ \t]+(\S[^\n]{0,199})$", re.M)
 
 
+# A line ``SomeError: message`` (``pkg.SomeException: ...``, ``Traceback ...:``) is an error printed,
+# not a field of a readout: its "label" names an exception class.
+_EXCEPTION_LABEL = re.compile(r"^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Failure)$"
+                              r"|^Traceback\b")
+
+
 def _readout(text: str) -> dict[str, Any] | None:
-    """``Label: value`` lines of a text result (labels that show once), or None."""
-    found = _READOUT.findall(text)
+    """``Label: value`` lines of a text result (labels that show once and are not exception
+    names), or None."""
+    found = [(label, value) for label, value in _READOUT.findall(text)
+             if not _EXCEPTION_LABEL.match(label.strip())]
     counts: dict[str, int] = {}
     for label, _ in found:
         counts[label] = counts.get(label, 0) + 1
@@ -107,7 +115,7 @@ class LatestValue:
                 if not before:
                     continue
                 target = {"tool": last.name, "arguments": last.args, "field": field}
-                indices = [i for e in calls for i in (e.call_index, e.result_index)]
+                indices = [last.call_index, last.result_index]  # the latest value's call and result
                 question = make_question(facts.case, NAME, self.text(target), value, [value_text(value)], indices,
                                          target=target, params={"stale": before[-1]})
                 found.append((last.call_index, order, question))
@@ -120,25 +128,8 @@ class LatestValue:
             return DroppedQuestion(NAME, "the repeated calls' results have no fields (JSON object or Label: value)")
         return DroppedQuestion(NAME, "no field changed between repeated calls with the same arguments")
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        target = question.target
-        tool, wanted = target["tool"], args_text(target["arguments"])
-        last: tuple[int, Any] | None = None
-        for position, seen in enumerate(reading.events):
-            event = seen.event
-            if event.name != tool:
-                continue
-            if seen.prefix:
-                return ReaderAnswer(None)  # cut arguments: it may be a later call
-            if args_text(event.args) == wanted:
-                last = (position, seen)
-        if last is None:
-            return ReaderAnswer(None)
-        position, seen = last
-        if seen.event.output is None or seen.partial:
-            return ReaderAnswer(None, [position])
-        record = flat_fields(seen.event.output)
-        return ReaderAnswer(record.get(target["field"]) if record else None, [position])
+    def spans(self, reference: Any) -> list[str] | None:
+        return None if isinstance(reference, bool) else value_spans(value_text(reference))
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
         return self._value.claim(parsed, text, repo_root)

@@ -1,8 +1,9 @@
 """``test_counts``: the k-th time the agent ran a command, how many tests passed and failed?
 
 Reference ``{"passed", "failed"[, "errors"]}`` from the first command run whose output has a
-test-runner summary (pytest, unittest, Maven/Surefire, Gradle, JUnit console); ``errors``
-only when the runner reports errors apart. Runs are counted per exact command text;
+test-runner summary (pytest, unittest, Maven/Surefire, Gradle, JUnit console) that prints every
+count (never derived by arithmetic the output does not show, never negative: a unittest
+``FAILED (failures=1)`` run is skipped); ``errors`` only when the runner reports errors apart. Runs are counted per exact command text;
 input sent to a running command is not a run, nor is a call that never executed.
 """
 
@@ -11,11 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bench.extract import parse_test_counts, summary_line
+from bench.extract import parse_test_counts, stated_test_counts, summary_line
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, make_question, ordinal
+from bench.questions.base import CaseFacts, make_question, ordinal
 from bench.questions.values import numbers, same_number
-from bench.reading import Reading, find_run
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["TEST_COUNTS", "run_question_text"]
@@ -113,21 +113,24 @@ class TestCounts:
         return bool(profile.shell_tools)
 
     def build(self, facts: CaseFacts) -> Question | DroppedQuestion:
+        derived = False
         for run in facts.runs:
-            counts = parse_test_counts(run.output)
-            if counts is not None:
+            counts = stated_test_counts(run.output)
+            if counts is None:
+                derived = derived or parse_test_counts(run.output) is not None
+            else:
                 params = {"command": run.command, "ordinal": run.ordinal}
                 return make_question(
                     facts.case, NAME, run_question_text(self.template, params), counts,
                     [run.command, summary_line(run.output or "")], [run.call_index, *run.result_indices],
                     params=params, target={"tool": facts.profile.shell_tools[0], **params})
+        if derived:
+            return DroppedQuestion(NAME, "no test-runner summary prints its counts (passed would be derived by "
+                                         "arithmetic the output does not show)")
         return DroppedQuestion(NAME, "no test-runner summary in any command output")
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        found = find_run(reading, str(question.params.get("command", "")).strip(), question.params.get("ordinal"))
-        if found is None:
-            return ReaderAnswer(None)
-        return ReaderAnswer(parse_test_counts(found[0].output), found[1])
+    def spans(self, reference: dict[str, int]) -> None:
+        return None  # counts: only the run's messages show them
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, int] | None:
         if isinstance(parsed, dict) and any(k in parsed for k in ("passed", "failed")):

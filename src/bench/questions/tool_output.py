@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, args_text, calls_of, make_question, ordinal
+from bench.questions.base import CaseFacts, args_text, make_question, ordinal, value_spans
 from bench.questions.matching import (
     FALSE_WORDS,
     TRUE_WORDS,
@@ -30,7 +30,6 @@ from bench.questions.matching import (
 )
 from bench.questions.messages import exception_types, in_substance, same_type, substituted
 from bench.questions.values import numbers, same_date, same_number
-from bench.reading import Reading, find_call
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["TOOL_OUTPUT", "MAX_OUTPUT_CHARS", "MAX_ARGS_CHARS", "output_values"]
@@ -259,20 +258,13 @@ class ToolOutput:
                     or facts.profile.is_error(event.raw) or facts.profile.never_ran(event.raw) or text in task
                     or len(args_text(event.args)) > MAX_ARGS_CHARS):
                 continue
-            same = calls_of(facts.events, event.name, event.args)
-            k = next(i for i, e in enumerate(same, start=1) if e is event)
-            target = {"tool": event.name, "arguments": event.args, "ordinal": k}
+            target = {"tool": event.name, "arguments": event.args, "ordinal": facts.ordinal(event)}
             found.append(make_question(facts.case, NAME, self.text(target), text, [text],
                                        [event.call_index, event.result_index], target=target))
         return found
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        found = find_call(reading, question.target, whole_output=True)
-        if found is None:
-            return ReaderAnswer(None)
-        seen, position = found
-        output = seen.event.output
-        return ReaderAnswer(output.strip() if output is not None else None, [position])
+    def spans(self, reference: str) -> list[str] | None:
+        return value_spans(reference)  # the output, whole
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> str | None:
         if isinstance(parsed, (dict, list)):

@@ -11,16 +11,12 @@ import json
 import re
 from typing import Any
 
-from langchain_core.messages import ToolMessage
-
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, args_text, calls_of, make_question, ordinal
+from bench.questions.base import CaseFacts, args_text, make_question, ordinal, value_spans
 from bench.questions.matching import has_values, is_abstention, parse_json, stated_bool
 from bench.questions.messages import in_substance
-from bench.questions.values import all_parts, numbers, same_date, same_number
-from bench.reading import Reading, find_call
+from bench.questions.values import all_parts, numbers, same_date, same_number, same_text
 from bench.schema import DroppedQuestion, Question
-from bench.text import content_text, message_text
 
 __all__ = ["TOOL_VALUE", "value_text"]
 
@@ -72,37 +68,26 @@ class ToolValue:
 
     def candidates(self, facts: CaseFacts) -> list[Question]:
         """Each eligible result's question (its first eligible field), in history order."""
-        messages = facts.case.messages
-        texts = [content_text(m.content) if isinstance(m, ToolMessage) else message_text(m) for m in messages]
         found = []
         for event in facts.asked_events():
             record = _record(event.output)
             if record is None or event.result_index is None:
                 continue
-            others = "\n".join(t for i, t in enumerate(texts) if i != event.result_index)
             for field, value in record.items():
                 if value is None or isinstance(value, (dict, list)):
                     continue
                 shown = value_text(value)
-                if not shown.strip() or shown in others:
+                if not shown.strip() or facts.elsewhere(shown, event.result_index):
                     continue
-                same = calls_of(facts.events, event.name, event.args)
-                k = next(i for i, e in enumerate(same, start=1) if e is event)
-                target = {"tool": event.name, "arguments": event.args, "ordinal": k, "field": field}
+                target = {"tool": event.name, "arguments": event.args, "ordinal": facts.ordinal(event),
+                          "field": field}
                 found.append(make_question(facts.case, NAME, self.text(target), value, [shown],
                                            [event.call_index, event.result_index], target=target))
                 break
         return found
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        found = find_call(reading, question.target, whole_output=True)
-        if found is None:
-            return ReaderAnswer(None)
-        seen, position = found
-        record = _record(seen.event.output)
-        field = question.target["field"]
-        value = record.get(field) if record is not None else None
-        return ReaderAnswer(value, [position])
+    def spans(self, reference: Any) -> list[str] | None:
+        return None if isinstance(reference, bool) else value_spans(value_text(reference))
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
         if isinstance(parsed, (str, int, float, bool)):
@@ -130,7 +115,7 @@ class ToolValue:
             ok = all_parts(str(reference), text)  # "📵 No Signal | 🔋 80%": every part, in words
         else:
             want = str(reference).strip().lower()
-            ok = low.strip().strip("'\"`") == want if "value" in claim else want in low
+            ok = same_text(low, want) if "value" in claim else want in low
             if not ok and parse_json(text) is not None:
                 ok = str(parse_json(text)).strip().lower() == want
             if not ok and _message_like(str(reference)):

@@ -18,13 +18,11 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from bench.history import ToolEvent
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.base import CaseFacts, find_in, make_question, value_spans, word_index
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.tool_value import value_text
-from bench.questions.values import numbers, same_number
-from bench.reading import Reading
+from bench.questions.values import numbers, same_number, same_text
 from bench.schema import DroppedQuestion, Question
 from bench.text import content_text
 
@@ -46,11 +44,6 @@ def argument_values(value: Any) -> list[Any]:
 def _stated(value: str, text: str) -> bool:
     """``value`` appears in ``text`` as a whole word (case folded)."""
     return re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", text, re.I) is not None
-
-
-def _ambiguous(events: list[ToolEvent], tool: str, argument: str, value: Any) -> bool:
-    """Some call of ``tool`` passed another value for ``argument``."""
-    return any(e.name == tool and argument in e.args and e.args[argument] != value for e in events)
 
 
 class UserFact:
@@ -75,45 +68,55 @@ class UserFact:
             return DroppedQuestion(NAME, "no user message after the first")
         readable = f"{users[0][1]}\n{case.system_prompt}"
         events = facts.asked_events()
-        candidates: list[tuple[bool, int, Question]] = []
+        later = users[1:]
+        texts = [text for _, text in later]
+        words = word_index(texts)
+        passed: dict[tuple[str, str], list[Any]] = {}  # (tool, argument) -> the distinct values it got
+        for event in events:
+            for argument, raw in event.args.items():
+                got = passed.setdefault((event.name, argument), [])
+                if all(raw != v for v in got):
+                    got.append(raw)
+        # One pass over the calls; each value looked up in the later user messages through a word
+        # index (not every user message against every call: that is quadratic in a long run). The
+        # earliest (user message, call, argument, value) wins, values with a digit first.
+        best: tuple[tuple[bool, int, int, int, int], Question] | None = None
         reasons: set[str] = set()
-        for index, text in users[1:]:
-            for event in events:
-                if event.call_index < index:
-                    continue
-                for argument, raw in event.args.items():
-                    values = argument_values(raw)
-                    for value in values:
-                        shown = value_text(value)
-                        if isinstance(value, bool) or len(shown) < MIN_CHARS or not _stated(shown, text):
-                            continue
-                        if _stated(shown, readable):
-                            reasons.add("readable in the first user message or the system prompt")
-                            continue
-                        if len(values) > 1:
-                            reasons.add("the argument holds several values")
-                            continue
-                        if _ambiguous(events, event.name, argument, raw):
-                            reasons.add("the tool got other values for that argument")
-                            continue
+        for order, event in enumerate(events):
+            if event.call_index < later[0][0]:
+                continue
+            for position, (argument, raw) in enumerate(event.args.items()):
+                values = argument_values(raw)
+                for number, value in enumerate(values):
+                    shown = value_text(value)
+                    if isinstance(value, bool) or len(shown) < MIN_CHARS:
+                        continue
+                    user = next((u for u in find_in(shown, texts, words, case=False)
+                                 if later[u][0] < event.call_index and _stated(shown, texts[u])), None)
+                    if user is None:
+                        continue
+                    if _stated(shown, readable):
+                        reasons.add("readable in the first user message or the system prompt")
+                        continue
+                    if len(values) > 1:
+                        reasons.add("the argument holds several values")
+                        continue
+                    if any(raw != v for v in passed[(event.name, argument)]):
+                        reasons.add("the tool got other values for that argument")
+                        continue
+                    key = (not any(ch.isdigit() for ch in shown), user, order, position, number)
+                    if best is None or key < best[0]:
                         target = {"tool": event.name, "argument": argument}
-                        question = make_question(case, NAME, self.text(target), raw, [shown],
-                                                 [index, event.call_index], target=target)
-                        candidates.append((not any(ch.isdigit() for ch in shown), len(candidates), question))
-        if candidates:
-            return min(candidates, key=lambda c: (c[0], c[1]))[2]
+                        best = key, make_question(case, NAME, self.text(target), raw, [shown],
+                                                  [later[user][0], event.call_index], target=target)
+        if best is not None:
+            return best[1]
         if reasons:
             return DroppedQuestion(NAME, f"no usable value the user stated later ({'; '.join(sorted(reasons))})")
         return DroppedQuestion(NAME, "no value stated in a later user message is a call's argument")
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        tool, argument = question.target["tool"], question.target["argument"]
-        for position, seen in enumerate(reading.events):
-            if seen.event.name == tool and argument in seen.event.args:
-                if not seen.exact and seen.prefix:
-                    return ReaderAnswer(None)  # a cut summary item: the value may be cut
-                return ReaderAnswer(seen.event.args[argument], [position])
-        return ReaderAnswer(None)
+    def spans(self, reference: Any) -> list[str] | None:
+        return None if isinstance(reference, (bool, dict, list)) else value_spans(value_text(reference))
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
         if isinstance(parsed, (str, int, float)) and not isinstance(parsed, bool):
@@ -131,7 +134,7 @@ class UserFact:
             if isinstance(reference, (int, float)) and isinstance(got, (int, float)):
                 ok = same_number(reference, got)
             else:
-                ok = value_text(got).strip().strip("'\"`").lower() == want.lower()
+                ok = same_text(value_text(got), want)
         elif isinstance(reference, (int, float)):
             ok = any(same_number(reference, n) for n in numbers(claim["text"], words=False))
         else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["numbers", "ordinal_number", "same_number", "dates", "same_date", "all_parts"]
+__all__ = ["numbers", "ordinal_number", "same_number", "dates", "same_date", "all_parts", "same_text"]
 
 
 _WORDS = {"zero": 0, "no": 0, "none": 0, "one": 1, "once": 1, "single": 1, "two": 2, "twice": 2, "three": 3,
@@ -115,3 +115,14 @@ def same_number(a: Any, b: Any) -> bool:
         return abs(float(a) - float(b)) < 1e-9
     except (TypeError, ValueError):
         return False
+
+
+_QUOTES = "'\"`"
+
+
+def same_text(got: str, want: str) -> bool:
+    """A stated value is the reference's text: case folded, surrounding whitespace ignored, and
+    surrounding quotes ignored on both sides alike (issue 31: stripping the answer's quotes but
+    not the reference's made ``No module named 'pytz'`` or ``b'My Content'`` unanswerable)."""
+    g, w = got.strip().lower(), want.strip().lower()
+    return g == w or g.strip(_QUOTES).strip() == w.strip(_QUOTES).strip()

@@ -16,11 +16,10 @@ from typing import Any
 
 from bench.history import ToolEvent
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, ReaderAnswer, make_question
+from bench.questions.base import CaseFacts, make_question
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.tool_value import value_text
 from bench.questions.values import numbers, same_number
-from bench.reading import Reading
 from bench.schema import DroppedQuestion, Question
 
 __all__ = ["WRITE_ACTIONS", "key_arguments"]
@@ -84,21 +83,8 @@ class WriteActions:
         return make_question(facts.case, NAME, QUESTION, changes, keys, indices,
                              target={"tools": sorted({c["tool"] for c in changes})})
 
-    def read(self, question: Question, reading: Reading, repo_root: str | None) -> ReaderAnswer:
-        if reading.summary and not reading.timeline_complete:
-            return ReaderAnswer(None)  # an unlisted earlier call may have been a change
-        profile = reading.profile
-        changes: list[dict[str, Any]] = []
-        for position, seen in enumerate(reading.events):
-            if not profile.is_write(seen.event.name):
-                continue
-            if seen.prefix:
-                return ReaderAnswer(None)  # cut arguments
-            if seen.event.output is None or seen.partial:
-                return ReaderAnswer(None, [position] if seen.handle else [])  # applied or refused: unknown
-            if not profile.is_error(seen.event.output):
-                changes.append(_change(profile, seen.event))
-        return ReaderAnswer(changes or None)
+    def spans(self, reference: list[dict[str, Any]]) -> None:
+        return None  # a list: only every change's call and result show it
 
     def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
         if isinstance(parsed, dict):

@@ -1,56 +1,140 @@
-"""What a view shows, as tool events in time order: the offline reader's way of reading.
+"""What a view shows, by provenance: the recorded messages it keeps verbatim, and its text.
 
-The offline evidence reader (:mod:`bench.reader`) answers each question by applying the
-question type's extractor to a :class:`Reading` of the view::
+A case's messages carry stable ids (``bench.cases``: ``m<position>`` in the source row); a
+question names the messages holding its evidence by those ids (``Question.evidence_ids``:
+the call, its result, the user message; for counts and lists all of them). A view shows a
+recorded message *verbatim* when it holds the message of that id with the recorded content
+(a masked, cleared, cut or annotated copy is not verbatim). Its *text* is what a reader of
+the view sees: each message's content (tool outputs also as the profile cleans them) and
+each call's arguments (as JSON and each value as it is)::
 
-    reading, opened = read_view(view.messages, view.summary, case, store)
+    shown = Shown.of(messages, case.messages, case.profile)   # ids kept verbatim, texts
+    shown.shows(evidence_ids, spans)            # all evidence verbatim, or every span in the text
 
-How a view is read, as tool events in time order (the events :mod:`bench.extract` works on):
-
-1. **The summary** (``view.summary``) stands for everything before the view's messages.
-   Two kinds of list in it are read, whatever their section is called:
-
-   - a *timeline*: items ``- `command` -> output excerpt`` and ``- tool command /path ->
-     reply excerpt``, optionally ending with `` [exit code N]`` and `` (stored:
-     read_tool_output(handle="..."))``. The section with most such items is the timeline
-     (other sections repeat a few calls, e.g. ``Recent action: ...``); each item is one call.
-   - a *file list*: items ``- /path (create, str_replace x2)``.
-
-   An excerpt counts as the call's output only when it is whole: ``output cleared``, ``no
-   result`` and an excerpt cut with ``...`` are unknown output, so a test log whose excerpt
-   is not its summary line yields nothing. The summary writes commands on one line, so a
-   summary command is the same command as the question's when they are equal with
-   whitespace folded; a command cut with ``...`` names only a prefix (it *may* be the
-   command). An editor call in the summary does not quote its code.
-2. **The messages**: tool calls and their results; a placeholder is unknown output. An
-   assistant message that starts with a note of collapsed retries (``[Retries collapsed: N
-   earlier failed attempt(s) of this action ...]``) adds the N removed attempts just before
-   its own calls: failed shell runs with their output excerpts (failed editor attempts
-   changed nothing). A note the summary quotes (cut, at no known place) only says that
-   runs of the commands it shows, or of any command where it shows none, were removed.
-3. **Handles**: a handle ``read_tool_output(handle="...")`` attached to a call (a
-   placeholder, a timeline item, a collapsed attempt) that is in ``view.store`` can be
-   opened; its stored output then replaces the excerpt. The reader opens the handles of the
-   calls its answer reads (the asked run and input sent to it; for edits, editor calls whose
-   reply, which tells whether the edit applied, is unknown) when the view alone gives no
-   answer, or before answering under ``verify`` guidance. Each opened handle is a recorded
-   retrieval. A handle named apart from any call (e.g. in a cut note) is not opened: its
-   output could not be placed.
-
-What a summary does not list is unknown, so an answer that depends on it is an abstention:
-the k-th run of a command needs the summary's timeline, complete (no ``(N earlier items
-omitted)``), and no earlier call that may be that command (a cut command, a removed retry
-the summary mentions); the first edit needs the timeline complete (and is unanswerable when
-it lies in the summary, which quotes no code); the changed files need the timeline or the
-file list complete (shell edits such as ``sed -i`` show only in the timeline). A summary
-with no timeline (the ``generic`` prompt, free text) thus answers no ordinal question.
-Without a summary (``full``, ``nlatest``) the messages are all there is.
+Evidence is shown when every evidence message is kept verbatim, or when every *span* of the
+answer (the texts a question type names for its reference, ``QuestionType.spans``) is
+present verbatim in one text of the view (as a whole token: not inside a longer word or
+number), in a kept message, a summary or a placeholder alike. A type whose answer is not a
+text span (a count, a list) names no span: only its messages show it. Both parts only grow
+with what a view holds: a view that holds every message of another shows all it shows.
 """
 
 from __future__ import annotations
 
-from bench.reading.base import Reading
-from bench.reading.lookups import events_of, find_call, find_run
-from bench.reading.messages import read_view
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["Reading", "read_view", "find_run", "find_call", "events_of"]
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from bench.profiles import OPENHANDS, Profile
+from bench.text import content_text
+
+__all__ = ["Shown", "same_message", "verbatim_ids", "message_texts", "span_present"]
+
+
+def same_message(message: BaseMessage, recorded: BaseMessage) -> bool:
+    """``message`` is ``recorded`` as it was recorded: same kind, content, calls and call id."""
+    if message is recorded:
+        return True
+    if message.type != recorded.type or message.content != recorded.content:
+        return False
+    if isinstance(recorded, AIMessage):
+        return isinstance(message, AIMessage) and _calls(message) == _calls(recorded)
+    if isinstance(recorded, ToolMessage):
+        return isinstance(message, ToolMessage) and message.tool_call_id == recorded.tool_call_id
+    return True
+
+
+def _calls(message: AIMessage) -> list[tuple[Any, Any, str]]:
+    return [(c.get("id"), c.get("name"), json.dumps(c.get("args"), sort_keys=True, default=str))
+            for c in message.tool_calls]
+
+
+def verbatim_ids(messages: Iterable[BaseMessage], recorded: Sequence[BaseMessage]) -> list[str]:
+    """Ids of the recorded messages that ``messages`` hold verbatim, in the order they are held."""
+    by_id = {m.id: m for m in recorded if m.id}
+    kept = []
+    for message in messages:
+        original = by_id.get(message.id) if message.id else None
+        if original is not None and same_message(message, original):
+            kept.append(str(message.id))
+    return kept
+
+
+def _leaves(value: Any) -> Iterable[str]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    elif isinstance(value, str):
+        yield value
+    elif value is not None:
+        yield json.dumps(value)
+
+
+def message_texts(message: BaseMessage, profile: Profile = OPENHANDS) -> list[str]:
+    """The texts a reader sees of one message: its content (a tool output also as the profile
+    cleans it), and of each call its arguments as one JSON line and each value as it is."""
+    content = content_text(message.content)
+    texts = [content]
+    if isinstance(message, ToolMessage):
+        cleaned = profile.clean(content)
+        if cleaned != content:
+            texts.append(cleaned)
+    if isinstance(message, AIMessage):
+        for call in message.tool_calls:
+            args = call.get("args") or {}
+            texts.append(json.dumps(args, ensure_ascii=False, sort_keys=True))
+            texts.extend(_leaves(args))
+    return [t for t in texts if t]
+
+
+def span_present(span: str, text: str) -> bool:
+    """``span`` is in ``text`` as a whole token: where it begins (ends) with a letter or digit,
+    the text has none right before (after) it, so ``42`` is not present in ``1423``."""
+    if not span:
+        return False
+    start = text.find(span)
+    while start >= 0:
+        end = start + len(span)
+        before_ok = not (span[0].isalnum() and start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"))
+        after_ok = not (span[-1].isalnum() and end < len(text) and (text[end].isalnum() or text[end] == "_"))
+        if before_ok and after_ok:
+            return True
+        start = text.find(span, start + 1)
+    return False
+
+
+@dataclass
+class Shown:
+    """What a list of messages shows: the recorded messages held verbatim (``ids``) and the
+    texts a reader sees (one per message part, ``message_texts``)."""
+
+    ids: set[str] = field(default_factory=set)
+    texts: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, messages: Sequence[BaseMessage], recorded: Sequence[BaseMessage], profile: Profile = OPENHANDS) -> Shown:
+        return cls(set(verbatim_ids(messages, recorded)),
+                   [text for message in messages for text in message_texts(message, profile)])
+
+    def with_texts(self, texts: Iterable[str], ids: Iterable[str] = ()) -> Shown:
+        """This, plus more texts (outputs opened through handles) and the ids they restore."""
+        return Shown(self.ids | set(ids), [*self.texts, *texts])
+
+    def holds(self, evidence_ids: Sequence[str]) -> bool:
+        """Every evidence message is shown verbatim (a question without evidence messages: never)."""
+        return bool(evidence_ids) and all(i in self.ids for i in evidence_ids)
+
+    def has_spans(self, spans: Sequence[str] | None) -> bool:
+        """Every span is present verbatim in one of the texts (no span: never)."""
+        if not spans:
+            return False
+        return all(any(span_present(span, text) for text in self.texts) for span in spans)
+
+    def shows(self, evidence_ids: Sequence[str], spans: Sequence[str] | None) -> bool:
+        return self.holds(evidence_ids) or self.has_spans(spans)

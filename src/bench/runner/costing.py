@@ -54,17 +54,31 @@ def tally(kinds: dict[str, Counter], kind: str, case: Case, kept_tokens: int, gu
         row["output_tokens"] += OUTPUT_TOKENS.get(question.type, 60) * steps
 
 
-def tally_judge(kinds: dict[str, Counter], case: Case, counter: TokenCounter) -> None:
-    """An LLM judge's call per question: the rubric prompt (about JUDGE_INPUT tokens) and the reference."""
+def tally_judge(kinds: dict[str, Counter], case: Case, counter: TokenCounter, calls: int = 1) -> None:
+    """An LLM judge's call per question (``calls``: one per LLM member of a panel, each on the same
+    prompt): the rubric prompt (about JUDGE_INPUT tokens) and the reference."""
     for question in case.questions:
-        kinds["judge"]["calls"] += 1
-        kinds["judge"]["input_tokens"] += JUDGE_INPUT + counter.count_text(json.dumps(question.reference, default=str))
-        kinds["judge"]["output_tokens"] += JUDGE_OUTPUT
+        kinds["judge"]["calls"] += calls
+        kinds["judge"]["input_tokens"] += calls * (JUDGE_INPUT + counter.count_text(json.dumps(question.reference,
+                                                                                               default=str)))
+        kinds["judge"]["output_tokens"] += calls * JUDGE_OUTPUT
+
+
+def _cost(price: Any, entry: dict[str, Any], batch: bool = False) -> float | None:
+    """The cost of a kind's tokens at ``price``: a Price, or a list of them (a judge panel's LLM members
+    each make an equal share of the calls, on the same tokens: the mean of their costs over all the
+    tokens, costs being linear in tokens); None when a table is missing."""
+    tables = price if isinstance(price, list) else [price]
+    if not tables or any(t is None for t in tables):
+        return None
+    return sum(t.cost(entry.get("input_tokens", 0), entry.get("cached_tokens", 0), entry.get("output_tokens", 0),
+                      batch=batch) for t in tables) / len(tables)
 
 
 def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
-    """Per kind and in total: calls, tokens, cached share and cost at ``prices`` (kind -> Price or None),
-    with and without the batch discount (None where a kind has no price table)."""
+    """Per kind and in total: calls, tokens, cached share and cost at ``prices`` (kind -> Price, a list of
+    Price whose costs add up, or None), with and without the batch discount (None where a kind has no
+    price table)."""
     out: dict[str, Any] = {"kinds": {}}
     total: Counter = Counter()
     cost = batch_cost = 0.0
@@ -75,14 +89,12 @@ def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
         # every count present (a kind whose calls read no cache, the summarizer's, has no cached tokens)
         entry: dict[str, Any] = {"calls": 0, "input_tokens": 0, "cached_tokens": 0, "output_tokens": 0,
                                  **{k: round(v) for k, v in row.items()}}
-        price = prices.get(kind)
-        if price is None:
+        full, discounted = _cost(prices.get(kind), entry), _cost(prices.get(kind), entry, batch=True)
+        if full is None or discounted is None:
             entry["cost_usd"] = entry["batch_cost_usd"] = None
             every_priced = False
         else:
-            entry["cost_usd"] = round(price.cost(entry["input_tokens"], entry["cached_tokens"], entry["output_tokens"]), 6)
-            entry["batch_cost_usd"] = round(price.cost(entry["input_tokens"], entry["cached_tokens"],
-                                                       entry["output_tokens"], batch=True), 6)
+            entry["cost_usd"], entry["batch_cost_usd"] = round(full, 6), round(discounted, 6)
             cost += entry["cost_usd"]
             batch_cost += entry["batch_cost_usd"]
         out["kinds"][kind] = entry
@@ -95,9 +107,11 @@ def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
 
 
 def job_estimate(cases: list[Case], views: list[dict[str, Any]], counter: TokenCounter, prices: dict[str, Any], *,
-                 warm: bool, judged: bool, reference: bool, summarized: bool, steps: float = 1.0) -> dict[str, Any]:
+                 warm: bool, judged: bool | int, reference: bool, summarized: bool, steps: float = 1.0) -> dict[str, Any]:
     """The estimate of a job from its views (``views.jsonl`` records, or ``bench.estimate``'s views built
-    offline): one tally for both, so the report's estimate is the one the command prints."""
+    offline): one tally for both, so the report's estimate is the one the command prints. ``judged``: the
+    LLM judge calls per answer (a panel: one per LLM member; False/0: no LLM judge); ``prices["judge"]``
+    is then a list of the members' tables."""
     kinds = new_tally()
     by_case = {v["case_id"]: v for v in views}
     for case in cases:
@@ -116,5 +130,5 @@ def job_estimate(cases: list[Case], views: list[dict[str, Any]], counter: TokenC
         if reference:
             tally(kinds, "reference", case, int(view["full_tokens"]), None, False, counter, warm=warm, steps=steps)
         for _ in range(2 if reference else 1) if judged else ():
-            tally_judge(kinds, case, counter)
+            tally_judge(kinds, case, counter, calls=int(judged))
     return priced(kinds, prices)

@@ -39,7 +39,8 @@ Failures: a case whose view or answer keeps failing is recorded (``outcome=error
 the error, verdict ``unscored``) and the job goes on; a request refused as longer than the
 context (an answer's, or the summary a view needs) is recorded as ``context_overflow`` (not
 retried); a judge call that keeps
-failing leaves that score missing (the job stays ``incomplete`` and resume retries it).
+failing records that score ``unscored`` with the judge named and its error (the job stays
+``incomplete`` and resume judges it again); a panel member that fails abstains (the others decide).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from bench.arms import build_policy
 from bench.components import calls_model, clients_of, preflight
@@ -129,11 +130,22 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
     previous = store.read_json("run.json") if resuming else None
     if resuming:
         check_resume(cfg, out, previous)
+    else:
+        # run.json before the cases are read: a job killed while it reads them (kill -9, a lost machine) is
+        # a job that resume= continues (and reads its cases again), not a directory nothing accepts
+        store.write_json("run.json", {"status": "incomplete", "started": started, "ended": None,
+                                      "policy": declaration, "case_set_hash": None, "arm": cfg.arm.get("name"),
+                                      "seed": cfg.get("seed"), "config": OmegaConf.to_container(cfg, resolve=True)})
 
     # 2. cases: read once, written to cases.jsonl as they come; the job keeps an index, not the histories
     if resuming:
         store.quarantine()  # damaged lines -> <file>.bad; their questions are asked again
-    cases = CaseSet.write(job_case_stream(cfg, counter), store.path("cases"))
+    try:
+        cases = CaseSet.write(job_case_stream(cfg, counter), store.path("cases"))
+    except BaseException:
+        if not resuming:  # the cases could not be read (an error, not a kill): no job was started here
+            store.path("run.json").unlink(missing_ok=True)
+        raise
     try:
         if resuming and previous.get("case_set_hash") not in (None, cases.case_set_hash):
             raise ResumeError(f"resume={out}: the dataset selection differs from the job's "
@@ -207,16 +219,19 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
     if calls_model(answerer) or calls_model(judge):  # what bench.estimate would have said, beside the actual
         metrics["estimate"] = job_estimate(
             cases, views, counter, _prices(answerer, judge, policy),
-            warm=bool(getattr(answerer, "warm_prefix", False)), judged=calls_model(judge),
+            warm=bool(getattr(answerer, "warm_prefix", False)), judged=len(clients_of(judge)),
             reference=full_correct is not None, summarized=calls_model(policy))["total"]
     del views
     if limiters:  # model clients (an offline job has none: nothing to record)
         metrics["concurrency"] = concurrency_metrics(limiters)
     errors = metrics["outcomes"].get("error", 0)
     metrics["n_errors"] = errors
+    # a judge (or panel member) that failed: named with its error, so no message blames the answers
+    metrics["n_judge_errors"] = len(pipeline.judge_errors)
+    metrics["judge_error"] = pipeline.judge_errors[0] if pipeline.judge_errors else None
     nothing_scored = bool(metrics["n_cases"]) and metrics["accuracy"] is None  # no answer got a verdict
     complete = (metrics["n_scored"] == metrics["n_questions"] and errors == 0 and not nothing_scored
-                and (full_correct is None or pipeline.complete.get("reference", True)))
+                and not pipeline.judge_errors and all(pipeline.complete.values()))
     store.write_json("metrics.json", metrics)
     status = "complete" if complete else "incomplete"
     store.write_json("run.json", provenance(cfg, cases, status, started, case_set_hash=case_set_hash,
@@ -232,8 +247,12 @@ def _run_cases(cfg: DictConfig, store: JobStore, cases: CaseSet, previous: dict[
             log.info("concurrency at %s: limit %d -> %d (min %d, max %d); %d x 429, %d overloaded, %d timeouts",
                      endpoint, row["start"], row["final"], row["min"], row["max"], row["n_429"],
                      row["n_overloaded"], row["n_timeouts"])
+    if pipeline.judge_errors:
+        log.warning("the judge failed on %d question(s) (scores.jsonl; rerun with resume=%s): %s",
+                    len(pipeline.judge_errors), out, pipeline.judge_errors[0])
     if nothing_scored:
-        log.warning("job incomplete: no question was scored (%d answer error(s)); accuracy is null", errors)
+        log.warning("job incomplete: no question was scored (%d answer error(s), %d judge error(s)); accuracy is null",
+                    errors, len(pipeline.judge_errors))
     elif not complete:
         log.warning("job incomplete: %d of %d questions scored, %d answer error(s); rerun with resume=%s",
                     metrics["n_scored"], metrics["n_questions"], errors, out)
@@ -255,4 +274,6 @@ def _prices(answerer: Any, judge: Any, policy: Any) -> dict[str, Any]:
     def first(part: Any) -> Any:
         return next((c.price for c in clients_of(part) if getattr(c, "price", None) is not None), None)
 
-    return {"answer": first(answerer), "reference": first(answerer), "judge": first(judge), "summarizer": first(policy)}
+    # a judge panel: each LLM member's client makes a call per answer at its own price
+    return {"answer": first(answerer), "reference": first(answerer),
+            "judge": [getattr(c, "price", None) for c in clients_of(judge)], "summarizer": first(policy)}

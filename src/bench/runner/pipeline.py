@@ -42,7 +42,7 @@ from bench.metrics import VIEW_OMITTED
 from bench.runner.caseset import CaseEntry, CaseSet
 from bench.runner.events import Answered, JudgeFailed, PrefixWarm, Scored, ViewBuilt, ViewRecord
 from bench.runner.resume import prune
-from bench.schema import Answer, Case, Question, View
+from bench.schema import Answer, Case, Question, Score, View
 from bench.store import JobStore
 
 __all__ = ["Phase", "Pipeline"]
@@ -104,6 +104,7 @@ class Pipeline:
         self.store, self.answerer, self.judge, self.tracer, self.workers = store, answerer, judge, tracer, workers
         self.adaptive = [limiter for limiter, _ in limiters if limiter.mode == "auto"]
         self.complete: dict[str, bool] = {}  # phase name -> every question answered without error and scored
+        self.judge_errors: list[str] = []  # a judge (or panel member) that failed, named, per question
 
     # ---- the executor
     def _execute(self, first: Iterator[tuple[str, Callable]], handle: Callable, desc: str, total: int) -> None:
@@ -176,7 +177,7 @@ class Pipeline:
     # ---- the tasks
     def _answer(self, case: Case, view: View, question: Question) -> Answer:
         try:
-            return self.answerer.answer(case, view, question)
+            return self.answerer.answer(case, view, question).capped()  # a runaway reply is kept cut, with its length
         except Exception as err:  # noqa: BLE001 - recorded, the job goes on
             log.warning("case %s, %s: answer failed: %s", case.case_id, question.qid, err)
             return error_answer(case, question, f"{type(err).__name__}: {err}")
@@ -268,11 +269,12 @@ class Pipeline:
         no_view: set[str] = set()
         if phase.answers:
             answers = prune(store, phase.answers, not_error)
-            kept = prune(store, phase.scores, lambda r: (r["case_id"], r["qid"]) in answers)
+            # a score a judge failed to give (its error recorded) is judged again
+            kept = prune(store, phase.scores, lambda r: (r["case_id"], r["qid"]) in answers and not r.get("error"))
             # a view refused as too long for the summarizer has no record: it is not built again for nothing
             no_view = {a["case_id"] for a in answers.values() if str(a.get("error") or "").startswith("view failed")}
         else:
-            kept = prune(store, phase.scores, not_error)
+            kept = prune(store, phase.scores, lambda r: not_error(r) and not r.get("error"))
         scores = {key: record["verdict"] for key, record in kept.items()}  # (case_id, qid) -> verdict
         del kept
         viewed = {v["case_id"] for v in store.iter(phase.views, omit=VIEW_OMITTED)} if phase.views else set()
@@ -334,13 +336,25 @@ class Pipeline:
                     record["outcome"] = event.answer.outcome
                     if event.answer.outcome == "error":
                         failed.append(event.question.qid)
+                if event.score.error:  # a panel member failed: the others' verdict stands, the job is incomplete
+                    failed.append(event.question.qid)
+                    self.judge_errors.append(event.score.error)
                 store.append(phase.scores, record)
                 scores[(event.case.case_id, event.question.qid)] = record["verdict"]
                 if event.traced:
                     self.tracer.score_recorded(event.case, event.question, event.score)
                 return True
             if isinstance(event, JudgeFailed):
+                # recorded as unscored with the judge's error (scores.jsonl says which judge and why);
+                # resume judges it again
+                error = f"judge {getattr(self.judge, 'name', type(self.judge).__name__)} failed: {type(event.error).__name__}: {event.error}"
                 failed.append(event.question.qid)
+                self.judge_errors.append(error)
+                score = Score(case_id=event.case.case_id, qid=event.question.qid, type=event.question.type,
+                              verdict="unscored", reason=error, judge=str(getattr(self.judge, "name", "")),
+                              error=error)
+                store.append(phase.scores, score.to_dict())
+                scores[(event.case.case_id, event.question.qid)] = score.verdict
                 return True
             raise TypeError(f"unknown event {event!r}")
 

@@ -51,6 +51,7 @@ from typing import Any
 
 import pandas as pd
 
+from bench.errors import console_script
 from bench.study.frontier import answer_sentences, frontier_frame, over_budget_line
 from bench.study.html import report_html
 from bench.study.jobs import find_job_dirs, load_jobs
@@ -108,6 +109,7 @@ def write_report(paths: Iterable[Path | str], output: Path | str | None = None) 
             "markdown": markdown, "frontier": frontier, "sentences": sentences}
 
 
+@console_script
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__.split("\n\n")[0])
     parser.add_argument("dirs", nargs="+", help="sweep directories and/or job directories")
@@ -118,7 +120,20 @@ def main(argv: list[str] | None = None) -> int:
     if not find_job_dirs(args.dirs):
         print(f"error: no job directory (with run.json) under {' '.join(args.dirs)}", file=sys.stderr)
         return 2
-    result = write_report(args.dirs, args.output)
+    if args.output is not None:  # a file there, or a directory that cannot be made: before any work
+        from bench.jobdir import JobDirError, check_creatable
+
+        try:
+            check_creatable(args.output, "--output")
+        except JobDirError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+    try:
+        result = write_report(args.dirs, args.output)
+    except OSError as err:
+        print(f"error: cannot write the report to {args.output or 'its directory'}: {err.strerror or err}"
+              + (f" ({err.filename})" if err.filename else ""), file=sys.stderr)
+        return 2
     print(result["markdown"])
     extra = ", frontier.csv, frontier.svg" if not result["frontier"].empty else ""
     print(f"written: {result['output']}/report.html, jobs.csv, configs.csv, types.csv, questions.csv, pairs.csv, "
