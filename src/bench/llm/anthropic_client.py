@@ -155,7 +155,7 @@ def anthropic_client(
         max_retries=int(max_retries), backoff_base=float(backoff_base), backoff_max=float(backoff_max),
         check_endpoint=bool(check_endpoint), check_timeout=min(float(timeout), 15.0), api_key=key,
         price=Price.of(price, role), provider="anthropic",
-        prepare=functools.partial(_prepared, ttl=cache_ttl) if prompt_cache else None,
+        prepare=functools.partial(_prepared, ttl=cache_ttl) if prompt_cache else None, check=check_anthropic,
     )
 
 

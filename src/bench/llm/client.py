@@ -180,6 +180,8 @@ class ChatClient:
     # messages -> messages as sent, given the length of the request's shared prefix (None: none):
     # Anthropic's explicit cache_control breakpoints (bench.llm.anthropic); never part of the cache key
     prepare: Any = field(default=None, repr=False)
+    # the provider's own fail-fast check, ``check(client)`` raising ModelSetupError (None: GET {endpoint}/models)
+    check: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         try:
@@ -203,10 +205,8 @@ class ChatClient:
         marker = (self.endpoint, request_key({"k": self.api_key or ""}))
         if seen is not None and marker in seen:
             return
-        if self.provider == "anthropic":  # through the SDK's own models.list: its version and auth headers
-            from bench.llm.anthropic_client import check_anthropic
-
-            check_anthropic(self)
+        if self.check is not None:  # the provider's own check (Anthropic: its SDK's models.list)
+            self.check(self)
             if seen is not None:
                 seen.add(marker)
             return
