@@ -58,6 +58,21 @@ are switched on by parameters:
   prefixes (``prefix_cache``) are served from before the reply is sent, so a client that reacts to
   a reply always finds them.
 
+The Responses API (``POST /v1/responses``, ``POST /v1/responses/compact``), as the ``openai`` SDK's
+types define it (``Response``, ``CompactedResponse``, ``ResponseCompactionItem``):
+
+* ``responses``: the input items (``EasyInputMessageParam`` and ``message`` items, ``function_call``,
+  ``function_call_output``, ``compaction``) are read as a conversation (a ``compaction`` item stands for
+  the summary it encrypts); the output is a ``finish`` ``function_call`` item when that tool is offered,
+  else a ``message`` item, with ``usage`` (``input_tokens_details.cached_tokens`` from the prefix cache).
+  ``context_management=[{type: compaction, compact_threshold: N}]``: an input over N tokens is compacted
+  first, the output starts with the ``compaction`` item and the reply reads the compacted context;
+* ``responses/compact``: the output is every user message of the input, then one ``compaction`` item
+  whose ``encrypted_content`` is opaque to the client (the fake's own encoding of a summary: the last
+  ``summary_chars`` characters of the conversation); ``usage.output_tokens`` are the summary's tokens.
+
+Each Responses request is logged in ``responses_log`` (path and body; never the key).
+
 ``reply`` is a text or a function ``(request_body: dict) -> str | dict`` (a dict is an
 assistant message sent as is, e.g. scripted ``tool_calls``); the default reply is
 deterministic in the request: an abstention or a claim for an answer, a JSON verdict
@@ -96,7 +111,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FakeOpenAI", "count_tokens", "request_text"]
+__all__ = ["FakeOpenAI", "count_tokens", "request_text", "compaction_summary"]
 
 _ENCODING = None
 _BLOCK, _MIN_CACHED = 128, 1024  # a provider's prefix cache: blocks of 128 tokens, from 1,024 on
@@ -141,6 +156,58 @@ def _prompt_tokens(body: dict[str, Any], exact: bool = True) -> int:
     messages = body.get("messages") or []
     text = request_text(body)
     return (count_tokens(text) if exact else len(text) // 4) + 4 * len(messages) + 3
+
+
+_ENCRYPTED = "fake-encrypted:"  # the fake's encoding of a compaction item (opaque to clients)
+
+
+def _encrypt(summary: str) -> str:
+    import base64
+
+    return _ENCRYPTED + base64.b64encode(json.dumps({"summary": summary}).encode()).decode()
+
+
+def compaction_summary(encrypted: str) -> str | None:
+    """The summary a fake ``compaction`` item encrypts (None: not one of this fake's)."""
+    import base64
+
+    if not isinstance(encrypted, str) or not encrypted.startswith(_ENCRYPTED):
+        return None
+    return json.loads(base64.b64decode(encrypted[len(_ENCRYPTED):]))["summary"]
+
+
+def _item_text(content: Any) -> str:
+    """Text of a Responses message item's content: a string or input_text / output_text parts."""
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+
+
+def responses_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Responses request's ``instructions`` and ``input`` items as chat messages (what they cost and what
+    the fake's reply reads); a ``compaction`` item is the summary it encrypts, as an assistant message."""
+    messages: list[dict[str, Any]] = []
+    if body.get("instructions"):
+        messages.append({"role": "system", "content": body["instructions"]})
+    items = body.get("input")
+    for item in ([{"role": "user", "content": items}] if isinstance(items, str) else items or []):
+        kind = item.get("type", "message")
+        if kind == "message":
+            messages.append({"role": item.get("role"), "content": _item_text(item.get("content"))})
+        elif kind == "function_call":
+            messages.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": item.get("call_id"), "type": "function",
+                 "function": {"name": item.get("name"), "arguments": item.get("arguments")}}]})
+        elif kind == "function_call_output":
+            messages.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": _item_text(item.get("output"))})
+        elif kind == "compaction":
+            summary = compaction_summary(item.get("encrypted_content"))
+            if summary is None:
+                raise ValueError("compaction item: encrypted_content was not produced by this server")
+            messages.append({"role": "assistant", "content": summary})
+        else:
+            raise ValueError(f"input item type {kind!r} is not served by the fake")
+    return messages
 
 
 def _default_reply(body: dict[str, Any], summary_chars: int = 2000) -> str:
@@ -271,6 +338,7 @@ class FakeOpenAI:
         self.hold_batches = hold_batches  # batches stay in_progress until resume()
         self._replies = 0  # successful replies started (pause_after)
         self._resumed = False
+        self.responses_log: list[dict[str, Any]] = []  # (path, body) of each Responses API request
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -499,6 +567,82 @@ class FakeOpenAI:
         batch["status"] = "completed"
         return self._public(batch)
 
+    # ------------------------------------------------------------------ the Responses API
+    def _summary(self, messages: list[dict[str, Any]]) -> str:
+        text = request_text({"messages": messages})
+        digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+        return f"Compaction summary {digest} (fake): " + text[-self.summary_chars:]
+
+    def _usage(self, input_tokens: int, output_tokens: int, cached: int = 0) -> dict[str, Any]:
+        return {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": cached},
+                "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": input_tokens + output_tokens}
+
+    def compact(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``responses.compact``: every user message of the input, then one compaction item (CompactedResponse)."""
+        messages = responses_messages(body)
+        summary = self._summary([m for m in messages if m["role"] != "system"])
+        with self._lock:
+            self._counter += 1
+            n = self._counter
+        kept = [{"type": "message", "id": f"msg_u{n}_{i}", "role": "user", "status": "completed",
+                 "content": [{"type": "input_text", "text": _item_text(item.get("content"))}]}
+                for i, item in enumerate(body.get("input") or [])
+                if item.get("type", "message") == "message" and item.get("role") == "user"]
+        item = {"type": "compaction", "id": f"cmp_{n}", "encrypted_content": _encrypt(summary)}
+        prompt = _prompt_tokens({"messages": messages}, self.exact_tokens)
+        with self._lock:
+            self._stats["compactions"] += 1
+        return {"id": f"resp_cmp{n}", "object": "response.compaction", "created_at": int(time.time()),
+                "output": [*kept, item], "usage": self._usage(prompt, count_tokens(summary))}
+
+    def respond(self, body: dict[str, Any], cached_share: float = 0.0) -> dict[str, Any]:
+        """``responses.create``: a Response whose output is a ``finish`` call or a message (module docstring)."""
+        messages = responses_messages(body)
+        prompt = _prompt_tokens({"messages": messages}, self.exact_tokens)
+        output: list[dict[str, Any]] = []
+        with self._lock:
+            self._counter += 1
+            n = self._counter
+        for entry in body.get("context_management") or []:
+            if set(entry) - {"type", "compact_threshold"} or entry.get("type") != "compaction":
+                raise ValueError(f"context_management entry {entry!r}: expected {{type: compaction, compact_threshold}}")
+            threshold = entry.get("compact_threshold")
+            if threshold is not None and prompt > threshold:
+                system = [m for m in messages if m["role"] == "system"]
+                summary = self._summary([m for m in messages if m["role"] != "system"])
+                output.append({"type": "compaction", "id": f"cmp_{n}", "encrypted_content": _encrypt(summary)})
+                last_user = [m for m in messages if m["role"] == "user"][-1:]
+                messages = [*system, {"role": "assistant", "content": summary}, *last_user]
+                with self._lock:
+                    self._stats["compactions"] += 1
+        chat = {"messages": messages, "tools": [{"type": "function", "function": {"name": t.get("name")}}
+                                                 for t in body.get("tools") or []]}
+        reply = self.reply(chat) if callable(self.reply) else (self.reply or _default_reply(chat, self.summary_chars))
+        names = [t.get("name") for t in body.get("tools") or []]
+        digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()[:12]
+        if isinstance(reply, str) and self.use_finish and "finish" in names and body.get("tool_choice") != "none":
+            arguments = json.dumps({"message": reply})
+            output.append({"type": "function_call", "id": f"fc_{digest}", "call_id": f"call_{digest}",
+                           "name": "finish", "arguments": arguments, "status": "completed"})
+            completion = count_tokens(arguments) + 8
+        else:
+            text = reply if isinstance(reply, str) else json.dumps(reply)
+            output.append({"type": "message", "id": f"msg_{digest}", "role": "assistant", "status": "completed",
+                           "content": [{"type": "output_text", "text": text, "annotations": []}]})
+            completion = count_tokens(text) + 1
+        with self._lock:
+            self._stats["responses"] += 1
+            self._stats["prompt_tokens"] += prompt
+            self._stats["completion_tokens"] += completion
+        return {"id": f"resp_{n}", "object": "response", "created_at": int(time.time()),
+                "model": body.get("model") or self.model, "status": "completed", "output": output,
+                "parallel_tool_calls": True, "tool_choice": body.get("tool_choice") or "auto",
+                "tools": body.get("tools") or [], "error": None, "incomplete_details": None,
+                "instructions": body.get("instructions"), "metadata": {}, "temperature": body.get("temperature"),
+                "top_p": None, "text": {"format": {"type": "text"}},
+                "usage": self._usage(prompt, completion, int(prompt * cached_share))}
+
     def batch_fault(self, route: str) -> int | str | dict[str, Any] | None:
         """The next fault listed for a Batch API route (``batch_faults``), or None: answer normally."""
         with self._lock:
@@ -694,6 +838,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             self._send(200, fake.create_batch(json.loads(raw or "{}")))
             return
+        if path.endswith("/responses") or path.endswith("/responses/compact"):
+            self._responses(fake, path, raw)
+            return
         if not path.endswith("/chat/completions"):  # a key in the query is allowed
             self._send(404, _error(f"no route {self.path}", "invalid_request_error", None))
             return
@@ -708,6 +855,30 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             if "end" not in entry:
                 fake._done(entry)
+
+    def _responses(self, fake: FakeOpenAI, path: str, raw: str) -> None:
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            self._send(400, _error("request body is not JSON", "invalid_request_error", None))
+            return
+        with fake._lock:
+            fake.responses_log.append({"path": path.rsplit("/v1", 1)[-1], "body": body})
+        try:
+            if path.endswith("/compact"):
+                payload = fake.compact(body)
+            else:
+                entry: dict[str, Any] = {}
+                share = fake.cached_share({"messages": responses_messages(body), "tools": body.get("tools")},
+                                          entry) if fake.prefix_cache else 0.0
+                payload = fake.respond(body, share)
+                with fake._lock:
+                    fake._prefixes.update(entry.pop("prefixes", ()))
+        except ValueError as err:
+            self._send(400, _error(str(err), "invalid_request_error", None))
+            return
+        self._wait(fake)
+        self._send(200, payload)
 
     def _wait(self, fake: FakeOpenAI) -> None:
         """Sleep until ``latency`` has passed since the request arrived (parsing and counting included)."""

@@ -34,7 +34,7 @@ def test_multirun_smoke_writes_one_readable_directory_per_job(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["arm=nope"], "unknown option arm=nope (options: compact, condenser, context_edit, custom, full, lc_summary, mask, nlatest, none"),
+    (["arm=nope"], "unknown option arm=nope (options: anthropic_clear, anthropic_compact, compact, condenser, context_edit, custom, full, inspect, lc_summary, mask, nlatest, none, openai_compact"),
     (["dataset=local"], "dataset.path"),
     (["dataset=local", "dataset.path=/nonexistent/rows.parquet"], "dataset file not found"),
     (["nosuchkey=1"], "nosuchkey"),

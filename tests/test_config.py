@@ -17,7 +17,10 @@ GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not 
 OPTIONS = [(group, option.stem) for group in GROUPS for option in sorted((CONF_DIR / group).glob("*.yaml"))]
 # Options whose required values a user must give on the command line.
 REQUIRED = {("dataset", "local"): ["dataset.path=/tmp/rows.parquet"], ("dataset", "chat"): ["dataset.path=/tmp/log.jsonl"], ("arm", "nlatest"): ["arm.n=10"],
-            ("arm", "custom"): ["arm.policy=custom_policies:last_ten"]}
+            ("arm", "custom"): ["arm.policy=custom_policies:last_ten"],
+            # the provider arms build their views with the answering model: one of their provider
+            ("arm", "openai_compact"): ["model=openai", "model.api=responses"],
+            ("arm", "anthropic_compact"): ["model=anthropic"], ("arm", "anthropic_clear"): ["model=anthropic"]}
 
 
 def compose_with(*overrides: str):
@@ -32,6 +35,7 @@ def test_groups_are_the_spec_groups():
 @pytest.mark.parametrize("group,option", OPTIONS, ids=[f"{g}={o}" for g, o in OPTIONS])
 def test_option_composes_and_instantiates(group, option, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-config-only")  # instantiating must not call out
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-config-only")
     cfg = compose_with(f"{group}={option}", *REQUIRED.get((group, option), []))
     assert cfg[group] is not None
     if group == "arm":

@@ -26,7 +26,16 @@ GRIDS = {  # experiment -> (arm, {swept key: values})
                             "seed": ["0", "1", "2"]}),
     "smoke": ("full", {"+experiment/arm": ["full", "nlatest", "compact"], "seed": ["0"]}),
     "peers": ("full", {"+experiment/arm": ["full", "none", "nlatest", "trim", "mask", "context_edit", "compact",
-                                           "lc_summary", "condenser"], "seed": ["0"]}),
+                                           "lc_summary", "condenser", "inspect_edit", "inspect_trim", "inspect_summary"],
+                       "seed": ["0"]}),
+    # the providers' own context management beside the peers, with their provider's model (issue 34)
+    "peers_anthropic": ("full", {"+experiment/arm": ["full", "none", "nlatest", "trim", "mask", "context_edit",
+                                                     "anthropic_clear", "compact", "lc_summary", "condenser",
+                                                     "inspect_edit", "inspect_trim", "inspect_summary",
+                                                     "anthropic_compact"], "seed": ["0"]}),
+    "peers_openai": ("full", {"+experiment/arm": ["full", "none", "nlatest", "trim", "mask", "context_edit", "compact",
+                                                  "lc_summary", "condenser", "inspect_edit", "inspect_trim",
+                                                  "inspect_summary", "openai_compact"], "seed": ["0"]}),
 }
 
 
@@ -44,7 +53,7 @@ def test_experiment_grid(name):
     assert params == grid
     assert cfg.hydra.sweep.dir.endswith(f"_{name}") or name in str(cfg.hydra.sweep.dir)
     assert "experiment" in cfg.hydra.job.config.override_dirname.exclude_keys
-    if name not in ("smoke", "peers"):
+    if name not in ("smoke", "peers", "peers_anthropic", "peers_openai"):
         assert cfg.arm.name == arm
     # every job of the grid composes (no missing config file, no missing value)
     keys = [k for k in grid if k != "seed"]

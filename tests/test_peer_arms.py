@@ -410,7 +410,8 @@ def test_experiment_peers_composes_every_arm():
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=["+experiment=peers"], return_hydra_config=True)
     arms = [a.strip() for a in str(cfg.hydra.sweeper.params["+experiment/arm"]).split(",")]
-    assert arms == ["full", "none", "nlatest", "trim", "mask", "context_edit", "compact", "lc_summary", "condenser"]
+    assert arms == ["full", "none", "nlatest", "trim", "mask", "context_edit", "compact", "lc_summary", "condenser",
+                    "inspect_edit", "inspect_trim", "inspect_summary"]
     for arm in arms:
         job = _compose("+experiment=peers", f"+experiment/arm={arm}")
         assert job.arm.name == arm
@@ -427,7 +428,7 @@ def test_peers_multirun_reports_every_arm_beside_none(tmp_path):
 
     configs = pd.read_csv(sweep / "report" / "configs.csv")
     assert set(configs["arm"]) == {"full", "none", "nlatest", "trim", "mask", "context_edit", "compact", "lc_summary",
-                                   "condenser"}
+                                   "condenser", "inspect_edit", "inspect_trim", "inspect_summary"}
     none = configs[configs["arm"] == "none"].iloc[0]
     full = configs[configs["arm"] == "full"].iloc[0]
     assert full["accuracy_above_none.mean"] == pytest.approx(full["accuracy.mean"] - none["accuracy.mean"])

@@ -39,7 +39,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from bench.config import ConfigError
-from bench.llm import ChatClient, ContextOverflow, current_callbacks, current_tags, openai_client, sum_usage
+from bench.llm import ChatClient, ContextOverflow, current_callbacks, current_tags, model_client, sum_usage
 from bench.profiles import OPENHANDS, Profile
 from bench.read_tool import READ_TOOL, READ_TOOL_SCHEMA, first_messages, tools_for
 from bench.schema import Answer, Case, Question, View
@@ -83,6 +83,8 @@ class AgentContext:
     tags: dict[str, Any]
     store: dict[str, str]
     profile: Profile = OPENHANDS  # which recorded tools finish or only think
+    extra: dict[str, Any] | None = None  # a provider arm's request parameters (View.request["params"])
+    prefix: int | None = None  # messages every request of the view shares (system, view): cache breakpoints
 
 
 class LangGraphAnswerer:
@@ -97,7 +99,7 @@ class LangGraphAnswerer:
                  final_answer_at_limit: bool = True, warm_prefix: bool = True, **settings: Any) -> None:
         if max_steps < 1:
             raise ConfigError(f"model.max_steps must be >= 1, got {max_steps}")
-        self.client = client or openai_client("model", kind="answer", **settings)
+        self.client = client or model_client("model", kind="answer", **settings)
         self.max_steps = int(max_steps)
         self.final_answer_at_limit = bool(final_answer_at_limit)
         # one question of a view first, the others once it completed: they share its prefix
@@ -118,7 +120,8 @@ class LangGraphAnswerer:
 
         def agent(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             ctx = runtime.context
-            reply, record = client.chat(state["messages"], ctx.tools, tags=ctx.tags)
+            reply, record = client.chat(state["messages"], ctx.tools, tags=ctx.tags, extra=ctx.extra,
+                                        prefix=ctx.prefix)
             update = {"messages": [reply], "records": [record], "steps": state["steps"] + 1}
             calls = reply.tool_calls
             if calls and not reply.invalid_tool_calls and all(ctx.profile.is_finish(c["name"]) for c in calls):
@@ -131,7 +134,8 @@ class LangGraphAnswerer:
         def answer_now(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             """Step limit reached without an answer: one call that may not use tools."""
             ctx = runtime.context
-            reply, record = client.chat(state["messages"], ctx.tools, tags=ctx.tags, tool_choice="none")
+            reply, record = client.chat(state["messages"], ctx.tools, tags=ctx.tags, tool_choice="none",
+                                        extra=ctx.extra, prefix=ctx.prefix)
             text = content_text(reply.content)
             return {"messages": [AIMessage(text)], "records": [record], "final": text, "limit": True}
 
@@ -212,7 +216,12 @@ class LangGraphAnswerer:
         config: dict[str, Any] = {"recursion_limit": 2 * self.max_steps + 4}
         callbacks = current_callbacks()  # a tracer's: the run's steps, tool calls and model calls become spans
         graph = self.graph
-        context = AgentContext(tools=self.tools_for(case, view), tags=tags, store=view.store, profile=case.profile)
+        request = view.request or {}
+        if request and request.get("provider") != self.client.provider:
+            raise ValueError(f"view of arm {view.arm} is for {request.get('provider')} models; the answering "
+                             f"model {self.client.model} is {self.client.provider}'s")
+        context = AgentContext(tools=self.tools_for(case, view), tags=tags, store=view.store, profile=case.profile,
+                               extra=request.get("params") or None, prefix=len(messages) - 1)
         base = {"case_id": case.case_id, "qid": question.qid, "type": question.type}
         if callbacks:
             config["callbacks"] = callbacks

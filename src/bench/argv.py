@@ -243,17 +243,27 @@ def check_added_keys(args: list[str]) -> None:
             raise UserError(f"unknown config key '{key}': '{top}' is not a key or group of the config{hint}")
 
 
+def _provider_arm(name: str) -> bool:
+    """Whether arm ``name``'s views come from a provider's server (its YAML names the ``provider``)."""
+    from bench.config import CONF_DIR
+
+    path = CONF_DIR / "arm" / f"{name}.yaml"
+    return path.is_file() and re.search(r"^provider:", path.read_text(encoding="utf-8"), re.MULTILINE) is not None
+
+
 def check_stack(args: list[str]) -> None:
     """A single run with a real answering model whose arm would summarize with the offline stand-in
-    (``summarizer`` not chosen) is refused here, before Hydra writes anything (a sweep's jobs are
-    refused one by one in ``bench.main``). Composed only when the command line picks a model other
-    than the offline one, or an experiment, so the default run pays nothing."""
+    (``summarizer`` not chosen), or with an arm whose views come from a provider the answering model
+    is not of (``arm=anthropic_compact`` offline ...), is refused here, before Hydra writes anything (a
+    sweep's jobs are refused one by one in ``bench.main``). Composed only when the command line picks a
+    model other than the offline one, an experiment, or a provider's arm, so the default run pays nothing."""
     if any(a in ("-m", "--multirun", "--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c") for a in args):
         return
-    picks = [a for a in args if _key(a) in ("model", "experiment") and _value(a) != "offline"]
+    picks = [a for a in args if (_key(a) in ("model", "experiment") and _value(a) != "offline")
+             or (_key(a) == "arm" and _provider_arm(_value(a)))]
     if not picks:
         return
-    from bench.arms import mixed_stack
+    from bench.arms import mixed_stack, provider_refusal
     from bench.config import compose
 
     overrides = [a for a in args if not a.startswith("-") and not (_key(a) or "").startswith(("hydra.", "hydra/"))]
@@ -261,7 +271,7 @@ def check_stack(args: list[str]) -> None:
         cfg = compose(overrides)
     except Exception:  # noqa: BLE001 - Hydra reports a bad command line itself, in one line
         return
-    refusal = mixed_stack(cfg, overrides)
+    refusal = mixed_stack(cfg, overrides) or provider_refusal(cfg)
     if refusal:
         raise UserError(refusal)
 

@@ -10,7 +10,9 @@ answering model, the summarizer (when the arm summarizes) and the judge, by name
 (:func:`stack`, the start line and ``run.json`` ``stack``), and refuses a silently mixed one
 (:func:`mixed_stack`): a real answering model with an arm whose summaries would come from the
 offline extractive stand-in, unless ``summarizer=offline`` was chosen on the command line. An LLM
-judge that defaults to the answering model (``judge.name`` not set) is said so, never silent.
+judge that defaults to the answering model (``judge.name`` not set) is said so, never silent. An arm
+whose views come from a provider's server (its config names the ``provider``) with an answering model
+that cannot reach it is refused too (:func:`provider_refusal`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from bench.config import CONF_DIR, ConfigError, compose
 from bench.policies import CONTEXT_PARTS, Policy, PolicyContext, load_prompt
 from bench.tokens import TokenCounter
 
-__all__ = ["build_policy", "arm_config", "summarizes", "real_model", "stack", "stack_line", "mixed_stack"]
+__all__ = ["build_policy", "arm_config", "summarizes", "real_model", "stack", "stack_line", "mixed_stack",
+           "provider_refusal"]
 
 
 def _conf_dir() -> Path:
@@ -85,6 +88,8 @@ def build_policy(cfg: Any, counter: TokenCounter) -> Policy:
         parts["prompt_name"] = prompt.get("name", "custom")
     if "summarizer" in uses and cfg.get("summarizer") is not None:
         parts["summarizer"] = instantiate(cfg.summarizer, _convert_="object")
+    if "model" in uses and cfg.get("model") is not None:  # a provider arm builds its views with the answering model
+        parts["model"] = instantiate(cfg.model, _convert_="object")
     if "budget_policy" in uses and cfg.arm.get("match"):
         if cfg.arm.match == cfg.arm.get("name"):
             raise ConfigError(f"arm.match={cfg.arm.match!r} cannot match the arm itself")
@@ -103,8 +108,12 @@ def _class_of(node: Any) -> Any:
 
 
 def summarizes(cfg: Any) -> bool:
-    """Whether the job's arm writes summaries (its class uses a summarizer, or it is budget-matched
-    to an arm that does: ``arm.match``)."""
+    """Whether the job's arm writes summaries (its class uses a summarizer, or says so of this config with
+    ``summarizes_with(arm)``: ``arm=inspect`` only with ``strategy=summary``; or it is budget-matched to an
+    arm that does: ``arm.match``)."""
+    decide = getattr(_class_of(cfg.arm), "summarizes_with", None)
+    if callable(decide):
+        return bool(decide(cfg.arm))
     uses: frozenset[str] = getattr(_class_of(cfg.arm), "uses", frozenset())
     if "summarizer" in uses:
         return True
@@ -199,3 +208,26 @@ def mixed_stack(cfg: Any, overrides: list[str]) -> str | None:
     return (f"summarizer: arm={cfg.arm.get('name')} summarizes, and model={_name(cfg.model)} is a real model, but "
             f"summarizer={_name(summarizer)} is the offline extractive stand-in: set summarizer=openai (a model "
             "writes the summaries) or summarizer=offline to choose the stand-in (its figures are a lower bound)")
+
+
+def model_provider(node: Any) -> str | None:
+    """The provider a model node calls (``provider``; a node with an endpoint and none: openai), None offline."""
+    if node is None or not real_model(node):
+        return None
+    return str(node.get("provider") or "openai") if "base_url" in node or "provider" in node else None
+
+
+def provider_refusal(cfg: Any) -> str | None:
+    """One line refusing an arm whose views come from a provider's server (``arm.provider``) when the
+    answering model is not of that provider (or on another of its APIs: ``arm.model_api``), or None."""
+    arm = cfg.get("arm")
+    provider = arm.get("provider") if arm is not None and "provider" in arm else None
+    if not provider:
+        return None
+    from bench.policies.provider import requirement
+
+    model = cfg.get("model")
+    feature = getattr(_class_of(arm), "FEATURE", "context management")
+    return requirement(str(arm.get("name")), str(provider), arm.get("model_api"), feature, _name(model),
+                       model_provider(model), str(model.get("api") or "chat") if model is not None and "api" in model
+                       else None)

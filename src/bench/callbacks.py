@@ -55,8 +55,11 @@ RAY_LAUNCHER = "hydra_plugins.hydra_ray_launcher.ray_launcher.RayLauncher"  # hy
 # config), the model stack for jobs that call a model, `datasets` for the sources that read through it
 JOB_IMPORTS = ("hydra", "bench.config", "bench.runner", "bench.selection")
 MODEL_IMPORTS = ("bench.agent", "bench.judge", "bench.llm.client", "openai", "langchain_openai", "langgraph.graph")
+ANTHROPIC_IMPORTS = ("bench.llm.anthropic_client", "anthropic", "langchain_anthropic")
 DATASETS_IMPORTS = ("bench.sources.files", "datasets")
-_MODEL_CHOICES = {"model": ("openai",), "judge": ("llm", "panel"), "summarizer": ("openai",)}
+_MODEL_CHOICES = {"model": ("openai", "anthropic"), "judge": ("llm", "panel", "anthropic"),
+                  "summarizer": ("openai", "anthropic")}
+_ANTHROPIC_CHOICES = {"model": ("anthropic",), "judge": ("anthropic",), "summarizer": ("anthropic",)}
 _DATASETS_CHOICES = {"dataset": ("local", "hf")}
 
 
@@ -192,7 +195,8 @@ def job_imports(config: DictConfig) -> list[str]:
     the model stack and ``datasets`` when a job may use them)."""
     choices = _choices(config)
     wanted = list(JOB_IMPORTS)
-    for extra, groups in ((MODEL_IMPORTS, _MODEL_CHOICES), (DATASETS_IMPORTS, _DATASETS_CHOICES)):
+    for extra, groups in ((MODEL_IMPORTS, _MODEL_CHOICES), (ANTHROPIC_IMPORTS, _ANTHROPIC_CHOICES),
+                          (DATASETS_IMPORTS, _DATASETS_CHOICES)):
         if any(choices.get(group, set()) & set(options) for group, options in groups.items()):
             wanted += extra
     return wanted

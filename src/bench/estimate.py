@@ -19,6 +19,10 @@ the history the offline summarizer was given):
   without the batch discount; ``null`` where a table is missing;
 - **wall time** at ``--rate`` requests per second, or at the model's concurrency and ``--latency``.
 
+An arm whose views come from a provider's server (``openai_compact``, ``anthropic_compact``,
+``anthropic_clear``) cannot be built offline: its views are counted as the whole history (an upper
+bound of what its answers read) and one view call per case sending the history, priced as the model.
+
 Nothing is sent: the command needs no key and no server. Exit 2 with one line on a bad override.
 """
 
@@ -117,14 +121,7 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
 
     cfg = compose(overrides)
     counter = TokenCounter(cfg.tokenizer.encoding)
-    summarizes = cfg.get("summarizer") is not None and cfg.summarizer.get("_target_", "").endswith("LLMSummarizer")
-    offline = compose([*overrides, "summarizer=offline"]) if summarizes else cfg  # views built without a call
-    policy = build_policy(offline, counter)
     cases = load_job_cases(cfg, counter).cases
-    # what a job's views.jsonl would record of each view, the part the estimate reads (bench.runner.costing)
-    views = [{"case_id": case.case_id, "kept_tokens": view.kept_tokens, "full_tokens": view.full_tokens,
-              "guidance": view.guidance, "handles": view.handles, "summarizer_calls": view.summarizer_calls}
-             for case in cases if case.questions for view in (policy(case),)]
     # the LLM judges: the judge, or a panel's LLM members (each makes a call per answer, at its own price)
     members = cfg.judge.get("members") or {}
     llm_judges = [(f"judge.members.{name}", node) for name, node in members.items() if _is_llm_judge(node)] \
@@ -132,10 +129,25 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     prices = {"answer": _price(cfg.model, "model"), "reference": _price(cfg.model, "model"),
               "judge": [_price(node, role) for role, node in llm_judges],
               "summarizer": _price(cfg.get("summarizer"), "summarizer")}
+    if cfg.arm.get("provider"):  # its views come from the provider's server: the history, one call each
+        full = {case.case_id: counter.count_messages(case.messages) for case in cases}
+        views = [{"case_id": c.case_id, "kept_tokens": full[c.case_id], "full_tokens": full[c.case_id],
+                  "guidance": None, "handles": [], "summarizer_calls": 1, "view_call_tokens": full[c.case_id]}
+                 for c in cases if c.questions]
+        prices["summarizer"] = prices["answer"]  # the view calls are the answering model's
+        reference, summarized = True, True
+    else:
+        summarizes = cfg.get("summarizer") is not None and cfg.summarizer.get("_target_", "").endswith("LLMSummarizer")
+        offline = compose([*overrides, "summarizer=offline"]) if summarizes else cfg  # views built without a call
+        policy = build_policy(offline, counter)
+        # what a job's views.jsonl would record of each view, the part the estimate reads (bench.runner.costing)
+        views = [{"case_id": case.case_id, "kept_tokens": view.kept_tokens, "full_tokens": view.full_tokens,
+                  "guidance": view.guidance, "handles": view.handles, "summarizer_calls": view.summarizer_calls}
+                 for case in cases if case.questions for view in (policy(case),)]
+        reference, summarized = not isinstance(policy, FullHistory), summarizes or calls_model(policy)
     judged = len(llm_judges)
     estimate = job_estimate(cases, views, counter, prices, warm=bool(cfg.model.get("warm_prefix", False)),
-                            judged=judged, reference=not isinstance(policy, FullHistory),
-                            summarized=summarizes or calls_model(policy), steps=steps)
+                            judged=judged, reference=reference, summarized=summarized, steps=steps)
     out: dict[str, Any] = {"overrides": overrides, "n_cases": len(cases),
                            "n_questions": sum(len(c.questions) for c in cases), **estimate}
     concurrency = cfg.model.get("max_concurrency")

@@ -21,7 +21,8 @@ def register_secrets(cfg: DictConfig) -> None:
         name = node.get("api_key_env") if node is not None and hasattr(node, "get") else None
         if isinstance(name, str):
             redact.register_env(name)
-    redact.register_env("LANGFUSE_SECRET_KEY", "LANGFUSE_PUBLIC_KEY")
+    # the providers' own variables too, whatever the groups name (a panel member, a provider arm's model ...)
+    redact.register_env("LANGFUSE_SECRET_KEY", "LANGFUSE_PUBLIC_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
     redact.register_basic_auth(os.environ.get("LANGFUSE_PUBLIC_KEY"), os.environ.get("LANGFUSE_SECRET_KEY"))
     redact.register_urls(OmegaConf.to_container(cfg, resolve=False))  # query strings and userinfo of every URL (e.g. base_url=...?key=...)
     scrub_hydra_files()

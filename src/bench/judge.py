@@ -192,13 +192,15 @@ class LLMJudge:
     """
 
     def __init__(self, *, client: Any = None, json_mode: bool = True, **settings: Any) -> None:
-        from bench.llm import openai_client
+        from bench.llm import model_client
 
         if client is None:
-            if json_mode:  # in the body, not model_kwargs: a truncated reply stays a reply (unscored)
+            # OpenAI's json_object mode; the Messages API has none (the rubric asks for the JSON object)
+            if json_mode and settings.get("provider", "openai") == "openai":
+                # in the body, not model_kwargs: a truncated reply stays a reply (unscored)
                 settings["extra_body"] = {**(settings.get("extra_body") or {}),
                                           "response_format": {"type": "json_object"}}
-            client = openai_client("judge", kind="judge", **settings)
+            client = model_client("judge", kind="judge", **settings)
         self.client = client
         self.name = f"llm:{client.model}"
 

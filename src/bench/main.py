@@ -55,7 +55,7 @@ def main(cfg: DictConfig) -> float | None:
     from hydra.errors import InstantiationException
     from omegaconf.errors import OmegaConfBaseException
 
-    from bench.arms import mixed_stack, stack, stack_line
+    from bench.arms import mixed_stack, provider_refusal, stack, stack_line
     from bench.runner import run
 
     redact.install_logging()
@@ -64,7 +64,7 @@ def main(cfg: DictConfig) -> float | None:
         register_secrets(cfg)
         log.info("arm=%s %s dataset=%s seed=%s", cfg.arm.get("name"), stack_line(stack(cfg)),
                  cfg.dataset.get("source"), cfg.get("seed"))
-        refusal = mixed_stack(cfg, _task_overrides())
+        refusal = mixed_stack(cfg, _task_overrides()) or provider_refusal(cfg)
         if refusal:  # a sweep's job (a single run was refused before Hydra wrote anything: cli)
             raise UserError(refusal)
         missing = sorted(OmegaConf.missing_keys(cfg))

@@ -50,7 +50,11 @@ def tools_for(case: Any, view: Any) -> list[dict[str, Any]]:
 
 def first_messages(case: Any, view: Any, question: Any) -> list[BaseMessage]:
     """The messages of a question's first request: the case's system prompt (and the view's guidance),
-    the view, and the question last (every question of a view shares all but that last message)."""
+    the view, and the question last (every question of a view shares all but that last message).
+
+    A view whose requests send the recorded history for the provider to edit on its server
+    (``view.request["send"] == "history"``: Anthropic's tool-result clearing) sends ``case.messages``."""
     system = case.system_prompt + (f"\n\n{view.guidance}" if view.guidance else "")
     asked = ask_text(question.question, question.answer_format)  # the question, then its answer's shape
-    return [SystemMessage(system), *view.messages, HumanMessage(asked)]
+    history = case.messages if (getattr(view, "request", None) or {}).get("send") == "history" else view.messages
+    return [SystemMessage(system), *history, HumanMessage(asked)]

@@ -229,8 +229,9 @@ _KEY_SHAPES = re.compile(
     r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abpors]-[A-Za-z0-9\-]{10,}"
     r"|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,}|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,})"
     r"|\bBearer\s+[A-Za-z0-9._\-]{12,}")
-# config keys that would hold a key itself (api_key_env holds a variable NAME and is checked apart)
-_SECRET_NAMES = re.compile(r"(?:^|[._])(?:api_?key|secret(?:_key)?|password|passwd|access_token|auth_token|token"
+# config keys that would hold a key itself (api_key_env holds a variable NAME and is checked apart; Anthropic's
+# header is x-api-key)
+_SECRET_NAMES = re.compile(r"(?:^|[._-])(?:api[_-]?key|secret(?:_key)?|password|passwd|access_token|auth_token|token"
                            r"|authorization|bearer)$", re.IGNORECASE)
 _USERINFO = re.compile(r"://[^/@\s'\"]+@")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -282,7 +283,7 @@ def secret_in_setting(key: str, value: str, *, command_line: bool = True) -> str
     key = key.lstrip("+~").strip()
     if key.endswith("api_key_env"):
         return check_key_env(key, value.strip("'\""))
-    dict_key = command_line and re.search(r"(?:^|[{,\s])['\"]?(?:api_?key|secret|password|token|authorization)"
+    dict_key = command_line and re.search(r"(?:^|[{,\s])['\"]?(?:x-)?(?:api[_-]?key|secret|password|token|authorization)"
                                           r"['\"]?\s*:", value, re.IGNORECASE)
     if _SECRET_NAMES.search(key) or dict_key:
         return f"{key}: do not put keys in the config or on the command line; {_ENV_HINT}"

@@ -204,6 +204,11 @@ class View:
     verbatim: list[str] = field(default_factory=list)  # ids of the case's messages kept verbatim, in view order
     stored: dict[str, str] = field(default_factory=dict)  # handle -> id of the message whose output it stores
     budget: dict[str, Any] | None = None  # arm.budget: target and realized tokens (bench.policies.budget)
+    # A provider arm's answering requests (bench.policies.provider): {"provider": openai|anthropic, "params":
+    # request parameters they carry (betas, context_management ...), "send": "view" | "history"}; "history":
+    # the case's recorded history is sent, for the provider to edit on its server, and ``messages`` holds that
+    # edit as the provider reported it. None: a plain request of ``messages``.
+    request: dict[str, Any] | None = None
 
     @property
     def kept_messages(self) -> int:
@@ -214,7 +219,7 @@ class View:
         return sorted(self.store)
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``views.jsonl`` record (without ``evidence``); ``budget`` only when the arm has one."""
+        """The ``views.jsonl`` record (without ``evidence``); ``budget`` and ``request`` only when the arm has them."""
         return {
             "case_id": self.case_id,
             "arm": self.arm,
@@ -230,6 +235,7 @@ class View:
             "verbatim": list(self.verbatim),
             "stored": dict(self.stored),
             **({"budget": self.budget} if self.budget is not None else {}),
+            **({"request": self.request} if self.request is not None else {}),
             "messages": messages_to_dict(self.messages),
         }
 

@@ -86,20 +86,44 @@ def canonical_message(message: BaseMessage) -> dict[str, Any]:
 
 
 def _usage_of(message: AIMessage) -> dict[str, int]:
+    """The call's tokens as LangChain reports them: ``input_tokens`` counts every input token (Anthropic's
+    ``input_tokens`` + ``cache_read_input_tokens`` + ``cache_creation_input_tokens``), ``cached_tokens``
+    those read from the provider's cache, ``cache_write_tokens`` (only when any) those written to it."""
     meta = message.usage_metadata or {}
     details = meta.get("input_token_details") or {}
-    return {
+    usage = {
         "input_tokens": int(meta.get("input_tokens") or 0),
         "cached_tokens": int(details.get("cache_read") or 0),
         "output_tokens": int(meta.get("output_tokens") or 0),
     }
+    written = int(details.get("cache_creation") or 0) + sum(
+        int(details.get(k) or 0) for k in ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"))
+    # Anthropic's server-side compaction is a sampling iteration of its own, billed but left out of the
+    # top-level usage (BetaUsage.iterations, type compaction): counted here with the reply's tokens
+    raw = (message.response_metadata or {}).get("usage")
+    for iteration in (raw.get("iterations") or []) if isinstance(raw, dict) else []:
+        if isinstance(iteration, dict) and iteration.get("type") == "compaction":
+            read, wrote = int(iteration.get("cache_read_input_tokens") or 0), int(iteration.get("cache_creation_input_tokens") or 0)
+            usage["input_tokens"] += int(iteration.get("input_tokens") or 0) + read + wrote
+            usage["cached_tokens"] += read
+            usage["output_tokens"] += int(iteration.get("output_tokens") or 0)
+            written += wrote
+    if written:
+        usage["cache_write_tokens"] = written
+    return usage
+
+
+# What of a reply's metadata is kept in the cache: the finish reason and model, and what a provider
+# reports of its own context management (Anthropic: ``stop_reason``, ``context_management``'s applied
+# edits; the Responses API: the response's ``id``), which the provider arms read.
+_KEPT_METADATA = ("finish_reason", "model_name", "system_fingerprint", "stop_reason", "context_management",
+                  "model_provider")
 
 
 def _stored_reply(message: AIMessage) -> dict[str, Any]:
     data = message_to_dict(message.model_copy(update={"id": None}))
-    keep = ("finish_reason", "model_name", "system_fingerprint")
     data["data"]["response_metadata"] = {k: v for k, v in (message.response_metadata or {}).items()
-                                         if k in keep}
+                                         if k in _KEPT_METADATA and v is not None}
     return data
 
 
@@ -151,6 +175,13 @@ class ChatClient:
     api_key: str | None = field(default=None, repr=False)
     price: Price | None = None  # USD per million tokens: each call's record gets its cost_usd
     batch: Any = None  # a bench.llm.batch.BatchRound: the calls go through the Batch API (model.batch)
+    provider: str = "openai"  # openai (any OpenAI-compatible endpoint) | anthropic (the Messages API)
+    api: str = "chat"  # openai: chat (chat completions) | responses (the Responses API)
+    # messages -> messages as sent, given the length of the request's shared prefix (None: none):
+    # Anthropic's explicit cache_control breakpoints (bench.llm.anthropic); never part of the cache key
+    prepare: Any = field(default=None, repr=False)
+    # the provider's own fail-fast check, ``check(client)`` raising ModelSetupError (None: GET {endpoint}/models)
+    check: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         try:
@@ -173,6 +204,11 @@ class ChatClient:
             return
         marker = (self.endpoint, request_key({"k": self.api_key or ""}))
         if seen is not None and marker in seen:
+            return
+        if self.check is not None:  # the provider's own check (Anthropic: its SDK's models.list)
+            self.check(self)
+            if seen is not None:
+                seen.add(marker)
             return
         import httpx
 
@@ -197,31 +233,37 @@ class ChatClient:
 
     # ---- one call
     def request(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None,
-                tool_choice: str | None = None) -> dict[str, Any]:
+                tool_choice: str | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """The part of a request that determines the reply (the cache key's content)."""
         head = {"model": self.model, "endpoint": self.endpoint, "params": self.params, "tools": tools or []}
         if tool_choice is not None:
             head["tool_choice"] = tool_choice
+        if extra:  # a provider arm's request parameters (betas, context_management ...)
+            head["extra"] = extra
         return {**head, "messages": [canonical_message(m) for m in messages]}
 
     def key(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None = None,
-            tool_choice: str | None = None) -> str:
+            tool_choice: str | None = None, extra: dict[str, Any] | None = None) -> str:
         """The cache key: the SHA-256 of the request's canonical JSON (:func:`bench.cache.request_key`)."""
-        return request_key(self.request(messages, tools, tool_choice))
+        return request_key(self.request(messages, tools, tool_choice, extra))
 
     def chat(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None = None,
              tags: dict[str, Any] | None = None, tool_choice: str | None = None,
-             callbacks: list[Any] | None = None) -> tuple[AIMessage, dict[str, Any]]:
+             callbacks: list[Any] | None = None, extra: dict[str, Any] | None = None,
+             prefix: int | None = None) -> tuple[AIMessage, dict[str, Any]]:
         """One chat completion: ``(reply, accounting record)``, from the cache when possible.
 
         ``callbacks``: LangChain callbacks of the call (a tracer's); inside a LangGraph run the
-        call inherits the run's own.
+        call inherits the run's own. ``extra``: request parameters of this call beyond the client's
+        (a provider arm's ``betas``, ``context_management`` ...; part of the cache key). ``prefix``:
+        how many leading messages every request of the view shares (system and view): the
+        provider's explicit cache breakpoints go there (``prepare``; not part of the key).
 
         Raises :class:`ContextOverflow` when the endpoint refuses the request as too long,
         :class:`ModelCallError` when it keeps failing (or fails in a way retries cannot fix).
         """
         # the cache key serializes the whole request (5% of a call's client CPU): not made without a cache
-        key = self.key(messages, tools, tool_choice) if self.cache is not None else None
+        key = self.key(messages, tools, tool_choice, extra) if self.cache is not None else None
         record: dict[str, Any] = {"kind": self.kind, "model": self.model, **current_tags(), **(tags or {})}
         if key is not None:
             record["key"] = key[:16]
@@ -232,8 +274,12 @@ class ChatClient:
             self._priced(record)
             emit(record)
             return reply, record
+        if extra and self.batch is not None:
+            raise ModelCallError(f"{self.role}: a provider arm's request parameters cannot go through the Batch API "
+                                 f"(set {self.role}.batch=false)")
+        sent = self.prepare(messages, prefix) if self.prepare is not None else messages
         try:
-            reply, latency, retries = self._invoke(messages, tools, tool_choice, callbacks, key)
+            reply, latency, retries = self._invoke(sent, tools, tool_choice, callbacks, key, extra)
         except (ContextOverflow, ModelCallError) as err:
             record.update(cached=False, failed=True, retries=getattr(err, "retries", 0),
                           outcome="context_overflow" if isinstance(err, ContextOverflow) else "error")
@@ -258,7 +304,42 @@ class ChatClient:
             record["cost_usd"] = round(self.price.cost(int(record.get("input_tokens") or 0),
                                                        int(record.get("cached_tokens") or 0),
                                                        int(record.get("output_tokens") or 0),
-                                                       batch=bool(record.get("batch"))), 8)
+                                                       batch=bool(record.get("batch")),
+                                                       cache_write_tokens=int(record.get("cache_write_tokens") or 0)), 8)
+
+    def fetch(self, op: str, body: dict[str, Any], send: Any, usage_of: Any,
+              tags: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """One call of an endpoint that is not a chat completion (the Responses API's ``responses.compact``):
+        ``(response as JSON data, accounting record)``, with the same cache, retries, limiter, accounting
+        and price as :meth:`chat`. ``body`` is the request as sent (the cache key holds it, with ``op``,
+        the model and the endpoint); ``send()`` makes the call and returns the response's JSON data;
+        ``usage_of(data)`` reads its ``{input_tokens, cached_tokens, output_tokens}``."""
+        key = request_key({"op": op, "model": self.model, "endpoint": self.endpoint, "body": body}) \
+            if self.cache is not None else None
+        record: dict[str, Any] = {"kind": self.kind, "model": self.model, "op": op, **current_tags(), **(tags or {})}
+        if key is not None:
+            record["key"] = key[:16]
+        cached = self.cache.get(key) if self.cache is not None and key is not None else None
+        if cached is not None and isinstance(cached.get("response"), dict):
+            record.update(cached=True, retries=0, **cached["usage"], latency_s=cached.get("latency_s", 0.0))
+            self._priced(record)
+            emit(record)
+            return cached["response"], record
+        try:
+            data, latency, retries = self._retrying(send)
+        except (ContextOverflow, ModelCallError) as err:
+            record.update(cached=False, failed=True, retries=getattr(err, "retries", 0),
+                          outcome="context_overflow" if isinstance(err, ContextOverflow) else "error")
+            emit(record)
+            raise
+        usage = usage_of(data)
+        if self.cache is not None and key is not None:
+            self.cache.put(key, {"response": data, "usage": usage, "latency_s": latency}, kind=self.kind,
+                           model=self.model)
+        record.update(cached=False, retries=retries, **usage, latency_s=latency)
+        self._priced(record)
+        emit(record)
+        return data, record
 
     def _invoke_batch(self, messages: list[BaseMessage], tools, tool_choice: str | None,
                       key: str | None = None) -> tuple[Any, float, int]:
@@ -282,17 +363,32 @@ class ChatClient:
         message.response_metadata = {"finish_reason": choices[0].get("finish_reason"), "model_name": reply.get("model")}
         return message, round(time.perf_counter() - start, 3), 0
 
-    def _runnable(self, tools: list[dict[str, Any]] | None, tool_choice: str | None):
-        if not tools:
-            return self.llm
-        return self.llm.bind_tools(tools, tool_choice=tool_choice) if tool_choice else self.llm.bind_tools(tools)
+    def _runnable(self, tools: list[dict[str, Any]] | None, tool_choice: str | None,
+                  extra: dict[str, Any] | None = None):
+        runnable = self.llm
+        if tools:
+            runnable = self.llm.bind_tools(tools, tool_choice=tool_choice) if tool_choice else self.llm.bind_tools(tools)
+        return runnable.bind(**extra) if extra else runnable
 
     def _invoke(self, messages: list[BaseMessage], tools, tool_choice: str | None,
-                callbacks: list[Any] | None = None, key: str | None = None) -> tuple[Any, float, int]:
+                callbacks: list[Any] | None = None, key: str | None = None,
+                extra: dict[str, Any] | None = None) -> tuple[Any, float, int]:
         if self.batch is not None:
             return self._invoke_batch(messages, tools, tool_choice, key)
-        runnable = self._runnable(tools, tool_choice)
+        runnable = self._runnable(tools, tool_choice, extra)
         config = {"callbacks": callbacks} if callbacks else None
+
+        def call() -> Any:
+            try:
+                return runnable.invoke(messages, config)
+            except openai.LengthFinishReasonError as err:  # structured-output parsing of a cut reply
+                return _truncated_reply(err)
+
+        return self._retrying(call)
+
+    def _retrying(self, call: Any) -> tuple[Any, float, int]:
+        """``call()`` under the limiter, retried with backoff on transient errors: (result, latency of the
+        attempt that succeeded, retries)."""
         attempt = 0
         while True:
             # the slot is held for the request only (not while sleeping before a retry), and the
@@ -301,10 +397,8 @@ class ChatClient:
             start = time.perf_counter()
             outcome, wait, error = "error", None, None
             try:
-                reply = runnable.invoke(messages, config)
+                reply = call()
                 outcome = "ok"
-            except openai.LengthFinishReasonError as err:  # structured-output parsing of a cut reply
-                reply, outcome = _truncated_reply(err), "ok"
             except Exception as err:  # noqa: BLE001 - classified below, once the slot is back
                 err = _unwrapped(err)
                 error, outcome, wait = err, load_outcome(err), retry_after(err)
@@ -482,6 +576,7 @@ def openai_client(
     batch: bool = False,
     batch_quiet_s: float = 1.0,
     batch_poll_s: float = 5.0,
+    api: str = "chat",
 ) -> ChatClient:
     """A :class:`ChatClient` over ``langchain-openai``'s ``ChatOpenAI`` (any OpenAI-compatible endpoint).
 
@@ -489,12 +584,20 @@ def openai_client(
     only know the older field, e.g. llama.cpp's python server). Retries are done here, not
     by the openai client, so every retry is counted and logged. ``max_concurrency``: ``auto``
     (the endpoint's shared adaptive limit, up to ``max_concurrency_cap``) or an integer.
+    ``api``: ``chat`` (chat completions) or ``responses`` (the Responses API: ``ChatOpenAI`` with
+    ``use_responses_api``, what ``arm=openai_compact`` answers through; it takes no ``seed``, so
+    none is sent, and no batch mode here).
     """
     from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
     if not name:
         raise ModelSetupError(f"{role}.name is empty: give the model name the endpoint serves")
+    if api not in ("chat", "responses"):
+        raise ModelSetupError(f"{role}.api must be chat or responses, got {api!r}")
+    if api == "responses" and batch:
+        raise ModelSetupError(f"{role}.batch=true goes through the chat completions Batch API: not with "
+                              f"{role}.api=responses")
     if max_tokens_field not in ("max_completion_tokens", "max_tokens"):
         raise ModelSetupError(f"{role}.max_tokens_field must be max_completion_tokens or max_tokens, "
                               f"got {max_tokens_field!r}")
@@ -516,12 +619,13 @@ def openai_client(
         base_url=base,
         default_query=query or None,  # ?key=... / ?api-version=... on every request, not glued to the path
         api_key=SecretStr(key),
-        seed=seed,
+        seed=seed if api == "chat" else None,  # responses.create takes no seed
         timeout=timeout,
         max_retries=0,
         model_kwargs=dict(model_kwargs or {}),
         extra_body=body or None,
         http_client=_http_client(),
+        **({"use_responses_api": True} if api == "responses" else {}),
         **kwargs,
     )
     # the SDK's chat.completions with create posting the payload as it is (no request transform: ~14 ms
@@ -533,6 +637,7 @@ def openai_client(
         "max_tokens": max_tokens,
         "model_kwargs": dict(model_kwargs or {}),
         "extra_body": body,
+        **({"api": api} if api != "chat" else {}),  # chat: the keys as before the Responses API existed
     }
     return ChatClient(
         llm=llm, model=name, endpoint=endpoint, params=params, role=role, kind=kind,
@@ -540,7 +645,7 @@ def openai_client(
         max_concurrency_cap=max_concurrency_cap,
         max_retries=int(max_retries), backoff_base=float(backoff_base), backoff_max=float(backoff_max),
         check_endpoint=bool(check_endpoint), check_timeout=min(float(timeout), 15.0), api_key=key,
-        price=Price.of(price, role),
+        price=Price.of(price, role), api=api,
         batch=shared_round(base, key if key != "no-key" else None, quiet_s=batch_quiet_s, poll_s=batch_poll_s,
                            max_retries=int(max_retries), backoff_base=float(backoff_base),
                            backoff_max=float(backoff_max))

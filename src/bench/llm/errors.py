@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import re
+import sys
 import time
 
 from bench.errors import BenchError
@@ -47,9 +48,22 @@ except ImportError:  # pragma: no cover - older langchain-core
     _LC_OVERFLOW = None
 
 
+def _sdks() -> tuple:
+    """The model SDKs whose errors may reach here: openai always; anthropic when a client of it was built
+    (an error from it means it is loaded, and the offline stack never imports it)."""
+    import openai  # only when a call failed: the offline stack never imports the SDK
+
+    loaded = sys.modules.get("anthropic")
+    return (openai,) if loaded is None else (openai, loaded)
+
+
+def _is(err: BaseException, name: str) -> bool:
+    """``err`` is an instance of the SDKs' error class ``name`` (both SDKs name them alike)."""
+    return any(isinstance(err, getattr(sdk, name)) for sdk in _sdks() if hasattr(sdk, name))
+
+
 def classify_error(err: BaseException) -> str:
     """``overflow`` (not retried), ``retry`` (transient) or ``fatal``."""
-    import openai  # only when a call failed: the offline stack never imports the SDK
     if _LC_OVERFLOW and isinstance(err, _LC_OVERFLOW):
         return "overflow"
     code = str(getattr(err, "code", "") or "")
@@ -59,17 +73,17 @@ def classify_error(err: BaseException) -> str:
         return "overflow"
     if status in (400, 413) and _OVERFLOW.search(message):
         return "overflow"
-    streamed = isinstance(err, openai.APIError) and status is None and not isinstance(
-        err, (openai.APIConnectionError, openai.APITimeoutError))
+    streamed = _is(err, "APIError") and status is None and not (
+        _is(err, "APIConnectionError") or _is(err, "APITimeoutError"))
     if streamed and _OVERFLOW.search(message):  # an error event inside a streamed reply
         return "overflow"
-    if isinstance(err, (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
-                        openai.InternalServerError)):
+    if any(_is(err, name) for name in ("APITimeoutError", "APIConnectionError", "RateLimitError",
+                                       "InternalServerError")):
         return "retry"
-    if isinstance(err, openai.APIStatusError):
-        return "retry" if (err.status_code in _RETRY_STATUS or err.status_code >= 500) else "fatal"
-    if isinstance(err, openai.APIError):  # error event inside a stream, no status
-        return "retry" if code in ("server_error", "rate_limit_exceeded") else "fatal"
+    if _is(err, "APIStatusError") and isinstance(status, int):
+        return "retry" if (status in _RETRY_STATUS or status >= 500) else "fatal"
+    if _is(err, "APIError"):  # error event inside a stream, no status
+        return "retry" if code in ("server_error", "rate_limit_exceeded", "overloaded_error") else "fatal"
     if isinstance(err, (TimeoutError, ConnectionError, EmptyReply)):
         return "retry"
     return "fatal"
@@ -99,14 +113,12 @@ _TIMEOUT_STATUS = {408, 504}  # request timeout; gateway timeout
 def load_outcome(err: BaseException) -> str:
     """What a failed request says about the endpoint's load, for the limiter (:data:`bench.llm.limiter.OUTCOMES`):
     ``rate_limited`` (429), ``overloaded`` (503/529), ``timeout`` (a timeout, 408/504) or ``error`` (no signal)."""
-    import openai
-
     status = getattr(err, "status_code", None)
     code = str(getattr(err, "code", "") or "")
-    if status == 429 or isinstance(err, openai.RateLimitError) or code == "rate_limit_exceeded":
+    if status == 429 or _is(err, "RateLimitError") or code == "rate_limit_exceeded":
         return "rate_limited"
     if status in _OVERLOAD_STATUS or code in ("overloaded", "overloaded_error"):
         return "overloaded"
-    if status in _TIMEOUT_STATUS or isinstance(err, (openai.APITimeoutError, TimeoutError)):
+    if status in _TIMEOUT_STATUS or _is(err, "APITimeoutError") or isinstance(err, TimeoutError):
         return "timeout"
     return "error"

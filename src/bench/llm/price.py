@@ -1,8 +1,10 @@
 """What a model's calls cost: a price table per model, applied per call.
 
 ``model.price`` (and ``judge.price``, ``summarizer.price``): USD per million tokens for input,
-cached input (the provider's prefix cache bills it at a fraction) and output, and ``batch``, the
-fraction of those prices a provider's batch API bills (0.5 for OpenAI's). Unset: no cost is
+cached input (the provider's prefix cache bills it at a fraction) and output, ``cache_write``
+(input written to the provider's cache: Anthropic bills it above input, 1.25x for its 5-minute
+cache; unset: as input) and ``batch``, the fraction of those prices a provider's batch API bills
+(0.5 for OpenAI's). Unset: no cost is
 computed (``cost_usd`` absent from the calls, ``null`` in ``metrics.json``), not a guessed one.
 
     price = Price.of({"input": 0.15, "cached_input": 0.075, "output": 0.6})
@@ -31,6 +33,7 @@ class Price:
     output: float                   # USD per million output tokens
     cached_input: float | None = None  # USD per million cached input tokens (None: as input)
     batch: float = 1.0              # fraction of these prices billed through the batch API
+    cache_write: float | None = None  # USD per million input tokens written to the cache (None: as input)
 
     @classmethod
     def of(cls, value: Any, role: str = "model") -> Price | None:
@@ -40,10 +43,11 @@ class Price:
         try:
             data = dict(value)
         except (TypeError, ValueError):
-            raise ModelSetupError(f"{role}.price: a mapping {{input, cached_input, output, batch}}, got {value!r}") from None
+            raise ModelSetupError(f"{role}.price: a mapping {{input, cached_input, output, cache_write, batch}}, "
+                                  f"got {value!r}") from None
         known = {f.name for f in fields(cls)}
         if unknown := sorted(set(data) - known):
-            raise ModelSetupError(f"{role}.price: unknown key(s) {unknown} (keys: input, cached_input, output, batch)")
+            raise ModelSetupError(f"{role}.price: unknown key(s) {unknown} (keys: input, cached_input, output, cache_write, batch)")
         if "input" not in data or "output" not in data:
             raise ModelSetupError(f"{role}.price needs input and output (USD per million tokens)")
         for key, number in data.items():
@@ -59,9 +63,14 @@ class Price:
                                   f"got {data['batch']!r}")
         return cls(**{k: (float(v) if v is not None else None) for k, v in data.items()})
 
-    def cost(self, input_tokens: int, cached_tokens: int, output_tokens: int, batch: bool = False) -> float:
-        """USD of one call: uncached input, cached input and output at their rates (times ``batch``)."""
+    def cost(self, input_tokens: int, cached_tokens: int, output_tokens: int, batch: bool = False,
+             cache_write_tokens: int = 0) -> float:
+        """USD of one call: uncached input, cached input, input written to the cache and output at their
+        rates (times ``batch``). ``input_tokens`` counts all three kinds of input."""
         cached = min(max(cached_tokens, 0), max(input_tokens, 0))
+        written = min(max(cache_write_tokens, 0), max(input_tokens, 0) - cached)
         cached_rate = self.input if self.cached_input is None else self.cached_input
-        usd = ((input_tokens - cached) * self.input + cached * cached_rate + output_tokens * self.output) / _MILLION
+        write_rate = self.input if self.cache_write is None else self.cache_write
+        usd = ((input_tokens - cached - written) * self.input + cached * cached_rate + written * write_rate
+               + output_tokens * self.output) / _MILLION
         return usd * (self.batch if batch else 1.0)

@@ -22,7 +22,7 @@ __all__ = ["Policy", "PolicyContext", "CONTEXT_PARTS", "Declaration", "declare",
            "SummarizingArm", "view_problems", "make_view", "steps", "clean_start"]
 
 # The parts of a PolicyContext a policy class may declare it uses (``Policy.uses``).
-CONTEXT_PARTS = frozenset({"prompt", "mechanism", "summarizer", "budget_policy"})
+CONTEXT_PARTS = frozenset({"prompt", "mechanism", "summarizer", "budget_policy", "model"})
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ class PolicyContext:
     mechanism: Any = None  # the mechanism group (a dict or bench.policies.compact.Mechanisms)
     summarizer: Any = field(default=None, repr=False)  # a Summarizer; None: the extractive one
     budget_policy: Any = field(default=None, repr=False)  # arm.match's arm (a Policy), for nlatest
+    model: Any = field(default=None, repr=False)  # the answering model (an Answerer), for the provider arms
 
 
 # What an arm is to the study: the reference every other arm is scored against (the whole

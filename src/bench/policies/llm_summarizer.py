@@ -1,4 +1,5 @@
-"""The LLM summarizer for ``arm=compact`` (``summarizer=openai``), beside the extractive one.
+"""The LLM summarizer for ``arm=compact`` (``summarizer=openai`` or ``summarizer=anthropic``), beside the
+extractive one.
 
     summarizer = LLMSummarizer(name="gpt-4o-mini")
     summary, usage = summarizer.summarize(messages, prompt)
@@ -13,7 +14,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from bench.llm import ChatClient, ContextOverflow, ModelSetupError, current_callbacks, openai_client, sum_usage
+from bench.llm import ChatClient, ContextOverflow, ModelSetupError, current_callbacks, model_client, sum_usage
 from bench.text import content_text, message_text
 
 __all__ = ["LLMSummarizer", "SUMMARY_SYSTEM"]
@@ -48,7 +49,7 @@ class LLMSummarizer:
                  system: str | None = SUMMARY_SYSTEM, **settings: Any) -> None:
         if input not in ("messages", "transcript"):
             raise ModelSetupError(f"summarizer.input must be messages or transcript, got {input!r}")
-        self.client = client or openai_client("summarizer", kind="summarizer", **settings)
+        self.client = client or model_client("summarizer", kind="summarizer", **settings)
         self.input = input
         self.system = system
         self.name = f"llm:{self.client.model}"

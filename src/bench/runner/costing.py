@@ -86,7 +86,9 @@ def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
     for kind, row in kinds.items():
         if not row["calls"]:
             continue
-        entry: dict[str, Any] = {k: round(v) for k, v in row.items()}
+        # every count present (a kind whose calls read no cache, the summarizer's, has no cached tokens)
+        entry: dict[str, Any] = {"calls": 0, "input_tokens": 0, "cached_tokens": 0, "output_tokens": 0,
+                                 **{k: round(v) for k, v in row.items()}}
         full, discounted = _cost(prices.get(kind), entry), _cost(prices.get(kind), entry, batch=True)
         if full is None or discounted is None:
             entry["cost_usd"] = entry["batch_cost_usd"] = None
@@ -121,7 +123,9 @@ def job_estimate(cases: list[Case], views: list[dict[str, Any]], counter: TokenC
         if summarized and view.get("summarizer_calls"):
             calls = int(view["summarizer_calls"])
             kinds["summarizer"]["calls"] += calls
-            kinds["summarizer"]["input_tokens"] += calls * max(0, int(view["full_tokens"]) - int(view["kept_tokens"]))
+            # what a summary reads: the history it replaces (a provider arm's view call: the history it sends)
+            read = view.get("view_call_tokens", max(0, int(view["full_tokens"]) - int(view["kept_tokens"])))
+            kinds["summarizer"]["input_tokens"] += calls * int(read)
             kinds["summarizer"]["output_tokens"] += calls * SUMMARY_OUTPUT
         if reference:
             tally(kinds, "reference", case, int(view["full_tokens"]), None, False, counter, warm=warm, steps=steps)
