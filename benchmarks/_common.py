@@ -55,7 +55,7 @@ def resolve_data(data: str) -> Path:
     if data == "dev":
         return DEV
     if data == "sample":
-        from bench.selection import sample_path
+        from bench.data.selection import sample_path
 
         return sample_path()
     return Path(data)
@@ -70,8 +70,8 @@ def make_cases_file(source: Path, n_cases: int, out_dir: Path, row_group_size: i
     parquet files have groups of a few hundred rows); None: pyarrow's default (one group here).
     """
     if source.suffix == ".jsonl":
-        from bench.cases import row_to_case
-        from bench.schema import Case
+        from bench.data.cases import row_to_case
+        from bench.store.schema import Case
 
         rows = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
         rows = [row for i, row in enumerate(rows) if isinstance(row_to_case(dict(row), i), Case)]

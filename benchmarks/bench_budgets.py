@@ -42,9 +42,9 @@ def main() -> None:
     parser.add_argument("--budgets", default="0.1,0.25,0.5", help="arm.budget values (comma-separated)")
     parser.add_argument("--limit", type=int, default=0, help="first N cases of each dataset (0: all)")
     args = parser.parse_args()
-    from bench.arms import build_policy
-    from bench.selection import load_cases
-    from bench.tokens import TokenCounter
+    from bench.config.arms import build_policy
+    from bench.data.selection import load_cases
+    from bench.text.tokens import TokenCounter
 
     quiet()
     counter = TokenCounter()

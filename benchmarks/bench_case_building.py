@@ -32,7 +32,7 @@ def source_rows(data: str) -> list[dict]:
     import pandas as pd
 
     if data == "ops":
-        from bench.selection import sample_path
+        from bench.data.selection import sample_path
 
         path = sample_path().parent / "ops" / "dev.jsonl"
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -41,7 +41,7 @@ def source_rows(data: str) -> list[dict]:
 
 def conversation(size: int, data: str = "dev") -> dict:
     """A nebius-schema row of ``size`` history messages (plus the system message)."""
-    from bench.cases import strip_nulls
+    from bench.data.cases import strip_nulls
 
     rows = source_rows(data)
     first = strip_nulls(rows[0]["trajectory"])
@@ -89,11 +89,11 @@ def conversation(size: int, data: str = "dev") -> dict:
 
 def build_seconds(row: dict, repeat: int, profile_name: str = "openhands") -> tuple[float, int, int]:
     """Best wall seconds of row_to_case + add_questions; messages and questions of the case."""
-    from bench.cases import row_to_case
+    from bench.data.cases import row_to_case
     from bench.profiles import get_profile
     from bench.questions import DEPTHS, add_questions
-    from bench.schema import Case
-    from bench.tokens import TokenCounter
+    from bench.store.schema import Case
+    from bench.text.tokens import TokenCounter
 
     best = None
     for _ in range(max(1, repeat)):

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from bench.evidence import evidence_flags
-from bench.judge import ExactJudge
+from bench.answering.evidence import evidence_flags
+from bench.answering.evidence_reader import EvidenceReader
+from bench.data.selection import load_cases
 from bench.policies import CompactPolicy, FullHistory, NLatest, PolicyContext, load_prompt
-from bench.reader import EvidenceReader
-from bench.selection import load_cases
-from bench.tokens import TokenCounter
+from bench.scoring.judge import ExactJudge
+from bench.text.tokens import TokenCounter
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "tests" / "data" / "real" / "dev.parquet"

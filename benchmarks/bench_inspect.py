@@ -75,10 +75,10 @@ def requests_of(cases_file: Path) -> list[dict]:
     """The answering requests of the runner's job on ``cases_file``: per question, its messages and tools."""
     from langchain_core.messages import convert_to_openai_messages
 
-    from bench.jobcases import load_job_cases
+    from bench.answering.request import first_messages, tools_for
+    from bench.config.job_cases import load_job_cases
     from bench.policies import FullHistory, PolicyContext
-    from bench.read_tool import first_messages, tools_for
-    from bench.tokens import TokenCounter
+    from bench.text.tokens import TokenCounter
 
     counter = TokenCounter()
     rows = []

@@ -102,7 +102,7 @@ def _leaves(value) -> list[str]:
 def view_texts(view, profile) -> list[str]:
     """What a reader sees, per message: content (a tool output also cleaned by the profile), and
     each call's arguments as JSON and each value as it is. A summary is one of the messages."""
-    from bench.text import content_text
+    from bench.text.content import content_text
 
     texts = []
     for m in view.messages:
@@ -156,12 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=15, help="arm pairs with violations listed per source")
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
-    from bench.arms import build_policy
-    from bench.evidence import evidence_flags
-    from bench.jobcases import load_job_cases
-    from bench.judge import ExactJudge
-    from bench.reader import EvidenceReader
-    from bench.tokens import TokenCounter
+    from bench.answering.evidence import evidence_flags
+    from bench.answering.evidence_reader import EvidenceReader
+    from bench.config.arms import build_policy
+    from bench.config.job_cases import load_job_cases
+    from bench.scoring.judge import ExactJudge
+    from bench.text.tokens import TokenCounter
 
     reader, judge = EvidenceReader(), ExactJudge()
     totals: dict[str, Counter] = {}

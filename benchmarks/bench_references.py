@@ -55,7 +55,7 @@ def strings(value) -> list[str]:
 def noise(case, question, messages) -> list[str]:
     """The noise classes a question's reference falls in (shared errors are counted over the source)."""
     from bench.extract import parse_first_exception, summary_line
-    from bench.text import content_text
+    from bench.text.content import content_text
 
     found = []
     ref = question.reference
@@ -94,9 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=3, help="examples shown per class and source")
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
-    from bench.jobcases import load_job_cases
+    from bench.config.job_cases import load_job_cases
     from bench.questions.matching import squash
-    from bench.tokens import TokenCounter
+    from bench.text.tokens import TokenCounter
 
     rows = []
     for source in args.sources.split(","):

@@ -167,7 +167,7 @@ def bare_run(url: str, bodies: list[bytes], bare: dict, run_job, phase: dict, id
     import threading
     from collections import deque
 
-    from bench.schema import Answer, Score
+    from bench.store.schema import Answer, Score
 
     answers = deque(b for b in bodies if not is_judgment(b))
     judgments = deque(b for b in bodies if is_judgment(b))

@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"offline default job: median {job_s:.2f}s over {args.runs} runs (min {min(job):.2f}, max {max(job):.2f})")
     print(f"import hydra:        median {hydra_s:.2f}s (min {min(hydra):.2f}, max {max(hydra):.2f})")
     floor_s = statistics.median(floor)
-    print(f"empty Hydra app on conf/ (its callbacks import bench.callbacks): median {floor_s:.2f}s (min {min(floor):.2f}, max {max(floor):.2f})")
+    print(f"empty Hydra app on conf/ (its callbacks import bench.cli.callbacks): median {floor_s:.2f}s (min {min(floor):.2f}, max {max(floor):.2f})")
     print(f"ratio job / import hydra: {job_s / hydra_s:.2f}; empty Hydra app / import hydra: {floor_s / hydra_s:.2f}\n")
     print("largest imports of the job (cumulative, by top-level package):")
     for seconds, package in imports[:12]:

@@ -21,11 +21,11 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from bench.judge import ExactJudge
+from bench.answering.evidence_reader import EvidenceReader
+from bench.data.selection import load_cases
 from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext, load_prompt
-from bench.reader import EvidenceReader
-from bench.selection import load_cases
-from bench.tokens import TokenCounter
+from bench.scoring.judge import ExactJudge
+from bench.text.tokens import TokenCounter
 
 DEV = Path(__file__).resolve().parents[1] / "tests" / "data" / "real" / "dev.parquet"
 SOURCES = {"sample": {"source": "sample", "profile": "openhands"},

@@ -5,7 +5,7 @@ mechanism preset and the offline summarizer, for every summary prompt with ``--p
 the script composes the job config from ``conf/`` with Hydra's compose API, builds the
 policy with ``bench.policies.build_policy`` and turns every case of the dataset (default
 ``tests/data/real/dev.parquet``) into its view, ``--repeat`` times, each time with a
-fresh :class:`bench.tokens.TokenCounter` warmed like a job's (the runner's counter has
+fresh :class:`bench.text.tokens.TokenCounter` warmed like a job's (the runner's counter has
 already counted every case's messages in ``load_cases``).
 
 Columns: ``cases/s`` (views only, best of the repeats), ``+record cases/s`` (views plus
@@ -43,7 +43,7 @@ class CountTimer:
     METHODS = ("count_text", "count_message", "count_messages")
 
     def __init__(self) -> None:
-        from bench.tokens import TokenCounter
+        from bench.text.tokens import TokenCounter
 
         self.cls = TokenCounter
         self.local = threading.local()
@@ -120,11 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     import logging
 
     logging.disable(logging.WARNING)  # rejected-row warnings are not the point here
-    from bench.arms import build_policy
-    from bench.evidence import evidence_flags
-    from bench.selection import load_cases
-    from bench.store import JobStore
-    from bench.tokens import TokenCounter
+    from bench.answering.evidence import evidence_flags
+    from bench.config.arms import build_policy
+    from bench.data.selection import load_cases
+    from bench.store.records import JobStore
+    from bench.text.tokens import TokenCounter
 
     base = ["dataset=local", f"dataset.path={args.data}"]
     if args.cases is not None:

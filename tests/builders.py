@@ -84,8 +84,8 @@ def random_history(rng, max_steps: int = 30, output_lengths=(10, 400, 501, 900, 
 def sample_questions() -> int:
     """Questions of the shipped sample as the default job asks them (``load_job_cases`` on the
     default config: every type that applies, at the default ``questions.depths``)."""
-    from bench.config import compose
-    from bench.jobcases import load_job_cases
+    from bench.config.checks import compose
+    from bench.config.job_cases import load_job_cases
 
     global _SAMPLE_QUESTIONS
     if _SAMPLE_QUESTIONS is None:

@@ -52,9 +52,9 @@ for index, (cwd, args, out, err) in enumerate(commands):
 '''
 
 
-# what a job imports after Hydra composed its config (bench.callbacks.JOB_IMPORTS), and the model stack
-JOB_MODULES = ("bench.config", "bench.runner", "bench.selection")
-MODEL_MODULES = ("bench.agent", "bench.judge", "bench.llm.client", "openai", "langchain_openai", "langgraph.graph")
+# what a job imports after Hydra composed its config (bench.cli.callbacks.JOB_IMPORTS), and the model stack
+JOB_MODULES = ("bench.config.checks", "bench.runner", "bench.data.selection")
+MODEL_MODULES = ("bench.answering.agent", "bench.scoring.judge", "bench.llm.client", "openai", "langchain_openai", "langgraph.graph")
 
 
 def run_commands(commands: list[tuple[Path, list[str]]], env: dict[str, str] | None = None,

@@ -22,9 +22,8 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from bench.agent import READ_TOOL, THINK_REPLY, LangGraphAnswerer
+from bench.answering.agent import READ_TOOL, THINK_REPLY, LangGraphAnswerer
 from bench.cache import ResponseCache
-from bench.formats import placeholder
 from bench.llm import (
     ChatClient,
     ModelSetupError,
@@ -33,7 +32,8 @@ from bench.llm import (
     openai_client,
 )
 from bench.policies import LLMSummarizer
-from bench.schema import Case, Question, View
+from bench.store.schema import Case, Question, View
+from bench.text.formats import placeholder
 
 # --------------------------------------------------------------------------- fakes
 

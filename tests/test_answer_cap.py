@@ -1,4 +1,4 @@
-"""A runaway reply (megabytes of text) is kept cut to ``bench.schema.ANSWER_CAP`` characters with its
+"""A runaway reply (megabytes of text) is kept cut to ``bench.store.schema.ANSWER_CAP`` characters with its
 whole length (``answer_chars``): answers.jsonl stays small and the judges do not crawl, and the record
 says it was cut. Direct calls and batch mode alike (issue 32, "Batch mode": 25 MB replies made
 answers.jsonl 200 MB)."""
@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from bench.config import compose
+from bench.config.checks import compose
 from bench.llm.batch import reset_rounds
 from bench.runner import run
-from bench.schema import ANSWER_CAP, Answer
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
+from bench.store.schema import ANSWER_CAP, Answer
 
 from fake_openai import FakeOpenAI
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from bench.config import compose
+from bench.config.checks import compose
 from bench.llm.batch import reset_rounds
 from bench.runner import run
 

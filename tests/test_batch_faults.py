@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.config import compose
+from bench.config.checks import compose
 from bench.llm.batch import reset_rounds
 from bench.runner import run
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
 
 from fake_openai import FakeOpenAI
 

@@ -26,8 +26,8 @@ import pytest
 from bench.cache import PostgresCache, ResponseCache, open_cache, request_key
 from bench.cache import main as cache_main
 from bench.cache.postgres import TABLE, CacheUnavailable
-from bench.errors import ConfigError
-from bench.store import read_jsonl
+from bench.core.errors import ConfigError
+from bench.store.records import read_jsonl
 
 from fake_openai import FakeOpenAI
 from pg_server import REQUIRE_ENV, drop_database, fresh_database, server_url, with_database
@@ -355,7 +355,7 @@ def test_three_jobs_started_at_once_share_what_is_done_and_agree(pg_url, tmp_pat
 def test_jobs_in_one_process_share_the_full_arm_through_the_server(pg_url, tmp_path):
     """The acceptance's rule without its processes (fast): a second job, another arm, makes no
     call for the full arm; what it reads is what the server holds."""
-    from bench.config import compose
+    from bench.config.checks import compose
     from bench.runner import run
 
     with FakeOpenAI() as server:
@@ -373,9 +373,9 @@ def test_jobs_in_one_process_share_the_full_arm_through_the_server(pg_url, tmp_p
 
 
 def test_a_bad_url_or_an_unreachable_server_stops_the_job_before_any_call(tmp_path):
-    from bench.config import compose, validate
-    from bench.failures import innermost
-    from bench.redact import literal_secret
+    from bench.config.checks import compose, validate
+    from bench.core.failures import innermost
+    from bench.core.redact import literal_secret
     from bench.runner import run
 
     with FakeOpenAI() as server:
@@ -439,7 +439,7 @@ def test_a_ray_sweep_shares_the_server_with_any_later_job(pg_url, tmp_path):
     fake endpoint and keep every reply on the server; a job after the sweep, in another process,
     makes no call for the full arm (the sweep's full job paid for it)."""
     pytest.importorskip("hydra_plugins.hydra_ray_launcher", reason="the ray extra is not installed (uv sync --extra ray)")
-    from bench.config import compose
+    from bench.config.checks import compose
     from bench.runner import run
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANGFUSE_") and k != "RAY_ENABLE_UV_RUN_RUNTIME_ENV"}

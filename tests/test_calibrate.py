@@ -117,7 +117,7 @@ def test_fail_under(tmp_path, capsys):
 
 def test_a_judge_that_raises_leaves_the_row_unscored(tmp_path):
     from bench.calibrate import judge_rows
-    from bench.schema import Score
+    from bench.store.schema import Score
 
     class Picky:
         def score(self, question, answer, repo_root=None):

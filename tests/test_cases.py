@@ -7,8 +7,8 @@ import json
 import numpy as np
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from bench.cases import row_to_case, strip_nulls
-from bench.schema import Case, Rejected
+from bench.data.cases import row_to_case, strip_nulls
+from bench.store.schema import Case, Rejected
 
 from builders import ROOT, assistant, bash, call, edit, result, row, system, user
 

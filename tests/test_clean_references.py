@@ -16,12 +16,12 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from omegaconf import OmegaConf
 
-from bench.history import tool_events
+from bench.data.selection import load_cases
+from bench.extract.history import tool_events
 from bench.profiles import OPENHANDS
 from bench.questions import add_questions
-from bench.schema import Case
-from bench.selection import load_cases
-from bench.tokens import TokenCounter
+from bench.store.schema import Case
+from bench.text.tokens import TokenCounter
 
 from conftest import DEV_PARQUET
 

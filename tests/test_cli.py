@@ -106,7 +106,7 @@ def test_an_in_process_sweep_keeps_nothing_of_its_finished_jobs(tmp_path):
         "gc.disable()  # only the job's own collection may free its cycles\n"
         "try:\n    runpy.run_module('bench.main', run_name='__main__')\n"
         "except SystemExit as stop:\n    assert not stop.code, stop.code\n"
-        "from bench.schema import Case\n"
+        "from bench.store.schema import Case\n"
         "print(sum(isinstance(o, Case) for o in gc.get_objects()))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)

@@ -20,13 +20,13 @@ from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from bench.arms import build_policy
-from bench.config import ConfigError, compose
+from bench.config.arms import build_policy
+from bench.config.checks import ConfigError, compose
 from bench.policies import CompactPolicy, PolicyContext, view_problems
 from bench.runner import run
-from bench.schema import Case, Question
-from bench.text import content_text
-from bench.tokens import TokenCounter
+from bench.store.schema import Case, Question
+from bench.text.content import content_text
+from bench.text.tokens import TokenCounter
 
 PROJECT = Path(__file__).resolve().parents[1]
 DEV = PROJECT / "tests" / "data" / "real" / "dev.parquet"
@@ -217,7 +217,7 @@ def test_a_forced_job_writes_the_records_it_always_wrote(tmp_path) -> None:
 
 def test_real_histories_compact_one_to_three_times_at_16k_to_32k() -> None:
     cfg = compose(["dataset=local", f"dataset.path={DEV}", "arm=compact", "arm.auto_compact.force=false"])
-    from bench.selection import load_cases
+    from bench.data.selection import load_cases
 
     cases = [c for c in load_cases(cfg.dataset, COUNTER).cases if 20_000 <= COUNTER.count_messages(c.messages) <= 40_000]
     assert cases

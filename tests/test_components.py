@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench.components import calls_model, clients_of, preflight
-from bench.judge import ExactJudge
+from bench.answering.evidence_reader import EvidenceReader
+from bench.core.components import calls_model, clients_of, preflight
 from bench.llm.limiter import FixedLimiter, find_limiters
-from bench.panel import PanelJudge
 from bench.policies import CompactPolicy, ExtractiveSummarizer, FullHistory, NLatest, PolicyContext
-from bench.reader import EvidenceReader
-from bench.tokens import TokenCounter
+from bench.scoring.judge import ExactJudge
+from bench.scoring.panel import PanelJudge
+from bench.text.tokens import TokenCounter
 
 
 class _Client:

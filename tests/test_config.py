@@ -6,10 +6,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
 
-from bench.arms import build_policy
-from bench.config import dataset_source
+from bench.config.arms import build_policy
+from bench.config.checks import dataset_source
 from bench.sources import Source
-from bench.tokens import TokenCounter
+from bench.text.tokens import TokenCounter
 
 from conftest import CONF_DIR
 

@@ -13,8 +13,8 @@ import json
 import pytest
 
 from bench import estimate
-from bench.errors import ConfigError
-from bench.llm.errors import ModelSetupError
+from bench.core.errors import ConfigError
+from bench.llm.call_errors import ModelSetupError
 from bench.llm.price import Price
 
 from test_hostile import bench, one_line_error
@@ -94,7 +94,7 @@ def test_a_boolean_setting_refuses_anything_but_true_or_false(tmp_path, override
 
 
 def test_a_panel_members_boolean_is_checked_as_the_judges():
-    from bench.config import compose, validate
+    from bench.config.checks import compose, validate
 
     with pytest.raises(ConfigError, match="judge.members.llm.json_mode: expected true or false"):
         validate(compose(["judge=panel", "judge.members.llm.json_mode=maybe"]))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.config import compose
+from bench.config.checks import compose
 from bench.runner import run
 
 from conftest import PROJECT
@@ -134,7 +134,7 @@ def test_a_read_only_file_system_is_refused_in_one_line(tmp_path, monkeypatch):
     import errno
     import tempfile
 
-    from bench.jobdir import JobDirError, check_new
+    from bench.store.jobdir import JobDirError, check_new
 
     def read_only(*args, **kwargs):  # noqa: ANN002, ANN003
         raise OSError(errno.EROFS, os.strerror(errno.EROFS))

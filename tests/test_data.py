@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from bench.selection import DatasetError, load_cases
+from bench.data.selection import DatasetError, load_cases
 
 from builders import ROOT, bash, edit, row
 

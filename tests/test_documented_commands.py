@@ -249,7 +249,7 @@ def sweep_variants(overrides: list[str], sweep: bool) -> list[list[str]]:
     command line's), beside the fixed ones: every option a job of it meets, composed once."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    from bench.config import compose
+    from bench.config.checks import compose
 
     parser = OverridesParser.create()
     fixed = [o for o in overrides if not parser.parse_override(o).is_sweep_override()]
@@ -269,7 +269,7 @@ def sweep_variants(overrides: list[str], sweep: bool) -> list[list[str]]:
 def test_every_documented_job_config_composes_and_names_files_that_exist(tmp_path, monkeypatch):
     """Each value of each sweep, composed as its job would be, from a directory laid out like the
     project's: ``arm.policy`` on an arm that takes none, a ``dataset.path`` that is not there ..."""
-    from bench.config import absolute_paths, compose, dataset_source, validate
+    from bench.config.checks import absolute_paths, compose, dataset_source, validate
 
     workspace(tmp_path, jobs=False)
     monkeypatch.chdir(tmp_path)
@@ -293,8 +293,8 @@ def test_every_documented_job_config_composes_and_names_files_that_exist(tmp_pat
                 if cfg.dataset.get("source") != "hf" and Path(str(cfg.dataset.get("path"))).name not in made:
                     dataset_source(cfg.dataset).check()
                 if cfg.arm.get("name") == "custom":
-                    from bench.arms import build_policy
-                    from bench.tokens import TokenCounter
+                    from bench.config.arms import build_policy
+                    from bench.text.tokens import TokenCounter
 
                     build_policy(cfg, TokenCounter(cfg.tokenizer.encoding))
                 checked += 1

@@ -8,12 +8,12 @@ import shutil
 import pytest
 from omegaconf import OmegaConf
 
-from bench.config import compose
+from bench.config.checks import compose
+from bench.config.job_cases import load_job_cases
+from bench.data.selection import load_cases
 from bench.download import main as download_main
 from bench.download import row_sha256
-from bench.jobcases import load_job_cases
-from bench.selection import load_cases
-from bench.tokens import TokenCounter
+from bench.text.tokens import TokenCounter
 
 FILTERS = ["dataset.filters.min_tokens=0", "dataset.filters.max_tokens=null", "dataset.filters.resolved=null",
            "dataset.filters.exit_status=null"]

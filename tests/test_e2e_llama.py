@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.schema import VERDICTS
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
+from bench.store.schema import VERDICTS
 
 from builders import ROOT, bash, edit, row
 from llama_server import llama_server_fixture
@@ -182,9 +182,9 @@ def test_full_and_compact_on_a_real_server_then_a_cached_rerun(tmp_path, llama_b
 def test_a_request_longer_than_the_context_is_an_overflow_not_retried(tmp_path, llama_base_url, monkeypatch):
     from langchain_core.messages import HumanMessage
 
-    from bench.agent import LangGraphAnswerer
+    from bench.answering.agent import LangGraphAnswerer
     from bench.llm import call_sink
-    from bench.schema import Case, Question, View
+    from bench.store.schema import Case, Question, View
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     agent = LangGraphAnswerer(name="smollm2-135m", base_url=llama_base_url, max_tokens=16,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.errors import BenchError
+from bench.core.errors import BenchError
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
@@ -36,15 +36,15 @@ def test_the_bench_script_is_the_main_entry_point():
 
 
 def test_every_user_facing_error_is_a_bench_error():
-    from bench.argv import UserError
     from bench.calibrate import CalibrationError
-    from bench.chatlog import ChatLogError
-    from bench.errors import ConfigError, DatasetError
-    from bench.jobdir import JobDirError
+    from bench.cli.argv import UserError
+    from bench.core.errors import ConfigError, DatasetError
     from bench.llm import ModelSetupError
     from bench.profiles import ProfileError
     from bench.questions import QuestionTypeError
     from bench.runner import ResumeError
+    from bench.sources.chatlog import ChatLogError
+    from bench.store.jobdir import JobDirError
 
     for error in (UserError, CalibrationError, ChatLogError, ConfigError, DatasetError, JobDirError, ModelSetupError,
                   ProfileError, QuestionTypeError, ResumeError):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bench.config import compose
+from bench.config.checks import compose
 from bench.estimate import estimate_job, main, sweep_overrides
 from bench.runner import run
 

@@ -71,7 +71,7 @@ def test_matched_and_smoke_settings():
     assert matched.arm.match == "compact" and matched.arm.n is None
     smoke = _compose("+experiment=smoke")
     assert (smoke.dataset.source, smoke.dataset.limit, smoke.model._target_) == (
-        "sample", 3, "bench.reader.EvidenceReader")
+        "sample", 3, "bench.answering.evidence_reader.EvidenceReader")
     assert _compose("+experiment=smoke", "+experiment/arm=nlatest").arm.n == 20
 
 
@@ -179,7 +179,7 @@ def test_launcher_configs_compose(launcher, plugin, target):
 def test_callback_writes_into_the_sweep_dir_unless_disabled(tmp_path):
     from omegaconf import OmegaConf
 
-    from bench.callbacks import ReportCallback
+    from bench.cli.callbacks import ReportCallback
     from test_report import run_job
 
     sweep = tmp_path / "sweep"
@@ -195,7 +195,7 @@ def test_callback_writes_into_the_sweep_dir_unless_disabled(tmp_path):
 def test_expected_jobs_counts_the_basic_sweepers_product():
     from omegaconf import OmegaConf
 
-    from bench.callbacks import BASIC_SWEEPER, expected_jobs
+    from bench.cli.callbacks import BASIC_SWEEPER, expected_jobs
 
     def sweep(params, task, target=BASIC_SWEEPER):
         return OmegaConf.create({"hydra": {"sweeper": {"_target_": target, "params": params},
@@ -234,7 +234,7 @@ def test_a_sweep_whose_jobs_wrote_elsewhere_fails_loudly(tmp_path):
 def test_a_sweep_preloads_what_its_jobs_import(overrides, swept, model, datasets):
     from omegaconf import open_dict, read_write
 
-    from bench.callbacks import DATASETS_IMPORTS, JOB_IMPORTS, MODEL_IMPORTS, job_imports
+    from bench.cli.callbacks import DATASETS_IMPORTS, JOB_IMPORTS, MODEL_IMPORTS, job_imports
 
     cfg = _compose(*overrides, hydra=True)
     with read_write(cfg), open_dict(cfg):

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import shutil
 
-from bench.config import CONF_DIR, compose
+from bench.config.checks import CONF_DIR, compose
 from bench.runner import run
-from bench.schema import Score
+from bench.store.schema import Score
 
 
 class AlwaysWrong:
-    """A throwaway judge: every answer is wrong (its protocol: bench.components.Judge)."""
+    """A throwaway judge: every answer is wrong (its protocol: bench.core.components.Judge)."""
 
     name = "always-wrong"
 

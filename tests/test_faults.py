@@ -25,7 +25,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from bench.runner import run
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
 
 from builders import sample_questions
 from conftest import CONF_DIR
@@ -255,10 +255,10 @@ def test_no_file_log_or_trace_of_a_job_contains_the_key(tmp_path, monkeypatch):
 
 
 def test_read_tool_output_opens_only_this_views_handles_on_real_offload_views(dev_parquet):
-    from bench.agent import READ_TOOL, LangGraphAnswerer
-    from bench.arms import build_policy
-    from bench.selection import load_cases
-    from bench.tokens import TokenCounter
+    from bench.answering.agent import READ_TOOL, LangGraphAnswerer
+    from bench.config.arms import build_policy
+    from bench.data.selection import load_cases
+    from bench.text.tokens import TokenCounter
 
     counter = TokenCounter()
     base = ["dataset=local", f"dataset.path={dev_parquet}", "dataset.limit=3", "arm=compact"]
@@ -319,10 +319,10 @@ def test_questions_and_judgings_are_the_units_of_work(tmp_path):
 def test_prompt_hash_is_recorded_when_the_prompt_shapes_the_views():
     from types import SimpleNamespace
 
-    from bench.arms import build_policy
+    from bench.config.arms import build_policy
     from bench.policies import declare
     from bench.runner.provenance import provenance
-    from bench.tokens import TokenCounter
+    from bench.text.tokens import TokenCounter
 
     selection = SimpleNamespace(source="x", rows_read=0, skipped=0, n_cases=0, rejected=[])
     hashes = {}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.chatlog import ChatLogError, iter_chat_rows
+from bench.sources.chatlog import ChatLogError, iter_chat_rows
 
 from cli_batch import JOB_MODULES, MODEL_MODULES, run_commands
 from conftest import OPS_JSONL, PROJECT
@@ -203,8 +203,8 @@ def as_tau2(trajectory: list[dict]) -> list[dict]:
 
 
 def test_tau2s_own_message_shape_reads_as_its_openai_shape(tmp_path):
-    from bench.config import compose, dataset_source
-    from bench.selection import load_cases
+    from bench.config.checks import compose, dataset_source
+    from bench.data.selection import load_cases
 
     rows = [json.loads(line) for line in OPS_JSONL.read_text(encoding="utf-8").splitlines()[:4]]
     openai_log, tau2_log = tmp_path / "openai.jsonl", tmp_path / "tau2.jsonl"
@@ -379,7 +379,7 @@ def test_a_sweep_job_with_many_overrides_gets_a_directory_name_the_filesystem_ta
     """A sweep against a local server names every job by its overrides (three base URLs, keys, ...):
     past 255 bytes the job could not make its directory (a traceback, found running the README's
     sweep against the fake server). The name is cut at 200 bytes, kept unique by a hash, seed last."""
-    from bench.config import MAX_JOB_NAME, _job_name
+    from bench.config.checks import MAX_JOB_NAME, _job_name
 
     overrides = ",".join(f"{part}.base_url=http_:_127.0.0.1_:35089_v1,{part}.api_key_env=null"
                          for part in ("model", "judge", "summarizer")) + ",mechanism=shipped"

@@ -29,17 +29,17 @@ from functools import cache
 
 import pytest
 
-from bench.arms import build_policy
-from bench.config import compose
-from bench.evidence import evidence_flags, question_spans
-from bench.jobcases import load_job_cases
-from bench.judge import ExactJudge
+from bench.answering.evidence import evidence_flags, question_spans
+from bench.answering.evidence_reader import EvidenceReader
+from bench.config.arms import build_policy
+from bench.config.checks import compose
+from bench.config.job_cases import load_job_cases
 from bench.policies import CompactPolicy, PolicyContext
 from bench.policies.summarize import ExtractiveSummarizer
-from bench.reader import EvidenceReader
-from bench.reading import message_texts, span_present, verbatim_ids
-from bench.schema import View
-from bench.tokens import TokenCounter
+from bench.scoring.judge import ExactJudge
+from bench.store.schema import View
+from bench.text.tokens import TokenCounter
+from bench.text.view_contents import message_texts, span_present, verbatim_ids
 
 from conftest import DEV_PARQUET, PROJECT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.formats import (
+from bench.text.formats import (
     CUT,
     Attempt,
     find_handles,

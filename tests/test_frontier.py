@@ -11,17 +11,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bench.arms import build_policy
-from bench.config import compose
-from bench.errors import ConfigError
-from bench.metrics import budget_metrics
+from bench.config.arms import build_policy
+from bench.config.checks import compose
+from bench.core.errors import ConfigError
+from bench.data.selection import load_cases
 from bench.policies import view_problems
 from bench.policies.budget import OVER_TOLERANCE, Budget
 from bench.runner import run
-from bench.selection import load_cases
+from bench.scoring.metrics import budget_metrics
+from bench.study.assemble import write_report
 from bench.study.frontier import paired_comparison
-from bench.study.report import write_report
-from bench.tokens import TokenCounter
+from bench.text.tokens import TokenCounter
 
 from conftest import DEV_PARQUET
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench.judge import ExactJudge
+from bench.answering.evidence_reader import answer_text, answer_value
 from bench.questions import REGISTRY
-from bench.reader import answer_text, answer_value
-from bench.schema import Answer, Question
+from bench.scoring.judge import ExactJudge
+from bench.store.schema import Answer, Question
 
 QUOTED = ["No module named 'pytz'", "b'My Content'", "'quoted'", '"double"', "`tick`", "it's", "x'", "'x",
           "'", '"a" and "b"']

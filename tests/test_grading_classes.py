@@ -102,8 +102,8 @@ def test_a_file_without_its_code(text, verdict):
 
 
 def grade_asked(qtype: str, question: str, reference, text: str) -> str:
-    from bench.judge import ExactJudge
-    from bench.schema import Answer, Question
+    from bench.scoring.judge import ExactJudge
+    from bench.store.schema import Answer, Question
 
     q = Question(qid=f"c@0:{qtype}", type=qtype, question=question, reference=reference, evidence_keys=[],
                  evidence_messages=[])
@@ -470,8 +470,8 @@ def test_a_message_like_value_in_substance(text, verdict):
 
 def grade_rooted(qtype: str, question: str, reference, text: str, root: str | None = None,
                  params: dict | None = None) -> str:
-    from bench.judge import ExactJudge
-    from bench.schema import Answer, Question
+    from bench.scoring.judge import ExactJudge
+    from bench.store.schema import Answer, Question
 
     q = Question(qid=f"c@0:{qtype}", type=qtype, question=question, reference=reference, evidence_keys=[],
                  evidence_messages=[], params=params or {})

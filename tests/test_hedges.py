@@ -1,11 +1,11 @@
-"""The hedge rule (bench.hedges): one test per hedge class, the flat statements, and the metrics split."""
+"""The hedge rule (bench.scoring.hedges): one test per hedge class, the flat statements, and the metrics split."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.hedges import HEDGE_CLASSES, hedge_class, is_hedged
-from bench.metrics import compute_metrics
+from bench.scoring.hedges import HEDGE_CLASSES, hedge_class, is_hedged
+from bench.scoring.metrics import compute_metrics
 
 
 @pytest.mark.parametrize("answer", ["I think the file was src/app.py", "I believe 3 tests failed",
@@ -55,7 +55,7 @@ def test_flat_statements_are_not_hedged(answer):
 
 
 def test_every_class_is_documented():
-    import bench.hedges as module
+    import bench.scoring.hedges as module
 
     for name in HEDGE_CLASSES:
         assert f"``{name}``" in module.__doc__

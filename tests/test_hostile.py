@@ -28,15 +28,15 @@ from hydra import compose, initialize_config_dir
 from langchain_core.messages import AIMessage, HumanMessage, messages_to_dict
 from omegaconf import OmegaConf, open_dict
 
+from bench.answering.evidence_reader import EvidenceReader
 from bench.cache import ResponseCache, request_key
 from bench.cache import main as cache_main
-from bench.jobdir import JobDirError, JobLock, claim_dir
-from bench.reader import EvidenceReader
+from bench.data.selection import DatasetError, load_cases, sample_path
 from bench.runner import ResumeError, run
-from bench.schema import Answer
-from bench.selection import DatasetError, load_cases, sample_path
-from bench.store import JobFileError, JobStore, read_jsonl
-from bench.study.report import write_report
+from bench.store.jobdir import JobDirError, JobLock, claim_dir
+from bench.store.records import JobFileError, JobStore, read_jsonl
+from bench.store.schema import Answer
+from bench.study.assemble import write_report
 from bench.study.tables import csv_safe
 
 from builders import bash, row, sample_questions
@@ -576,7 +576,7 @@ def test_a_200_reply_without_choices_says_what_came_back(tmp_path):
 
 
 def test_every_log_line_is_scrubbed_of_configured_secrets(monkeypatch):
-    from bench import redact
+    from bench.core import redact
     from bench.tracing import langfuse_settings
 
     secret, public = "sk-lf-" + "9f2c" * 8, "pk-lf-" + "77ab" * 4
@@ -678,7 +678,7 @@ def test_a_key_on_the_command_line_is_refused_before_anything_is_written(tmp_pat
 def test_a_key_pasted_from_the_environment_or_in_a_config_value_is_refused(tmp_path):
     done = bench(tmp_path, "model=openai", f"model.name={KEY}x", env={"MY_SERVICE_TOKEN": f"{KEY}x"})
     one_line_error(done, "model.name", "looks like an API key")
-    from bench.config import ConfigError, validate
+    from bench.config.checks import ConfigError, validate
 
     with pytest.raises(ConfigError, match="judge.api_key_env must be the NAME of an environment variable"):
         validate(job_cfg("judge=llm", **{"judge.api_key_env": KEY}))

@@ -139,7 +139,7 @@ def test_a_key_in_a_base_url_query_reaches_no_record_log_hydra_file_or_console(t
 
 
 def test_url_userinfo_and_query_values_are_registered_as_secrets():
-    from bench import redact
+    from bench.core import redact
 
     redact.register_urls(["x=https://alice:pw-0123456789@host/v1?token=abcdefgh12345678&v=2", {"u": "no url"}])
     text = redact.scrub("GET https://alice:pw-0123456789@host/v1?token=abcdefgh12345678&v=2 failed")
@@ -215,8 +215,8 @@ def test_rescoring_an_incomplete_job_does_not_count_unanswered_questions_as_chan
 
 
 def _sample_conversations(n: int = 2) -> list[dict]:
-    from bench.chatlog import chat_record
-    from bench.selection import sample_path
+    from bench.data.selection import sample_path
+    from bench.sources.chatlog import chat_record
 
     lines = sample_path().read_text(encoding="utf-8").splitlines()[:n]
     return [chat_record(json.loads(line)) for line in lines]
@@ -260,7 +260,7 @@ def _hostile_chat_log(path: Path) -> dict[str, str]:
 
 def test_deep_nesting_and_non_string_ids_reject_only_their_conversation(tmp_path):
     from bench.runner import run
-    from bench.store import read_jsonl
+    from bench.store.records import read_jsonl
 
     log = tmp_path / "chat.jsonl"
     expected = _hostile_chat_log(log)
@@ -355,7 +355,7 @@ def _odd_args(url: str) -> list[str]:
 @pytest.mark.parametrize("kind", ["usage_strings", "usage_negative"])
 def test_a_reply_with_strings_or_negatives_in_usage_keeps_its_answer(tmp_path, kind):
     from bench.runner import run
-    from bench.store import read_jsonl
+    from bench.store.records import read_jsonl
 
     server = _OddReplies(kind)
     try:
@@ -370,7 +370,7 @@ def test_a_reply_with_strings_or_negatives_in_usage_keeps_its_answer(tmp_path, k
 
 def test_a_200_reply_whose_choice_has_no_message_is_a_clear_malformed_reply_error(tmp_path):
     from bench.runner import run
-    from bench.store import read_jsonl
+    from bench.store.records import read_jsonl
 
     server = _OddReplies("no_message")
     try:
@@ -403,9 +403,9 @@ def test_a_job_where_every_call_is_refused_has_no_accuracy_is_incomplete_and_exi
 
 
 def test_a_judge_that_always_fails_gives_null_accuracy_and_an_incomplete_job(tmp_path, monkeypatch):
-    from bench.judge import ExactJudge
     from bench.runner import run
-    from bench.schema import Score
+    from bench.scoring.judge import ExactJudge
+    from bench.store.schema import Score
 
     def failing(self, question, answer, repo_root=None):  # noqa: ANN001, ARG001
         return Score(case_id=answer.case_id, qid=question.qid, type=question.type, verdict="unscored",
@@ -420,7 +420,7 @@ def test_a_judge_that_always_fails_gives_null_accuracy_and_an_incomplete_job(tmp
 
 def test_two_rows_with_the_same_instance_id_and_source_row_do_not_share_a_case_id(tmp_path):
     from bench.runner import run
-    from bench.store import read_jsonl
+    from bench.store.records import read_jsonl
 
     rows = [json.loads(line) for line in (Path(__file__).parents[1] / "src/bench/samples/sample.jsonl")
             .read_text().splitlines()[:2]]
@@ -448,9 +448,9 @@ def test_question_types_that_do_not_apply_to_the_dataset_are_one_line_not_a_0_qu
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
 def test_a_downloaded_file_is_checked_against_its_manifest_and_a_changed_row_refused(tmp_path, suffix):
+    from bench.data.selection import DatasetError
     from bench.download import main as download_main
     from bench.runner import run
-    from bench.selection import DatasetError
 
     out = tmp_path / f"rows{suffix}"
     assert download_main(["dataset.limit=3", f"out={out}"]) == 0
@@ -498,7 +498,7 @@ def test_download_on_a_full_disk_removes_the_partial_file_and_names_it(tmp_path,
 
 def test_a_second_sweep_into_a_sweep_directory_in_use_is_refused_in_one_line(tmp_path):
     """A running sweep holds its directory's lock (here: this process holds it, as the first sweep would)."""
-    from bench.jobdir import JobLock
+    from bench.store.jobdir import JobLock
 
     sweep = tmp_path / "sweep"
     sweep.mkdir()

@@ -8,15 +8,15 @@ import pytest
 from inspect_ai.model import CompactionSummary
 from langchain_core.messages import HumanMessage, ToolMessage
 
-from bench.argv import UserError, check_stack
-from bench.arms import build_policy, summarizes
-from bench.config import compose
-from bench.jobcases import load_job_cases
+from bench.cli.argv import UserError, check_stack
+from bench.config.arms import build_policy, summarizes
+from bench.config.checks import compose
+from bench.config.job_cases import load_job_cases
 from bench.policies import declare
 from bench.runner import run
-from bench.store import read_jsonl
-from bench.text import content_text
-from bench.tokens import TokenCounter
+from bench.store.records import read_jsonl
+from bench.text.content import content_text
+from bench.text.tokens import TokenCounter
 
 from fake_openai import FakeOpenAI
 

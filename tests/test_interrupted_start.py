@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import signal
 
-from bench.config import compose
-from bench.jobdir import JobDirError, check_new, check_resume_path
+from bench.config.checks import compose
 from bench.runner import run
+from bench.store.jobdir import JobDirError, check_new, check_resume_path
 
 from custom_sources import KILL_AFTER
 from test_hostile import bench, canonical, one_line_error

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bench.calibrate import main as calibrate_main
-from bench.judge import ExactJudge
-from bench.schema import Answer, Question
+from bench.scoring.judge import ExactJudge
+from bench.store.schema import Answer, Question
 
 ROOT = "/workspace/acme__widgets__1.0"
 CALIBRATION = Path(__file__).resolve().parent / "data" / "judge_calibration.jsonl"

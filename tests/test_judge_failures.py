@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.config import compose
+from bench.config.checks import compose
 from bench.runner import run
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
 
 from conftest import PROJECT
 from fake_openai import FakeOpenAI
@@ -88,8 +88,8 @@ def test_a_failing_panel_member_abstains_and_the_exact_judges_verdicts_stand(tmp
 
 
 def test_a_panel_whose_every_member_fails_names_them_all():
-    from bench.panel import PanelFailed, PanelJudge
-    from bench.schema import Answer, Question
+    from bench.scoring.panel import PanelFailed, PanelJudge
+    from bench.store.schema import Answer, Question
 
     class Broken:
         def __init__(self, name: str) -> None:

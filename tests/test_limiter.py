@@ -41,7 +41,7 @@ from bench.llm.limiter import (
     worker_count,
 )
 from bench.runner import run
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
 
 from conftest import CONF_DIR
 from fake_openai import FakeOpenAI
@@ -270,7 +270,7 @@ def test_concurrency_metrics_per_endpoint():
         def __init__(self, kind: str, limiter) -> None:
             self.kind, self.limiter = kind, limiter
 
-    class Component:  # an answerer / a judge / an arm: it lists its model clients (bench.components)
+    class Component:  # an answerer / a judge / an arm: it lists its model clients (bench.core.components)
         def __init__(self, *clients) -> None:
             self.listed = list(clients)
 

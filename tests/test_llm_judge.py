@@ -8,9 +8,9 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from bench.cache import ResponseCache
-from bench.judge import JUDGE_PROMPT, LLMJudge, parse_verdict, rubric_for
 from bench.questions import REGISTRY
-from bench.schema import Answer, Question
+from bench.scoring.judge import JUDGE_PROMPT, LLMJudge, parse_verdict, rubric_for
+from bench.store.schema import Answer, Question
 from test_agent import scripted_client
 
 QUESTION = Question(qid="c@0:first_error", type="first_error",

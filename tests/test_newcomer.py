@@ -84,7 +84,7 @@ def test_the_readme_chat_example_pasted_as_shown_runs(tmp_path):
 def test_a_json_array_chat_log_reads_like_its_jsonl(tmp_path):
     import json
 
-    from bench.chatlog import iter_chat_rows
+    from bench.sources.chatlog import iter_chat_rows
 
     records = [json.loads(readme_chat_example()), {**json.loads(readme_chat_example()), "id": "run-18"}]
     jsonl, array, pretty = tmp_path / "a.jsonl", tmp_path / "b.json", tmp_path / "c.jsonl"
@@ -97,7 +97,7 @@ def test_a_json_array_chat_log_reads_like_its_jsonl(tmp_path):
 
 
 def test_a_bad_record_in_a_pretty_printed_log_names_its_line(tmp_path):
-    from bench.chatlog import ChatLogError, iter_chat_rows
+    from bench.sources.chatlog import ChatLogError, iter_chat_rows
 
     log = tmp_path / "bad.jsonl"
     log.write_text(readme_chat_example() + '{\n  "id": "x",\n  "messages": [\n}\n')
@@ -109,7 +109,7 @@ def test_a_bad_record_in_a_pretty_printed_log_names_its_line(tmp_path):
 
 
 def test_a_json_array_given_as_jsonl_rows_gets_a_hint(tmp_path):
-    from bench.chatlog import ChatLogError, iter_jsonl
+    from bench.sources.chatlog import ChatLogError, iter_jsonl
 
     rows = tmp_path / "rows.jsonl"
     rows.write_text('[{"instance_id": "a"}, {"instance_id": "b"}]\n')

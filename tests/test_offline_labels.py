@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bench.answering.evidence_reader import EvidenceReader
 from bench.main import format_summary
-from bench.metrics import OFFLINE_MEASURE, compute_metrics
-from bench.reader import EvidenceReader
-from bench.study.report import write_report
+from bench.scoring.metrics import OFFLINE_MEASURE, compute_metrics
+from bench.study.assemble import write_report
 from test_report import run_job
 
 

@@ -14,14 +14,14 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from bench.calibrate import main as calibrate_main
-from bench.components import preflight
-from bench.judge import ExactJudge
+from bench.core.components import preflight
 from bench.llm.limiter import find_limiters
-from bench.panel import PanelJudge, majority_verdict, panel_metrics
 from bench.runner import run
-from bench.schema import STALE_REASON, Answer, Question, Score
-from bench.store import read_jsonl
-from bench.study.report import write_report
+from bench.scoring.judge import ExactJudge
+from bench.scoring.panel import PanelJudge, majority_verdict, panel_metrics
+from bench.store.records import read_jsonl
+from bench.store.schema import STALE_REASON, Answer, Question, Score
+from bench.study.assemble import write_report
 from test_calibrate import scripted_verdict, write_jsonl
 
 from fake_openai import FakeOpenAI
@@ -106,9 +106,9 @@ def test_panel_composes_with_each_members_keys_and_a_third_member():
                                            "+judge@judge.members.llm2=llm", "judge.members.llm2.name=judge-b"])
     members = cfg.judge.members
     assert list(members) == ["exact", "llm", "llm2"]
-    assert members.exact._target_ == "bench.judge.ExactJudge"
+    assert members.exact._target_ == "bench.scoring.judge.ExactJudge"
     assert (members.llm.name, members.llm2.name) == ("judge-a", "judge-b")
-    assert cfg.judge._target_ == "bench.panel.PanelJudge"
+    assert cfg.judge._target_ == "bench.scoring.panel.PanelJudge"
 
 
 def panel_args(server: FakeOpenAI, tmp: Path) -> list[str]:
@@ -180,7 +180,7 @@ def test_the_panels_llm_client_is_found_for_the_limiters_and_preflight(tmp_path)
 
 
 def test_the_llm_judge_reads_a_typed_abstention_without_a_call():
-    from bench.judge import LLMJudge
+    from bench.scoring.judge import LLMJudge
     from test_agent import scripted_client
 
     client = scripted_client(ValueError("no call expected"), kind="judge")

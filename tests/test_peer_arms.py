@@ -16,8 +16,8 @@ from hydra.core.global_hydra import GlobalHydra
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, trim_messages
 from omegaconf import OmegaConf
 
-from bench.arms import build_policy
-from bench.config import ConfigError
+from bench.config.arms import build_policy
+from bench.config.checks import ConfigError
 from bench.policies import PolicyContext, declaration_of, declare, view_problems
 from bench.policies.condenser import SummarizingCondenser
 from bench.policies.custom import CustomPolicy, InvalidCustomView
@@ -25,8 +25,8 @@ from bench.policies.lc_summary import LangChainSummarization
 from bench.policies.mask import MASK_PLACEHOLDER, ObservationMask
 from bench.policies.none import NoHistory
 from bench.policies.trim import TrimMessages
-from bench.schema import Case
-from bench.tokens import TokenCounter
+from bench.store.schema import Case
+from bench.text.tokens import TokenCounter
 
 from conftest import CONF_DIR, DEV_PARQUET, OPS_JSONL, PROJECT
 from paths import pythonpath
@@ -35,7 +35,7 @@ COUNTER = TokenCounter()
 
 
 def _load(cfg: dict) -> list[Case]:
-    from bench.selection import load_cases
+    from bench.data.selection import load_cases
 
     return load_cases(OmegaConf.create({"filters": {}, **cfg}), COUNTER).cases
 

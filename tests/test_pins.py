@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from bench.config import compose
-from bench.judge import JUDGE_SYSTEM, LLMJudge
+from bench.config.checks import compose
+from bench.data.selection import load_cases
 from bench.llm import openai_client
 from bench.policies import CompactPolicy, FullHistory, LLMSummarizer, PolicyContext
 from bench.runner import run
-from bench.schema import Answer
-from bench.selection import load_cases
-from bench.tokens import TokenCounter
+from bench.scoring.judge import JUDGE_SYSTEM, LLMJudge
+from bench.store.schema import Answer
+from bench.text.tokens import TokenCounter
 
 PINS = Path(__file__).resolve().parent / "data" / "pins"
 DEV = Path(__file__).resolve().parent / "data" / "real" / "dev.parquet"

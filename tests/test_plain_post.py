@@ -18,13 +18,13 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 
-from bench.config import compose
+from bench.answering.request import first_messages, tools_for
+from bench.config.checks import compose
+from bench.data.selection import load_cases
 from bench.llm import classify_error, openai_client
 from bench.llm.plain_post import PlainCompletions, ordered_body
 from bench.policies import FullHistory, PolicyContext
-from bench.read_tool import first_messages, tools_for
-from bench.selection import load_cases
-from bench.tokens import TokenCounter
+from bench.text.tokens import TokenCounter
 
 DEV = Path(__file__).resolve().parent / "data" / "real" / "dev.parquet"
 HTTP = type(openai.DefaultHttpxClient()).__mro__[1]  # the HTTP package the SDK is built on (httpx or its fork)

@@ -13,18 +13,18 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from bench.arms import build_policy
-from bench.evidence import evidence_flags
-from bench.formats import PLACEHOLDER, is_placeholder, placeholder_handle
+from bench.answering.evidence import evidence_flags
+from bench.answering.evidence_reader import EvidenceReader
+from bench.config.arms import build_policy
 from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext, steps, view_problems
 from bench.policies.compact import command_key, micro_compact_targets, result_failed
 from bench.policies.summarize import EXTRACTIVE_LABEL
 from bench.profiles import OPENHANDS
 from bench.questions import add_questions
-from bench.reader import EvidenceReader
-from bench.schema import Case, Question
-from bench.text import content_text
-from bench.tokens import TokenCounter
+from bench.store.schema import Case, Question
+from bench.text.content import content_text
+from bench.text.formats import PLACEHOLDER, is_placeholder, placeholder_handle
+from bench.text.tokens import TokenCounter
 
 from builders import random_history
 
@@ -391,7 +391,7 @@ TRACEBACK = 'Traceback (most recent call last):\n  File "run.py", line 1, in <mo
 
 
 def test_evidence_flags_visible_and_recoverable() -> None:
-    # the flags are the offline reader's (bench.evidence): built by the question type, not by hand
+    # the flags are the offline reader's (bench.answering.evidence): built by the question type, not by hand
     key = "ValueError: the evidence line"
     history = [HumanMessage("go"), *bash("e", "python run.py", "x\n" * 300 + TRACEBACK + key, code=1),
                *results(6, "r")]
@@ -465,7 +465,7 @@ def test_arm_options_compose_and_build() -> None:
 
 
 def test_bad_values_fail_when_the_policy_is_built() -> None:
-    from bench.config import ConfigError
+    from bench.config.checks import ConfigError
 
     with pytest.raises(ConfigError, match="mechanism.tail"):
         build_policy(_compose(["arm=compact", "mechanism.tail=maybe"]), COUNTER)

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from bench.arms import build_policy
+from bench.config.arms import build_policy
 from bench.policies import NLatest, PolicyContext, view_problems
-from bench.schema import Case, Question, View
-from bench.tokens import TokenCounter
+from bench.store.schema import Case, Question, View
+from bench.text.tokens import TokenCounter
 
 from builders import random_history
 

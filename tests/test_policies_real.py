@@ -12,13 +12,13 @@ import pytest
 from langchain_core.messages import ToolMessage
 from omegaconf import OmegaConf
 
-from bench.evidence import evidence_flags
-from bench.formats import is_placeholder, placeholder_handle
+from bench.answering.evidence import evidence_flags
 from bench.policies import CompactPolicy, NLatest, PolicyContext, view_problems
 from bench.policies.compact import micro_compact_targets
-from bench.schema import Case
-from bench.text import content_text
-from bench.tokens import TokenCounter
+from bench.store.schema import Case
+from bench.text.content import content_text
+from bench.text.formats import is_placeholder, placeholder_handle
+from bench.text.tokens import TokenCounter
 
 from conftest import DEV_PARQUET
 
@@ -35,7 +35,7 @@ PRESETS = {
 
 @pytest.fixture(scope="module")
 def cases() -> list[Case]:
-    from bench.selection import load_cases
+    from bench.data.selection import load_cases
 
     assert DEV_PARQUET.exists(), f"missing test data {DEV_PARQUET}"
     cfg = OmegaConf.create({"source": "local", "path": str(DEV_PARQUET), "filters": {}})

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from bench.errors import ConfigError
+from bench.core.errors import ConfigError
 from bench.policies.lc_summary import LangChainSummarization
 from bench.policies.trim import TrimMessages
 

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from bench.config import compose
-from bench.llm.errors import ModelSetupError
+from bench.config.checks import compose
+from bench.llm.call_errors import ModelSetupError
 from bench.llm.price import Price
 from bench.runner import run
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
 
 from fake_openai import FakeOpenAI
 from test_hostile import bench, one_line_error

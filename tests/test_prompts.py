@@ -130,8 +130,8 @@ def test_load_prompt_errors(tmp_path: Path) -> None:
 def test_extractive_summarizer_fills_every_section_of_every_prompt(name: str) -> None:
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-    from bench.formats import placeholder
     from bench.policies import ExtractiveSummarizer
+    from bench.text.formats import placeholder
 
     def step(call_id: str, tool: str, args: dict, output: str, text: str = "") -> list:
         return [AIMessage(content=text, tool_calls=[{"name": tool, "args": args, "id": call_id, "type": "tool_call"}]),

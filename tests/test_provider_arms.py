@@ -12,18 +12,18 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from bench.argv import UserError, check_stack
-from bench.arms import build_policy, mixed_stack, provider_refusal
-from bench.config import compose
+from bench.cli.argv import UserError, check_stack
+from bench.config.arms import build_policy, mixed_stack, provider_refusal
+from bench.config.checks import compose
 from bench.llm import model_client
 from bench.llm.anthropic_client import cache_breakpoints
-from bench.llm.errors import ModelSetupError
+from bench.llm.call_errors import ModelSetupError
 from bench.llm.price import Price
 from bench.llm.responses import responses_input
 from bench.policies.anthropic_context import CLEARED_TEXT, COMPACT_BETA, CONTEXT_BETA
 from bench.runner import run
-from bench.store import read_jsonl
-from bench.tokens import TokenCounter
+from bench.store.records import read_jsonl
+from bench.text.tokens import TokenCounter
 
 from fake_anthropic import CLEARED, FakeAnthropic
 from fake_openai import FakeOpenAI, compaction_summary

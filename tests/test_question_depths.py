@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from bench.config import ConfigError, validate
-from bench.metrics import compute_metrics
+from bench.config.checks import ConfigError, validate
+from bench.data.selection import load_cases
 from bench.questions import add_questions
 from bench.questions.depth import DEPTHS, check_depths, depth_of, pick_depths, present_depths
 from bench.questions.guess import drop_templates, guess_reason, header_only, readable_in_question
-from bench.schema import Question
-from bench.selection import load_cases
-from bench.tokens import TokenCounter
+from bench.scoring.metrics import compute_metrics
+from bench.store.schema import Question
+from bench.text.tokens import TokenCounter
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 DEV = Path(__file__).resolve().parent / "data" / "real" / "dev.parquet"

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from bench.cases import row_to_case
-from bench.chatlog import chat_record, write_chat_jsonl
-from bench.judge import ExactJudge
+from bench.answering.evidence_reader import EvidenceReader
+from bench.data.cases import row_to_case
+from bench.data.selection import DatasetError, load_cases
 from bench.policies import FullHistory
 from bench.profiles import GENERIC, OPENHANDS, TAU2, Profile, ProfileError, get_profile
 from bench.questions import QUESTION_TYPES, REGISTRY, QuestionTypeError, add_questions, select_types
-from bench.reader import EvidenceReader
-from bench.selection import DatasetError, load_cases
-from bench.tokens import TokenCounter
+from bench.scoring.judge import ExactJudge
+from bench.sources.chatlog import chat_record, write_chat_jsonl
+from bench.text.tokens import TokenCounter
 
 from builders import assistant, call, result, system
 

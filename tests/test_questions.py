@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.cases import row_to_case
+from bench.data.cases import row_to_case
 from bench.extract import parse_first_exception, parse_test_counts
 from bench.profiles import OPENHANDS
 from bench.questions import add_questions, question_text

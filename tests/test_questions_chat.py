@@ -12,23 +12,23 @@ import sys
 import pytest
 from hydra import compose, initialize_config_dir
 
-from bench.cases import row_to_case
-from bench.chatlog import iter_chat_rows
-from bench.config import ConfigError, dataset_source, validate
-from bench.formats import placeholder
-from bench.judge import ExactJudge
+from bench.answering.evidence_reader import EvidenceReader
+from bench.config.checks import ConfigError, dataset_source, validate
+from bench.data.cases import row_to_case
+from bench.data.selection import DatasetError, load_cases
 from bench.main import format_summary
-from bench.metrics import compute_metrics
 from bench.policies import FullHistory
 from bench.profiles import TAU2
 from bench.questions import add_questions
 from bench.questions.latest_value import LATEST_VALUE, flat_fields
 from bench.questions.user_fact import USER_FACT
 from bench.questions.write_actions import MAX_CHANGES, WRITE_ACTIONS, key_arguments
-from bench.reader import EvidenceReader
-from bench.schema import STALE_REASON, Answer, Case
-from bench.selection import DatasetError, load_cases
-from bench.tokens import TokenCounter
+from bench.scoring.judge import ExactJudge
+from bench.scoring.metrics import compute_metrics
+from bench.sources.chatlog import iter_chat_rows
+from bench.store.schema import STALE_REASON, Answer, Case
+from bench.text.formats import placeholder
+from bench.text.tokens import TokenCounter
 
 from conftest import CONF_DIR, DEV_PARQUET, PROJECT
 
@@ -332,7 +332,7 @@ def test_finish_tools_are_not_asked_about():
 
 def test_editor_tools_declare_the_file_editor(dev_parquet, tmp_path):
     """The real OpenHands rows with the editor renamed: declared, it is read as the editor again."""
-    from bench.chatlog import write_chat_jsonl
+    from bench.sources.chatlog import write_chat_jsonl
 
     rows = []
     for row in dataset_source(config("dataset=local", f"dataset.path={dev_parquet}").dataset).rows():
@@ -381,7 +381,7 @@ def test_questions_types_selects_the_new_types():
 # --- a trailing call without result ---------------------------------------------------------
 
 def test_a_dropped_trailing_call_is_logged_per_case_and_call_count_says_so(caplog):
-    with caplog.at_level(logging.INFO, logger="bench.cases"):
+    with caplog.at_level(logging.INFO, logger="bench.data.cases"):
         (case,) = shell(*SHELL_DECLARED).cases
     assert f"case {case.case_id}: dropped the trailing call(s) without result: bash" in caplog.text
     assert case.dropped_trailing == ["bash"]
@@ -429,7 +429,7 @@ def test_the_reader_answers_new_types_only_from_what_the_view_shows():
     case = airline().cases[1]
     questions = by_type(case)[0]
     tail = case.messages[-4:]  # the last user turns: no call of get_user_details, no write
-    from bench.schema import View
+    from bench.store.schema import View
 
     view = View(case_id=case.case_id, arm="nlatest", messages=tail, kept_tokens=0, full_messages=0, full_tokens=0)
     for name in ("user_fact", "write_actions"):
@@ -442,7 +442,7 @@ def test_the_reader_answers_new_types_only_from_what_the_view_shows():
 def test_the_llm_judge_marks_a_wrong_stale_answer_too():
     from langchain_core.messages import AIMessage
 
-    from bench.judge import LLMJudge
+    from bench.scoring.judge import LLMJudge
     from test_agent import scripted_client
 
     cases = load("dataset=ops", types=["latest_value"]).cases

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
+from bench.data.selection import load_cases
 from bench.extract import command_runs, parse_first_exception
-from bench.history import tool_events
+from bench.extract.history import tool_events
 from bench.profiles import OPENHANDS
 from bench.questions import CODING_TYPES
-from bench.selection import load_cases
-from bench.tokens import TokenCounter
+from bench.text.tokens import TokenCounter
 
 PIN = Path(__file__).resolve().parent / "data" / "real" / "dev_questions.json"
 COUNTER = TokenCounter()

@@ -2,7 +2,7 @@
 question's evidence (its messages verbatim, or the exact reference text), or restores through an
 exposed handle; anything else is an abstention.
 
-Cases are built from rows (``tests/builders.py``), so messages carry the ids ``bench.cases``
+Cases are built from rows (``tests/builders.py``), so messages carry the ids ``bench.data.cases``
 gives them and questions carry their references and evidence as a job builds them.
 """
 
@@ -12,16 +12,16 @@ import json
 
 from langchain_core.messages import HumanMessage
 
-from bench.cases import row_to_case
-from bench.evidence import evidence_flags, evidence_state
-from bench.formats import handle_ref, placeholder
-from bench.judge import ExactJudge
+from bench.answering.evidence import evidence_flags, evidence_state
+from bench.answering.evidence_reader import EvidenceReader
+from bench.data.cases import row_to_case
 from bench.policies import CompactPolicy, FullHistory, NLatest, PolicyContext, make_view
 from bench.policies.summarize import ExtractiveSummarizer
 from bench.questions import add_questions
-from bench.reader import EvidenceReader
-from bench.schema import Case, View
-from bench.tokens import TokenCounter
+from bench.scoring.judge import ExactJudge
+from bench.store.schema import Case, View
+from bench.text.formats import handle_ref, placeholder
+from bench.text.tokens import TokenCounter
 
 from builders import bash, row
 

@@ -15,20 +15,20 @@ from collections import Counter
 import pytest
 from omegaconf import OmegaConf
 
-from bench.cases import row_to_case
-from bench.chatlog import iter_chat_rows
-from bench.config import compose
+from bench.config.checks import compose
+from bench.config.job_cases import load_job_cases
+from bench.data.cases import row_to_case
+from bench.data.selection import CaseStream, load_cases
 from bench.extract import parse_test_counts, stated_test_counts
-from bench.jobcases import load_job_cases
 from bench.profiles import GENERIC, OPENHANDS
 from bench.questions import add_questions
-from bench.questions.base import CaseFacts
 from bench.questions.first_tool_error import error_message
 from bench.questions.guess import TemplateCount
 from bench.questions.latest_value import flat_fields
-from bench.schema import Case
-from bench.selection import CaseStream, load_cases
-from bench.tokens import TokenCounter
+from bench.questions.question_type import CaseFacts
+from bench.sources.chatlog import iter_chat_rows
+from bench.store.schema import Case
+from bench.text.tokens import TokenCounter
 
 from conftest import DEV_PARQUET, PROJECT
 

@@ -18,9 +18,9 @@ from hydra import compose, initialize_config_dir
 
 from bench.report import main as report_main
 from bench.runner import run
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
 from bench.study import find_job_dirs, load_jobs
-from bench.study.report import write_report
+from bench.study.assemble import write_report
 
 CONF = str(Path(__file__).resolve().parents[1] / "conf")
 
@@ -73,7 +73,7 @@ def sweep(tmp_path_factory):
 
 
 def expected(job: Path) -> dict:
-    """The job's numbers, computed here from its files, independently of bench.metrics (the
+    """The job's numbers, computed here from its files, independently of bench.scoring.metrics (the
     headline: questions answerable from the task text left out)."""
     cases = read_jsonl(job / "cases.jsonl")
     questions = {q["qid"]: q for c in cases for q in c["questions"] if not q["in_task_text"]}

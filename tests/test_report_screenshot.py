@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.config import compose
+from bench.config.checks import compose
 from bench.runner import run
-from bench.study.report import write_report
+from bench.study.assemble import write_report
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -9,7 +9,7 @@ import pytest
 
 from bench.rescore import build_judge, rescore_jobs
 from bench.rescore import main as rescore_main
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
 from test_report import flip_first_correct, run_job
 
 

@@ -21,10 +21,10 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
 
-from bench.reader import EvidenceReader
+from bench.answering.evidence_reader import EvidenceReader
 from bench.runner import ResumeError, run
-from bench.schema import Answer
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
+from bench.store.schema import Answer
 
 from builders import sample_questions
 from conftest import CONF_DIR
@@ -233,3 +233,32 @@ def test_a_repeated_finished_job_does_no_work(tmp_path, uninterrupted, monkeypat
     run(job_cfg(f"resume={out}", model=model))
     assert sum(FlakyReader.calls.values()) == sample_questions()
     assert before == {name: (out / name).read_text() for name in before}
+
+
+PRE_MOVE_JOB = Path(__file__).parent / "data" / "pre_move_job"
+
+
+def test_a_job_written_before_the_modules_moved_resumes(tmp_path):
+    """``tests/data/pre_move_job``: a job (arm=compact, dataset.limit=2) written by main before issue 33 moved
+    the modules, killed after 6 of its 13 answers. Its run.json names the old ``_target_`` paths
+    (``bench.judge.ExactJudge``, ``bench.reader.EvidenceReader``); resumed now, it finishes with the records
+    of an uninterrupted run of the same config, the 6 kept answers not asked again."""
+    before = json.loads((PRE_MOVE_JOB / "run.json").read_text())["config"]
+    assert before["judge"]["_target_"] == "bench.judge.ExactJudge"
+    assert before["model"]["_target_"] == "bench.reader.EvidenceReader"
+    job = tmp_path / "job"
+    import shutil
+
+    shutil.copytree(PRE_MOVE_JOB, job)
+    kept = lines(job / "answers.jsonl")
+    env = {**os.environ, "PYTHONPATH": pythonpath()}
+    done = subprocess.run([sys.executable, "-m", "bench.main", "arm=compact", "dataset.limit=2", f"output_dir={job}",
+                           f"resume={job}"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    fresh = tmp_path / "fresh"
+    run(job_cfg("arm=compact", "dataset.limit=2", f"output_dir={fresh}"))
+    assert len(keys(job / "answers.jsonl")) == len(set(keys(job / "answers.jsonl"))) == 13
+    assert set(kept) <= set(lines(job / "answers.jsonl"))
+    assert no_usage(job / "answers.jsonl") == no_usage(fresh / "answers.jsonl")
+    assert lines(job / "scores.jsonl") == lines(fresh / "scores.jsonl")
+    assert json.loads((job / "run.json").read_text())["status"] == "complete"

@@ -9,11 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bench.config import ConfigError, validate
+from bench.config.checks import ConfigError, validate
 from bench.runner import run
 from bench.study import load_jobs
+from bench.study.assemble import write_report
 from bench.study.plots import plot_types
-from bench.study.report import write_report
 
 from fake_openai import FakeOpenAI
 from test_hostile import bench, job_cfg, one_line_error

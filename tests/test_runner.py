@@ -8,7 +8,7 @@ from pathlib import Path
 from hydra import compose, initialize_config_dir
 
 from bench.runner import run
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
 
 from builders import sample_questions
 from conftest import CONF_DIR
@@ -74,8 +74,8 @@ def test_job_files_hold_every_message_exactly_on_the_real_sample(tmp_path, dev_p
     """cases.jsonl and views.jsonl are spliced from memoized per-message JSON: same as encoding whole records."""
     from langchain_core.messages import messages_to_dict
 
-    from bench.jobcases import load_job_cases
-    from bench.tokens import TokenCounter
+    from bench.config.job_cases import load_job_cases
+    from bench.text.tokens import TokenCounter
 
     cfg = job_cfg(tmp_path, "dataset=local", f"dataset.path={dev_parquet}", "arm=nlatest", "arm.n=10")
     run(cfg)
@@ -116,11 +116,11 @@ def test_pure_cpu_views_are_built_one_at_a_time_model_views_concurrently(tmp_pat
     import threading
     import time
 
+    from bench.data.selection import CaseStream
     from bench.runner.caseset import CaseSet
     from bench.runner.pipeline import Phase, Pipeline
-    from bench.schema import Score
-    from bench.selection import CaseStream
-    from bench.store import JobStore
+    from bench.store.records import JobStore
+    from bench.store.schema import Score
     from bench.tracing import NullTracer
 
     cases = CaseSet.write(CaseStream(job_cfg(tmp_path).dataset), tmp_path / "cases.jsonl")
@@ -154,7 +154,7 @@ def test_pure_cpu_views_are_built_one_at_a_time_model_views_concurrently(tmp_pat
 
     class Answerer:
         def answer(self, case, view, question):
-            from bench.schema import Answer
+            from bench.store.schema import Answer
             return Answer(case_id=case.case_id, qid=question.qid, type=question.type, answer="x")
 
     class Judge:

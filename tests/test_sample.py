@@ -8,8 +8,8 @@ import json
 
 from omegaconf import OmegaConf
 
+from bench.data.selection import load_cases, sample_path
 from bench.questions import CODING_TYPES
-from bench.selection import load_cases, sample_path
 from bench.sources import LocalFile
 from samplegen.check import bench_problems, check_sample, row_problems
 from samplegen.cli import OUT_JSONL, render, stale

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import redact
+from bench.core import redact
 
 from fake_openai import FakeOpenAI
 from test_hostile import bench, one_line_error

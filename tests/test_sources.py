@@ -12,11 +12,11 @@ from typing import ClassVar
 
 import pytest
 
-from bench.config import CONF_DIR, compose, dataset_source, validate
-from bench.errors import ConfigError
-from bench.selection import load_cases
+from bench.config.checks import CONF_DIR, compose, dataset_source, validate
+from bench.core.errors import ConfigError
+from bench.data.selection import load_cases
 from bench.sources import ChatLog, Filters, Hub, LocalFile, Shipped, Source, as_source, sample_path, source_classes
-from bench.tokens import TokenCounter
+from bench.text.tokens import TokenCounter
 
 
 @pytest.mark.parametrize("option,cls", [("sample", Shipped), ("ops", Shipped), ("local", LocalFile),

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.argv import UserError, check_stack
-from bench.arms import mixed_stack, stack, stack_line
-from bench.config import compose
+from bench.cli.argv import UserError, check_stack
+from bench.config.arms import mixed_stack, stack, stack_line
+from bench.config.checks import compose
 from bench.runner import run
 
 from conftest import PROJECT

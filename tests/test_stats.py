@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.metrics import compute_metrics, distance_bucket
+from bench.scoring.metrics import compute_metrics, distance_bucket
 from bench.stats import (
     accuracy_batch,
     accuracy_interval,

@@ -8,7 +8,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 
-from bench.config import ConfigError, generalize_types, validate
+from bench.config.checks import ConfigError, generalize_types, validate
 from bench.main import format_summary
 from bench.report import write_report
 from test_report import run_job

@@ -9,15 +9,15 @@ import shutil
 
 import pytest
 
-from bench.config import compose
-from bench.metrics import metric_case
+from bench.config.checks import compose
+from bench.data.selection import CaseStream, load_cases
 from bench.questions.guess import TemplateCount, drop_templates, template_key
 from bench.runner.caseset import CaseSet
-from bench.schema import Case, case_set_hash
-from bench.selection import CaseStream, load_cases
+from bench.scoring.metrics import metric_case
 from bench.sources import LocalFile, Shipped
-from bench.store import JobStore, iter_lines, read_jsonl
-from bench.tokens import TokenCounter
+from bench.store.records import JobStore, iter_lines, read_jsonl
+from bench.store.schema import Case, case_set_hash
+from bench.text.tokens import TokenCounter
 
 DEPTHS = ["<2k", "2-8k", "8-32k", ">32k"]
 
@@ -65,7 +65,7 @@ def test_the_template_rule_on_records_drops_what_it_drops_on_cases(ops_jsonl):
 
 def test_a_case_holding_one_answer_twice_counts_once():
     """The rule counts cases, not questions: two questions of one case with the same answer are one holder."""
-    from bench.schema import Question
+    from bench.store.schema import Question
 
     def case(case_id: str, n: int) -> Case:
         questions = [Question(f"{case_id}:tool_output@{i}", "tool_output", "q", "Transfer successful", [], [],
@@ -85,7 +85,7 @@ def test_a_case_holding_one_answer_twice_counts_once():
 
 def _many_cases_file(tmp_path, copies: int):
     """The shipped sample's valid rows, ``copies`` times with distinct instance ids (a jsonl source)."""
-    from bench.cases import row_to_case
+    from bench.data.cases import row_to_case
     from bench.sources import sample_path
 
     rows = [json.loads(line) for line in sample_path().read_text().splitlines() if line.strip()]

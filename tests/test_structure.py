@@ -18,10 +18,12 @@ ONE_CONCEPT = {
     "llm/limiter.py": "the concurrency limiters (fixed, adaptive AIMD with pacing) and their accounting",
     "llm/batch.py": "the Batch API round: gathering, submission, polling, the ledger, each request retried",
     "runner/pipeline.py": "a job's phases on worker threads: views, answers, judgements and their records",
+    "questions/tool_output.py": "the tool_output type: a call's printed output as a reference, its candidates and "
+                                "their grading (captions, markup, tracebacks, paths)",
     "study/jobs.py": "reading job directories: records, config, status, label, the metrics recomputed from them",
-    "metrics.py": "a job's figures from its records (issue 33 splits it when the modules move into packages)",
-    "study/text.py": "the report's text: cells, tables and the markdown report (issue 33 splits it)",
-    "stats.py": "the uncertainty of the figures: intervals of shares and paired differences (the estimand's "
+    "scoring/metrics.py": "a job's figures from its records (issue 33 splits it when the modules move into packages)",
+    "study/markdown.py": "the report's text: cells, tables and the markdown report (issue 33 splits it)",
+    "stats/intervals.py": "the uncertainty of the figures: intervals of shares and paired differences (the estimand's "
                 "one-way method, the two-way one behind stats.generalize_types), the sign-flip test, t quantiles",
 }
 
@@ -71,16 +73,90 @@ def test_modules_hold_one_concept():
     assert all(long.get(name, 0) > MAX_LINES for name in ONE_CONCEPT), "an allowed module shrank: drop it"
 
 
-def test_every_vendor_contract_lists_every_other_top_level_module():
-    """A forbidden contract only covers the modules it lists: a new top-level module must be in each."""
+COMMANDS = {"main", "estimate", "report", "compare", "rescore", "calibrate", "download", "dataset"}
+
+
+def _root_entries() -> list[str]:
+    return sorted(p.name + ("/" if p.is_dir() else "") for p in SRC.iterdir()
+                  if p.name != "__pycache__" and (p.suffix == ".py" or p.is_dir()))
+
+
+def test_the_root_holds_commands_and_the_public_api_only():
+    """A root module is a command (``python -m bench.X``: a ``main`` run under ``__main__``) or ``__init__``."""
+    modules = {p.stem for p in SRC.glob("*.py")} - {"__init__"}
+    assert modules == COMMANDS, f"move these into the package of their concept: {sorted(modules - COMMANDS)}"
+    for name in COMMANDS:
+        tree = ast.parse((SRC / f"{name}.py").read_text(encoding="utf-8"))
+        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        defined |= {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+        assert "main" in defined, name
+        assert 'if __name__ == "__main__"' in (SRC / f"{name}.py").read_text(encoding="utf-8"), name
+    packages = [p for p in SRC.iterdir() if p.is_dir() and p.name not in {"__pycache__", "samples"}]
+    assert all((p / "__init__.py").exists() or p.name == "prompts" for p in packages), packages
+
+
+def test_no_two_modules_share_a_name():
+    seen: dict[str, list[str]] = {}
+    for path in SRC.rglob("*.py"):
+        if path.name not in {"__init__.py", "__main__.py"}:
+            seen.setdefault(path.name, []).append(str(path.relative_to(SRC)))
+    assert not {name: where for name, where in seen.items() if len(where) > 1}
+
+
+def test_the_readme_layout_lists_the_root_as_it_is_in_layer_order():
+    """README's "Layout": every root module and package once, nothing else, packages top-down by layer."""
     import tomllib
 
-    config = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
-    top = {f"bench.{p.stem}" for p in SRC.iterdir()
-           if (p.suffix == ".py" and p.stem != "__init__") or (p.is_dir() and (p / "__init__.py").exists())}
-    vendor = [c for c in config["tool"]["importlinter"]["contracts"]
-              if c["type"] == "forbidden" and c["name"].startswith("only bench.")]
-    assert len(vendor) >= 5
-    for contract in vendor:
-        allowed = set(re.findall(r"bench\.\w+", contract["name"].split(" import")[0]))
-        assert top - allowed - set(contract["source_modules"]) == set(), contract["name"]
+    readme = (SRC.parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Layout", 1)[1].split("```", 2)[1]
+    listed = [m.group(1) for line in block.splitlines() if (m := re.match(r"^  (\S+)\s", line))]
+    assert sorted(listed) == _root_entries(), (sorted(set(listed) ^ set(_root_entries())))
+    assert len(listed) == len(set(listed))
+    layers = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
+        "contracts"][0]["layers"]
+    rank = {name.strip(): i for i, layer in enumerate(layers) for name in layer.split("|")}
+    order = [rank[name.rstrip("/")] for name in listed if name.endswith("/") and name.rstrip("/") in rank]
+    assert order == sorted(order), "README's packages are not listed in the order of the import layers"
+    assert {name.rstrip("/") for name in listed if name.endswith("/")} - set(rank) <= {"samples", "prompts"} | set()
+
+
+def test_every_package_has_its_place_in_the_layers():
+    import tomllib
+
+    layers = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
+        "contracts"][0]["layers"]
+    placed = {name.strip() for layer in layers for name in layer.split("|")}
+    code = {p.stem for p in SRC.glob("*.py")} | {p.name for p in SRC.iterdir() if (p / "__init__.py").exists()}
+    assert code - {"__init__"} - placed == set()
+
+
+def _lint_with(tmp_path: Path, planted: dict[str, str]) -> str:
+    """lint-imports over a copy of the package with extra modules planted in it."""
+    import shutil
+
+    root = tmp_path / "copy"
+    shutil.copytree(SRC, root / "src" / "bench", ignore=shutil.ignore_patterns("__pycache__", "samples"))
+    shutil.copy(SRC.parents[1] / "pyproject.toml", root / "pyproject.toml")
+    for name, text in planted.items():
+        path = root / "src" / "bench" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not (path.parent / "__init__.py").exists():
+            (path.parent / "__init__.py").write_text("")
+        path.write_text(text)
+    linter = Path(sys.executable).parent / "lint-imports"
+    env = {**__import__("os").environ, "PYTHONPATH": str(root / "src")}
+    done = subprocess.run([str(linter), "--no-cache"], capture_output=True, text=True, cwd=root, env=env, timeout=300)
+    return done.stdout
+
+
+def test_a_planted_vendor_import_breaks_its_contract_with_no_list_to_keep(tmp_path):
+    """Vendor containment is "only these may import X": a new module anywhere else is refused without any
+    edit to pyproject.toml, a new module inside the allowed part is accepted."""
+    out = _lint_with(tmp_path, {
+        "scoring/planted_sdk.py": "import openai\n",
+        "brand_new/planted_plot.py": "import matplotlib\n",
+        "llm/planted_ok.py": "import anthropic\n",
+    })
+    assert "bench.scoring.planted_sdk -> openai" in out, out[-3000:]
+    assert "bench.brand_new.planted_plot -> matplotlib" in out, out[-3000:]
+    assert "planted_ok" not in out, out[-3000:]

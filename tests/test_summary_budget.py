@@ -8,12 +8,12 @@ import pytest
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from bench.arms import build_policy
-from bench.config import ConfigError
-from bench.formats import parse_omitted
+from bench.config.arms import build_policy
+from bench.config.checks import ConfigError
+from bench.data.selection import load_cases
 from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext
-from bench.selection import load_cases
-from bench.tokens import TokenCounter
+from bench.text.formats import parse_omitted
+from bench.text.tokens import TokenCounter
 from test_cli import bench
 from test_config import compose_with
 

@@ -22,7 +22,7 @@ from hydra import compose, initialize_config_dir
 from bench.runner import run
 from bench.runner.job import trace_options
 from bench.sources import LocalFile
-from bench.store import read_jsonl
+from bench.store.records import read_jsonl
 from bench.tracing import (
     LangfuseTracer,
     NullTracer,

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from bench.judge import ExactJudge
 from bench.questions import REGISTRY
 from bench.questions.answers import ask_text, read_typed, typed_answer
-from bench.schema import Answer, Question
+from bench.scoring.judge import ExactJudge
+from bench.store.schema import Answer, Question
 
 FORMATS = {"files_changed": ["files"], "first_edit": ["path", "code"], "test_counts": ["passed", "failed", "errors"],
            "first_error": ["type", "message"], "tool_output": ["output"], "tool_value": ["value"],

@@ -1,6 +1,6 @@
 """The check: the written sample is what the rows build, and bench makes of each row what the row
 expects (accepted or rejected with its reason, the trailing calls dropped, the question types kept
-and dropped, each reference), read through bench's own code: ``bench.selection.load_cases`` on the
+and dropped, each reference), read through bench's own code: ``bench.data.selection.load_cases`` on the
 shipped source (what a job reads) and, with ``datasets``, on the same file as a local source.
 
     problems = check_sample(build_rows(), datasets=False)   # [] when all is well
@@ -15,10 +15,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bench.data.selection import Selection, load_cases
 from bench.questions import CODING_TYPES
-from bench.schema import Case, Question
-from bench.selection import Selection, load_cases
 from bench.sources import LocalFile, Shipped, sample_path
+from bench.store.schema import Case, Question
 from samplegen.expected import QUESTIONS, Accepted, Rejected, SampleRow
 
 __all__ = ["check_sample", "file_problems", "row_problems", "bench_problems"]

@@ -2,7 +2,7 @@
 
 A row module returns a :class:`SampleRow`: the row and its expectation. The README's table is
 written from the expectations (``samplegen.readme``) and ``samplegen.check`` compares them with
-what bench's own code makes of the row (``bench.selection.load_cases``).
+what bench's own code makes of the row (``bench.data.selection.load_cases``).
 """
 
 from __future__ import annotations

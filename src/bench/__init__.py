@@ -15,21 +15,26 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from bench.core.renames import install_aliases
+
+# modules moved by issue 33 keep answering to their old names (old _target_ paths, users' imports)
+install_aliases()
+
 # public name -> the module that defines it
 _PUBLIC = {
-    "Answer": "bench.schema", "Case": "bench.schema", "DroppedQuestion": "bench.schema", "Question": "bench.schema",
-    "Rejected": "bench.schema", "Score": "bench.schema", "View": "bench.schema",
-    "row_to_case": "bench.cases",
-    "DatasetError": "bench.selection", "Selection": "bench.selection", "load_cases": "bench.selection",
-    "ExactJudge": "bench.judge", "LLMJudge": "bench.judge",
+    "Answer": "bench.store.schema", "Case": "bench.store.schema", "DroppedQuestion": "bench.store.schema", "Question": "bench.store.schema",
+    "Rejected": "bench.store.schema", "Score": "bench.store.schema", "View": "bench.store.schema",
+    "row_to_case": "bench.data.cases",
+    "DatasetError": "bench.data.selection", "Selection": "bench.data.selection", "load_cases": "bench.data.selection",
+    "ExactJudge": "bench.scoring.judge", "LLMJudge": "bench.scoring.judge",
     "CompactPolicy": "bench.policies", "ExtractiveSummarizer": "bench.policies", "FullHistory": "bench.policies",
     "LLMSummarizer": "bench.policies", "NLatest": "bench.policies", "Policy": "bench.policies",
-    "PolicyContext": "bench.policies", "Summarizer": "bench.policies", "build_policy": "bench.arms",
+    "PolicyContext": "bench.policies", "Summarizer": "bench.policies", "build_policy": "bench.config.arms",
     "Profile": "bench.profiles", "get_profile": "bench.profiles",
     "QUESTION_TYPES": "bench.questions", "add_questions": "bench.questions",
-    "EvidenceReader": "bench.reader",
+    "EvidenceReader": "bench.answering.evidence_reader",
     "run": "bench.runner",
-    "TokenCounter": "bench.tokens",
+    "TokenCounter": "bench.text.tokens",
 }
 
 __all__ = sorted(_PUBLIC)

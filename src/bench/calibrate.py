@@ -12,8 +12,8 @@ FILE is JSONL, one labelled answer a line::
 (``repo_root`` optional; other fields, e.g. a ``note`` on why, are ignored). The judge is
 built from ``conf/judge/<name>.yaml`` with the trailing Hydra overrides exactly as
 ``bench.rescore`` builds it (``judge=exact`` by default), so LLM judge calls go through the
-response cache. Each row becomes a :class:`~bench.schema.Question` (``qid`` = ``id``, no
-evidence) and an answered :class:`~bench.schema.Answer`, scored by ``judge.score``; rows
+response cache. Each row becomes a :class:`~bench.store.schema.Question` (``qid`` = ``id``, no
+evidence) and an answered :class:`~bench.store.schema.Answer`, scored by ``judge.score``; rows
 are judged concurrently up to the judge's ``max_concurrency``. A judge that raises on a row
 (e.g. a type it does not know) makes that row ``unscored``.
 
@@ -37,12 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import redact
-from bench.cases import MAX_NESTING, too_deep
-from bench.errors import BenchError, console_script, program
+from bench.core import redact
+from bench.core.errors import BenchError, console_script, program
+from bench.data.cases import MAX_NESTING, too_deep
 from bench.questions import QUESTION_TYPES
-from bench.schema import Answer, Question
 from bench.stats import cohen_kappa
+from bench.store.schema import Answer, Question
 
 __all__ = ["HUMAN_VERDICTS", "KNOWN_TYPES", "CalibrationError", "Row", "cohen_kappa", "load_rows", "judge_rows",
            "report_lines", "main"]
@@ -184,7 +184,7 @@ def report_lines(results: Sequence[dict[str, Any]]) -> list[str]:
 
 def _panel_lines(results: Sequence[dict[str, Any]]) -> list[str]:
     """judge=panel: each member against the human verdicts, and the members among themselves."""
-    from bench.panel import panel_metrics
+    from bench.scoring.panel import panel_metrics
 
     rows = [r for r in results if r.get("panel")]
     if not rows:

@@ -19,7 +19,7 @@ import argparse
 import logging
 import sys
 
-from bench.errors import console_script, program
+from bench.core.errors import console_script, program
 
 __all__ = ["main"]
 
@@ -32,10 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_intermixed_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    from bench.config import compose, dataset_source
-    from bench.jobcases import load_job_cases
-    from bench.selection import DatasetError
-    from bench.tokens import TokenCounter
+    from bench.config.checks import compose, dataset_source
+    from bench.config.job_cases import load_job_cases
+    from bench.data.selection import DatasetError
+    from bench.text.tokens import TokenCounter
     from bench.tracing import dataset_name, langfuse_client, langfuse_settings, upload_dataset
 
     cfg = compose(args.overrides)

@@ -24,8 +24,8 @@ from typing import Any
 
 __all__ = ["main", "row_sha256", "download"]
 
-from bench.errors import console_script, program
-from bench.manifest import ROW_HASH, _plain, row_sha256  # the manifest's row hash, checked when the file is read
+from bench.core.errors import console_script, program
+from bench.data.manifest import ROW_HASH, _plain, row_sha256  # the manifest's row hash, checked when the file is read
 
 log = logging.getLogger(__name__)
 
@@ -34,9 +34,9 @@ def download(cfg: Any, out: Path) -> dict[str, Any]:
     """Select the rows of ``cfg.dataset`` and write them and the manifest; return the manifest."""
     from omegaconf import OmegaConf
 
-    from bench.jobcases import load_job_cases
-    from bench.selection import DatasetError
-    from bench.tokens import TokenCounter
+    from bench.config.job_cases import load_job_cases
+    from bench.data.selection import DatasetError
+    from bench.text.tokens import TokenCounter
 
     selection = load_job_cases(cfg, TokenCounter(cfg.tokenizer.encoding), keep_rows=True)
     rows = [{**row, "source_row": case.source_row} for row, case in zip(selection.rows, selection.cases, strict=True)]
@@ -108,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: out={out}: use a .parquet or .jsonl file name", file=sys.stderr)
         return 2
 
-    from bench.config import CONF_DIR, compose
-    from bench.selection import DatasetError
+    from bench.config.checks import CONF_DIR, compose
+    from bench.data.selection import DatasetError
 
     try:
         cfg = compose(overrides)

@@ -36,7 +36,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from bench.errors import console_script
+from bench.core.errors import console_script
 
 __all__ = ["estimate_job", "estimate_jobs", "sweep_overrides", "main"]
 
@@ -45,7 +45,7 @@ def sweep_overrides(args: list[str], multirun: bool) -> list[list[str]]:
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from omegaconf import OmegaConf
 
-    from bench.config import compose
+    from bench.config.checks import compose
 
     if not multirun:
         return [list(args)]
@@ -111,13 +111,13 @@ def _bad_number(name: str, value: float | None, *, at_least: float, strict: bool
 
 def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     """Calls, tokens, cached share and cost of the job ``python -m bench.main <overrides>`` would run."""
-    from bench.arms import build_policy
-    from bench.components import calls_model
-    from bench.config import compose
-    from bench.jobcases import load_job_cases
+    from bench.config.arms import build_policy
+    from bench.config.checks import compose
+    from bench.config.job_cases import load_job_cases
+    from bench.core.components import calls_model
     from bench.policies import FullHistory
     from bench.runner.costing import job_estimate
-    from bench.tokens import TokenCounter
+    from bench.text.tokens import TokenCounter
 
     cfg = compose(overrides)
     counter = TokenCounter(cfg.tokenizer.encoding)
@@ -157,8 +157,8 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
 
 @console_script
 def main(argv: list[str] | None = None) -> int:
-    from bench.errors import BenchError, program
-    from bench.failures import one_line
+    from bench.core.errors import BenchError, program
+    from bench.core.failures import one_line
 
     parser = argparse.ArgumentParser(prog=program("bench.estimate"), description=__doc__.split("\n\n")[0])
     parser.add_argument("-m", "--multirun", action="store_true", help="every job of the sweep")
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object per job, then the total")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides, as for python -m bench.main")
     args = parser.parse_args(argv)
-    from bench import redact
+    from bench.core import redact
 
     refusal = redact.literal_secret(args.overrides)  # a key or password on the command line, as bench.main refuses it
     if refusal:
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     except (BenchError, Exception) as err:  # noqa: BLE001 - a bad override or config: one line
         from hydra.errors import HydraException
 
-        from bench.argv import hydra_error_line
+        from bench.cli.argv import hydra_error_line
 
         line = hydra_error_line(err, args.overrides) if isinstance(err, HydraException) else one_line(err)
         print(f"error: {line}", file=sys.stderr)

@@ -28,8 +28,7 @@ import sys
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
-from bench import redact
-from bench.argv import (
+from bench.cli.argv import (
     UserError,
     check_added_keys,
     check_habits,
@@ -38,11 +37,12 @@ from bench.argv import (
     lock_sweep_dir,
     preflight_args,
 )
-from bench.config import CONF_DIR, absolute_paths, validate
-from bench.errors import BenchError, console_script, quiet_stdout
-from bench.job_failure import fail, in_sweep
-from bench.job_secrets import register_secrets
-from bench.summary_text import format_summary
+from bench.cli.job_failure import fail, in_sweep
+from bench.cli.job_secrets import register_secrets
+from bench.cli.job_summary import format_summary
+from bench.config.checks import CONF_DIR, absolute_paths, validate
+from bench.core import redact
+from bench.core.errors import BenchError, console_script, quiet_stdout
 
 # re-exported: the entry point's names as tests and scripts import them
 __all__ = ["UserError", "cli", "format_summary", "main", "preflight_args"]
@@ -55,7 +55,7 @@ def main(cfg: DictConfig) -> float | None:
     from hydra.errors import InstantiationException
     from omegaconf.errors import OmegaConfBaseException
 
-    from bench.arms import mixed_stack, provider_refusal, stack, stack_line
+    from bench.config.arms import mixed_stack, provider_refusal, stack, stack_line
     from bench.runner import run
 
     redact.install_logging()
@@ -139,7 +139,7 @@ def _run_hydra() -> None:
 @console_script
 def cli(argv: list[str] | None = None) -> None:
     """``python -m bench.main``: the checks above, then Hydra; exit 1 when jobs of a sweep failed."""
-    from bench import callbacks
+    from bench.cli import callbacks
 
     args = list(sys.argv[1:] if argv is None else argv)
     try:

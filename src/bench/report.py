@@ -1,10 +1,10 @@
-"""``python -m bench.report DIR ...``: the study report (:mod:`bench.study.report`)."""
+"""``python -m bench.report DIR ...``: the study report (:mod:`bench.study.assemble`)."""
 
 from __future__ import annotations
 
 import sys
 
-from bench.study.report import main, write_report
+from bench.study.assemble import main, write_report
 
 __all__ = ["main", "write_report"]
 

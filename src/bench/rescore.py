@@ -29,12 +29,12 @@ from typing import Any
 
 import pandas as pd
 
-from bench.errors import console_script, program
-from bench.store import safe_line
+from bench.core.errors import console_script, program
+from bench.store.records import safe_line
 from bench.study.csvfile import write_csv
 from bench.study.jobs import find_job_dirs, load_jobs
+from bench.study.markdown import markdown_table
 from bench.study.output import write_output
-from bench.study.text import markdown_table
 
 __all__ = ["build_judge", "rescore_jobs", "write_rows", "main"]
 
@@ -50,7 +50,7 @@ def build_judge(name: str = "exact", overrides: list[str] | None = None) -> tupl
 
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=[f"judge={name}", *(overrides or [])])
-    from bench.components import preflight
+    from bench.core.components import preflight
 
     judge = instantiate(cfg.judge, _convert_="object")
     preflight(judge)  # every model client of the judge (a panel's members too): unreachable fails now, not after the work
@@ -68,7 +68,7 @@ def judge_workers(node: Any) -> int:
 
 def rescore_jobs(paths: list[Path | str], judge: Any, workers: int = 1) -> list[dict[str, Any]]:
     """One row per question of every job under ``paths``, judged by ``judge``."""
-    from bench.schema import Answer, Question
+    from bench.store.schema import Answer, Question
 
     jobs = load_jobs(paths)
     tasks = []
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     dirs = [p for p in args.paths if "=" not in p or Path(p).exists()]
     overrides = [p for p in args.paths if p not in dirs]
-    from bench import redact
+    from bench.core import redact
 
     redact.install_logging()
     refusal = redact.literal_secret(overrides)
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         judge, cfg = build_judge(args.judge, overrides)
     except Exception as err:  # noqa: BLE001 - a config or key problem, in one line
-        from bench.failures import one_line
+        from bench.core.failures import one_line
 
         print(f"error: cannot build judge {args.judge!r}: {redact.scrub(one_line(err))}", file=sys.stderr)
         return 2

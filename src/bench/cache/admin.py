@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from bench.cache.postgres import COLUMNS, TABLE, CacheUnavailable, _pg_connect, _pg_reason, shown_url
 from bench.cache.sqlite import DEFAULT_PATH, _busy, decode_reply
-from bench.errors import console_script, program
+from bench.core.errors import console_script, program
 
 log = logging.getLogger("bench.cache")
 
@@ -252,7 +252,7 @@ def _main_pg(args: argparse.Namespace) -> int:
     """The same commands on a PostgreSQL cache: every failure is one line, exit 2, nothing changed."""
     import psycopg
 
-    from bench.redact import secret_in_setting
+    from bench.core.redact import secret_in_setting
 
     # a password in the URL is refused as a job refuses it in cache.url (PGPASSWORD or ~/.pgpass hold it)
     refusal = secret_in_setting("cache.url", args.url, command_line=False)

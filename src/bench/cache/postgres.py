@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from bench.cache.sqlite import decode_reply, encode_reply
-from bench.errors import ConfigError
+from bench.core.errors import ConfigError
 
 log = logging.getLogger("bench.cache")
 
@@ -56,7 +56,7 @@ def shown_url(url: str) -> str:
 
 def _pg_reason(err: BaseException) -> str:
     """The first line of a driver error, secrets scrubbed."""
-    from bench.redact import scrub
+    from bench.core.redact import scrub
 
     text = scrub(str(err).strip()).split("\n")[0]
     return text or type(err).__name__
@@ -66,7 +66,7 @@ def _pg_connect(url: str, timeout_s: float) -> Any:
     """A psycopg connection (autocommit) to a ``postgresql://`` URL; CacheUnavailable when it is refused."""
     from urllib.parse import urlsplit
 
-    from bench import redact
+    from bench.core import redact
 
     redact.register_url(url)  # its password and query (maybe from ${oc.env:...}) never reach a record or log
     shown = shown_url(url)

@@ -38,7 +38,7 @@ def checksum(text: str) -> str:
 
 def encode_reply(response: dict[str, Any]) -> tuple[str, str]:
     """The stored text of a reply and its checksum (one rule for every store)."""
-    from bench.store import safe_line  # lone surrogates escaped: stores keep UTF-8 text
+    from bench.store.records import safe_line  # lone surrogates escaped: stores keep UTF-8 text
 
     text = safe_line(json.dumps(response, ensure_ascii=False, default=str))
     return text, checksum(text)

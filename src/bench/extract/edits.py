@@ -14,7 +14,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from bench.history import ToolEvent
+from bench.extract.history import ToolEvent
 from bench.profiles import Profile
 
 __all__ = ["Edit", "repo_edits", "edited_files", "added_lines", "changed_lines", "relative_to_repo"]

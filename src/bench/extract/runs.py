@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bench.history import ToolEvent
+from bench.extract.history import ToolEvent
 from bench.profiles import Profile
 
 __all__ = ["CommandRun", "command_runs"]

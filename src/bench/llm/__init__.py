@@ -19,7 +19,7 @@ from bench.llm.accounting import (
     sum_usage,
     summarize_calls,
 )
-from bench.llm.errors import (
+from bench.llm.call_errors import (
     ContextOverflow,
     EmptyReply,
     ModelCallError,

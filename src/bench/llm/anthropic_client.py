@@ -7,7 +7,7 @@ from the environment only (``api_key_env``, default ``ANTHROPIC_API_KEY``), regi
 and never written; the preflight lists the models with it (``models.list``, the SDK's own request).
 
 Prompt caching: Anthropic caches only up to explicit ``cache_control`` breakpoints. Every request of
-a view shares its prefix (tools, system, the view's messages; ``bench.read_tool.first_messages``):
+a view shares its prefix (tools, system, the view's messages; ``bench.answering.request.first_messages``):
 a breakpoint goes on the last message of that prefix, so the view's other questions read it from the
 cache (the equivalent of ``model.warm_prefix`` on a provider whose cache is automatic), and one on the
 latest message of a tool loop's later steps, which the next step reads back. The cached tokens are
@@ -26,10 +26,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from bench import redact
 from bench.cache import open_cache
+from bench.core import redact
+from bench.llm.call_errors import ModelSetupError
 from bench.llm.client import ChatClient
-from bench.llm.errors import ModelSetupError
 from bench.llm.keys import resolve_api_key, scrub
 from bench.llm.limiter import AUTO, DEFAULT_CAP
 from bench.llm.price import Price

@@ -45,7 +45,7 @@ from typing import Any
 
 import httpx
 
-from bench.llm.errors import ModelCallError
+from bench.llm.call_errors import ModelCallError
 
 __all__ = ["BatchRound", "shared_round", "reset_rounds", "TERMINAL", "tokens"]
 
@@ -56,7 +56,7 @@ TERMINAL = ("completed", "failed", "expired", "cancelled")
 STATUSES = frozenset({"validating", "in_progress", "finalizing", "cancelling", *TERMINAL})
 # what a batch or file id looks like: a path (``../../models``) would poll another resource for ever
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,199}$")
-_RETRIED = frozenset({408, 409, 429})  # and every 5xx, as direct calls (bench.llm.errors)
+_RETRIED = frozenset({408, 409, 429})  # and every 5xx, as direct calls (bench.llm.call_errors)
 
 
 class _Unusable(Exception):

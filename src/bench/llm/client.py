@@ -7,7 +7,7 @@ OpenAI-compatible endpoint, a scripted fake in tests) with:
   the reply: model, endpoint, sampling parameters, seed, messages, tools;
 * retries with exponential backoff (and ``Retry-After``) on 408/409/429/5xx, timeouts and
   connection errors; a request refused as longer than the context raises
-  :class:`~bench.llm.errors.ContextOverflow` at once (never retried);
+  :class:`~bench.llm.call_errors.ContextOverflow` at once (never retried);
 * a concurrency limit (:mod:`bench.llm.limiter`): ``max_concurrency: auto`` shares one adaptive
   limit per endpoint among the answer, judge and summary clients that call it, an integer
   fixes the requests in flight of this client;
@@ -44,11 +44,11 @@ from langchain_core.messages import (
     messages_from_dict,
 )
 
-from bench import redact
 from bench.cache import ReplyStore, open_cache, request_key
+from bench.core import redact
 from bench.llm.accounting import current_tags, emit
 from bench.llm.batch import shared_round, tokens
-from bench.llm.errors import (
+from bench.llm.call_errors import (
     ContextOverflow,
     EmptyReply,
     ModelCallError,

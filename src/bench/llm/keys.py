@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 
-from bench import redact
-from bench.llm.errors import ModelSetupError
+from bench.core import redact
+from bench.llm.call_errors import ModelSetupError
 
 __all__ = ["resolve_api_key", "scrub"]
 

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from bench.components import clients_of
+from bench.core.components import clients_of
 
 __all__ = [
     "AUTO",
@@ -334,7 +334,7 @@ class AdaptiveLimiter:
 # --------------------------------------------------------------------------- a job's limiters
 
 def find_limiters(*components: Any) -> list[tuple[Any, list[str]]]:
-    """The limiters of a job's model clients (``bench.components.clients_of``: what each component
+    """The limiters of a job's model clients (``bench.core.components.clients_of``: what each component
     lists), each once, with the kinds of calls that use it (answer, judge, summarizer)."""
     found: dict[int, tuple[Any, list[str]]] = {}
     for client in clients_of(*components):

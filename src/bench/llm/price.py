@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
-from bench.llm.errors import ModelSetupError
+from bench.llm.call_errors import ModelSetupError
 
 __all__ = ["Price"]
 

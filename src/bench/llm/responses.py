@@ -20,9 +20,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from bench.llm.call_errors import ModelSetupError
 from bench.llm.client import ChatClient
-from bench.llm.errors import ModelSetupError
-from bench.text import content_text
+from bench.text.content import content_text
 
 __all__ = ["responses_input", "compact", "responses_usage", "COMPACTION"]
 

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.policies.base import (
+from bench.policies.compact import AutoCompact, CompactPolicy, Mechanisms, MicroCompact
+from bench.policies.full import FullHistory
+from bench.policies.nlatest import NLatest
+from bench.policies.policy import (
     CONTEXT_PARTS,
     Declaration,
     Policy,
@@ -31,9 +34,6 @@ from bench.policies.base import (
     steps,
     view_problems,
 )
-from bench.policies.compact import AutoCompact, CompactPolicy, Mechanisms, MicroCompact
-from bench.policies.full import FullHistory
-from bench.policies.nlatest import NLatest
 from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
 
 __all__ = [

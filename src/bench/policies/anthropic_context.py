@@ -39,13 +39,13 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
-from bench.errors import ConfigError
-from bench.policies.base import PolicyContext, make_view
+from bench.core.errors import ConfigError
+from bench.core.typecheck import check_types
 from bench.policies.budget import Budget
+from bench.policies.policy import PolicyContext, make_view
 from bench.policies.provider import ProviderArm
-from bench.schema import Case, View
-from bench.tokens import MESSAGE_OVERHEAD
-from bench.typecheck import check_types
+from bench.store.schema import Case, View
+from bench.text.tokens import MESSAGE_OVERHEAD
 
 __all__ = ["AnthropicCompaction", "AnthropicClearToolUses", "COMPACT_BETA", "CONTEXT_BETA", "CLEARED_TEXT"]
 

@@ -30,11 +30,11 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from bench.errors import ConfigError
-from bench.history import steps
+from bench.core.errors import ConfigError
+from bench.extract.history import steps
 from bench.profiles import Profile
-from bench.schema import View
-from bench.tokens import TokenCounter
+from bench.store.schema import View
+from bench.text.tokens import TokenCounter
 
 __all__ = ["Budget", "OVER_TOLERANCE", "SUMMARY_SHARE", "KEEP_SHARE", "SIZE_NOTE", "drop_oldest_steps",
            "summarize_within"]

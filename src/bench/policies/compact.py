@@ -57,18 +57,9 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from bench.errors import ConfigError
-from bench.formats import (
-    Attempt,
-    find_handles,
-    format_retry_note,
-    is_placeholder,
-    note_detail,
-    placeholder,
-    stored_note,
-)
-from bench.history import args_text
-from bench.policies.base import PolicyContext, SummarizingArm, make_view, steps
+from bench.core.errors import ConfigError
+from bench.core.typecheck import check_types
+from bench.extract.history import args_text
 from bench.policies.budget import SUMMARY_SHARE, Budget, summarize_within
 from bench.policies.compact_settings import (
     DEFAULT_GUIDANCE,
@@ -78,14 +69,23 @@ from bench.policies.compact_settings import (
     MicroCompact,
     typed,
 )
+from bench.policies.policy import PolicyContext, SummarizingArm, make_view, steps
 from bench.policies.retries import call_key, command_key, result_failed
 from bench.policies.summarize import ExtractiveSummarizer, Summarizer, load_prompt
 from bench.questions import evidence_shown
-from bench.reading import Shown
-from bench.schema import Case, View
-from bench.text import content_text, message_text
-from bench.tokens import TokenCounter
-from bench.typecheck import check_types
+from bench.store.schema import Case, View
+from bench.text.content import content_text, message_text
+from bench.text.formats import (
+    Attempt,
+    find_handles,
+    format_retry_note,
+    is_placeholder,
+    note_detail,
+    placeholder,
+    stored_note,
+)
+from bench.text.tokens import TokenCounter
+from bench.text.view_contents import Shown
 
 __all__ = [
     "CompactPolicy",

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from bench.errors import ConfigError
-from bench.prompt_files import load_prompt
+from bench.core.errors import ConfigError
+from bench.prompts import load_prompt
 
 __all__ = ["MicroCompact", "AutoCompact", "Mechanisms", "typed", "DEFAULT_GUIDANCE", "DEFAULT_OFFLOAD_NOTE"]
 

@@ -24,12 +24,12 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from bench.errors import ConfigError
-from bench.policies.base import PolicyContext, SummarizingArm, clean_start, make_view, steps
+from bench.core.errors import ConfigError
+from bench.core.typecheck import check_types
 from bench.policies.budget import KEEP_SHARE, SUMMARY_SHARE, Budget, summarize_within
+from bench.policies.policy import PolicyContext, SummarizingArm, clean_start, make_view, steps
 from bench.policies.summarize import ExtractiveSummarizer
-from bench.schema import Case, View
-from bench.typecheck import check_types
+from bench.store.schema import Case, View
 
 __all__ = ["SummarizingCondenser", "CONDENSER_PROMPT"]
 

@@ -35,11 +35,11 @@ from langchain.agents.middleware.context_editing import DEFAULT_TOOL_PLACEHOLDER
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 
-from bench.errors import ConfigError
-from bench.policies.base import PolicyContext, make_view
+from bench.core.errors import ConfigError
+from bench.core.typecheck import check_types
 from bench.policies.budget import Budget, drop_oldest_steps
-from bench.schema import Case, View
-from bench.typecheck import check_types
+from bench.policies.policy import PolicyContext, make_view
+from bench.store.schema import Case, View
 
 __all__ = ["LangChainContextEdit", "apply_middleware", "DEFAULT_TOOL_PLACEHOLDER"]
 

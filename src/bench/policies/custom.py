@@ -1,8 +1,8 @@
 """The ``custom`` arm: your own history policy, ``arm.policy=package.module:function``.
 
-The function receives the :class:`~bench.schema.Case` (``case.messages`` is the recorded
+The function receives the :class:`~bench.store.schema.Case` (``case.messages`` is the recorded
 history as LangChain messages, ``case.questions`` what will be asked) and returns the
-messages to show before the question, or a finished :class:`~bench.schema.View`. The
+messages to show before the question, or a finished :class:`~bench.store.schema.View`. The
 view is checked valid for the chat API like every other arm's: a view that splits a tool
 exchange stops the job with one line naming the first bad message, before anything is
 written as if it were valid.
@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import BaseMessage
 
-from bench.errors import ConfigError
-from bench.policies.base import PolicyContext, make_view, view_problems
-from bench.schema import Case, View
+from bench.core.errors import ConfigError
+from bench.policies.policy import PolicyContext, make_view, view_problems
+from bench.store.schema import Case, View
 
 __all__ = ["CustomPolicy", "load_function"]
 

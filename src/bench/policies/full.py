@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from bench.policies.base import PolicyContext, make_view
-from bench.schema import Case, View
+from bench.policies.policy import PolicyContext, make_view
+from bench.store.schema import Case, View
 
 __all__ = ["FullHistory"]
 

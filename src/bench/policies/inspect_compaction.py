@@ -44,13 +44,13 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from bench.errors import ConfigError
-from bench.policies.base import PolicyContext, SummarizingArm, make_view
+from bench.core.errors import ConfigError
+from bench.core.typecheck import check_types
 from bench.policies.budget import SIZE_NOTE, SUMMARY_SHARE, Budget, drop_oldest_steps, summarize_within
+from bench.policies.policy import PolicyContext, SummarizingArm, make_view
 from bench.policies.summarize import ExtractiveSummarizer
-from bench.schema import Case, View
-from bench.text import content_text
-from bench.typecheck import check_types
+from bench.store.schema import Case, View
+from bench.text.content import content_text
 
 try:
     from inspect_ai.model import (
@@ -211,7 +211,7 @@ class InspectCompaction(SummarizingArm):
 
     @staticmethod
     def summarizes_with(arm: Any) -> bool:
-        """Whether an arm config of this class writes summaries (``bench.arms.summarizes``)."""
+        """Whether an arm config of this class writes summaries (``bench.config.arms.summarizes``)."""
         return arm.get("strategy", "edit") == "summary"
 
     def clients(self) -> list[Any]:

@@ -38,13 +38,13 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
 from langgraph.runtime import Runtime
 
-from bench.errors import ConfigError
-from bench.policies.base import PolicyContext, SummarizingArm, make_view
+from bench.core.errors import ConfigError
+from bench.core.typecheck import check_types
 from bench.policies.budget import KEEP_SHARE, SUMMARY_SHARE, Budget, summarize_within
+from bench.policies.policy import PolicyContext, SummarizingArm, make_view
 from bench.policies.summarize import ExtractiveSummarizer
-from bench.schema import Case, View
-from bench.text import content_text
-from bench.typecheck import check_types
+from bench.store.schema import Case, View
+from bench.text.content import content_text
 
 __all__ = ["LangChainSummarization", "DEFAULT_SUMMARY_PROMPT", "summary_instruction"]
 

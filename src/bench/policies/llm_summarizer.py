@@ -15,7 +15,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from bench.llm import ChatClient, ContextOverflow, ModelSetupError, current_callbacks, model_client, sum_usage
-from bench.text import content_text, message_text
+from bench.text.content import content_text, message_text
 
 __all__ = ["LLMSummarizer", "SUMMARY_SYSTEM"]
 

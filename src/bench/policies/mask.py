@@ -20,11 +20,11 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from bench.errors import ConfigError
-from bench.policies.base import PolicyContext, make_view, steps
+from bench.core.errors import ConfigError
+from bench.core.typecheck import check_types
 from bench.policies.budget import Budget, drop_oldest_steps
-from bench.schema import Case, View
-from bench.typecheck import check_types
+from bench.policies.policy import PolicyContext, make_view, steps
+from bench.store.schema import Case, View
 
 __all__ = ["ObservationMask", "MASK_PLACEHOLDER"]
 

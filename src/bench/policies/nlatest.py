@@ -27,13 +27,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from bench.components import calls_model, clients_of
-from bench.errors import ConfigError
-from bench.policies.base import Policy, PolicyContext, clean_start, make_view, steps
+from bench.core.components import calls_model, clients_of
+from bench.core.errors import ConfigError
+from bench.core.typecheck import check_types
 from bench.policies.budget import Budget
-from bench.schema import Case, View
-from bench.tokens import TokenCounter
-from bench.typecheck import check_types
+from bench.policies.policy import Policy, PolicyContext, clean_start, make_view, steps
+from bench.store.schema import Case, View
+from bench.text.tokens import TokenCounter
 
 __all__ = ["NLatest", "latest_suffix"]
 

@@ -10,7 +10,7 @@ the provider returned (the ``compaction`` item or block, what it reports it clea
 ``context_management``, and whether they send the recorded history for the server to edit).
 
 Without that provider (``model=offline``, or a model of another provider) an arm cannot be measured: it
-refuses in one line (:func:`requirement`), before anything is written (``bench.argv.check_stack``), and
+refuses in one line (:func:`requirement`), before anything is written (``bench.cli.argv.check_stack``), and
 again when built.
 """
 
@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import BaseMessage
 
-from bench.errors import ConfigError
-from bench.policies.base import PolicyContext
-from bench.schema import Case
+from bench.core.errors import ConfigError
+from bench.policies.policy import PolicyContext
+from bench.store.schema import Case
 
 __all__ = ["ProviderArm", "requirement", "PROVIDER_NAMES", "verbatim_map"]
 
@@ -52,7 +52,7 @@ def requirement(arm: str, provider: str, api: str | None, feature: str, model: s
 def verbatim_map(case: Case) -> dict[tuple[str, str], list[BaseMessage]]:
     """The case's messages by (type, text), in order: a provider's item that returns a message unchanged is
     mapped back to the case's own object (what a view keeps verbatim)."""
-    from bench.text import content_text
+    from bench.text.content import content_text
 
     found: dict[tuple[str, str], list[BaseMessage]] = {}
     for message in case.messages:
@@ -63,7 +63,7 @@ def verbatim_map(case: Case) -> dict[tuple[str, str], list[BaseMessage]]:
 class ProviderArm:
     """The part of a provider arm that is not its edit: the client it builds views with, its refusal.
 
-    A subclass sets ``provider`` (its dataclass field, the arm YAML's ``provider``: what ``bench.argv`` reads
+    A subclass sets ``provider`` (its dataclass field, the arm YAML's ``provider``: what ``bench.cli.argv`` reads
     before anything is composed), ``PROVIDER`` (the value it must be), ``API`` (the model API it needs, or
     None; then also a ``model_api`` field, the YAML's) and ``FEATURE`` (what the refusal calls it), and calls
     :meth:`connect` in ``__post_init__``.

@@ -15,9 +15,9 @@ import re
 import shlex
 from typing import Any
 
-from bench.formats import is_placeholder
-from bench.history import args_text
+from bench.extract.history import args_text
 from bench.profiles import Profile
+from bench.text.formats import is_placeholder
 
 __all__ = ["result_failed", "command_key", "call_key"]
 

@@ -10,7 +10,7 @@ own numbered sections with excerpts copied from the history by fixed, general ru
 work) and labels its output as extractive. An LLM summarizer (``summarizer=openai``)
 has the same interface.
 
-The prompts, and the sections a summary follows, are read by :mod:`bench.prompt_files`.
+The prompts, and the sections a summary follows, are read by :mod:`bench.prompts`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,12 @@ from typing import Any, ClassVar, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from bench.errors import ConfigError
-from bench.formats import (
+from bench.core.errors import ConfigError
+from bench.extract.history import args_text, pair_results
+from bench.profiles import OPENHANDS, Profile
+from bench.prompts import PROMPT_NAMES, load_prompt, prompt_sections
+from bench.text.content import content_text
+from bench.text.formats import (
     cut,
     find_handles,
     format_excerpt,
@@ -34,11 +38,7 @@ from bench.formats import (
     is_placeholder,
     strip_stored_note,
 )
-from bench.history import args_text, pair_results
-from bench.profiles import OPENHANDS, Profile
-from bench.prompt_files import PROMPT_NAMES, load_prompt, prompt_sections
-from bench.text import content_text
-from bench.tokens import TokenCounter
+from bench.text.tokens import TokenCounter
 
 __all__ = [
     "Summarizer",
@@ -104,7 +104,7 @@ class _Call:
         return found[-1] if found else None
 
 
-_one_line = cut  # text on one line, cut to a length (bench.formats)
+_one_line = cut  # text on one line, cut to a length (bench.text.formats)
 
 
 @functools.lru_cache(maxsize=1)

@@ -26,11 +26,11 @@ from langchain_core.messages import (
     trim_messages,
 )
 
-from bench.errors import ConfigError
-from bench.policies.base import PolicyContext, make_view
+from bench.core.errors import ConfigError
+from bench.core.typecheck import check_types
 from bench.policies.budget import Budget
-from bench.schema import Case, View
-from bench.typecheck import check_types
+from bench.policies.policy import PolicyContext, make_view
+from bench.store.schema import Case, View
 
 __all__ = ["TrimMessages", "MESSAGE_TYPES"]
 

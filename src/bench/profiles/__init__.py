@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.errors import BenchError
-from bench.profiles.base import Profile
+from bench.core.errors import BenchError
 from bench.profiles.generic import GENERIC
 from bench.profiles.openhands import OPENHANDS
+from bench.profiles.profile import Profile
 from bench.profiles.tau2 import TAU2
 
 __all__ = ["Profile", "PROFILES", "get_profile", "declared_profile", "OPENHANDS", "TAU2", "GENERIC", "ProfileError"]

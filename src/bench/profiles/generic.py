@@ -7,7 +7,7 @@ An error result is one that starts with ``Error``/``Exception``/``Traceback`` (o
 
 from __future__ import annotations
 
-from bench.profiles.base import Profile
+from bench.profiles.profile import Profile
 
 __all__ = ["GENERIC"]
 

@@ -11,7 +11,7 @@ prompt line or the echoed command; references never carry them.
 
 from __future__ import annotations
 
-from bench.profiles.base import Profile
+from bench.profiles.profile import Profile
 
 __all__ = ["OPENHANDS"]
 

@@ -10,7 +10,7 @@ retail, telecom).
 
 from __future__ import annotations
 
-from bench.profiles.base import Profile
+from bench.profiles.profile import Profile
 
 __all__ = ["TAU2"]
 

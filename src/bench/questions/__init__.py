@@ -1,7 +1,7 @@
 """Questions and references (spec 1.3 and issue 11), extracted by code from the recorded history.
 
 Question types are a registry: one module per type (``bench/questions/<name>.py``) behind
-the :class:`~bench.questions.base.QuestionType` interface, listed in ``REGISTRY`` in the
+the :class:`~bench.questions.question_type.QuestionType` interface, listed in ``REGISTRY`` in the
 order they are asked (``files_changed`` first: its view closes the recorded history).
 The coding types need a repository (the OpenHands profile); the domain-neutral ones apply
 to every source. A question that cannot be referenced exactly is dropped with a reason,
@@ -21,9 +21,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from bench.errors import BenchError
+from bench.core.errors import BenchError
 from bench.profiles import OPENHANDS, TAU2
-from bench.questions.base import CaseFacts, QuestionType, ordinal
 from bench.questions.call_count import CALL_COUNT
 from bench.questions.depth import DEPTHS, check_depths, depth_qid, pick_depths, question_depth
 from bench.questions.files_changed import FILES_CHANGED, patch_paths
@@ -33,13 +32,14 @@ from bench.questions.first_tool_error import FIRST_TOOL_ERROR
 from bench.questions.guess import drop_templates, guess_reason
 from bench.questions.latest_value import LATEST_VALUE
 from bench.questions.matching import squash
+from bench.questions.question_type import CaseFacts, QuestionType, ordinal
 from bench.questions.suite_counts import TEST_COUNTS
 from bench.questions.tool_output import TOOL_OUTPUT
 from bench.questions.tool_value import TOOL_VALUE
 from bench.questions.user_fact import USER_FACT
 from bench.questions.write_actions import WRITE_ACTIONS
-from bench.reading import Shown, message_texts, span_present
-from bench.schema import Case, DroppedQuestion, Question
+from bench.store.schema import Case, DroppedQuestion, Question
+from bench.text.view_contents import Shown, message_texts, span_present
 
 __all__ = ["QUESTION_TYPES", "CODING_TYPES", "REGISTRY", "QuestionType", "add_questions",
            "question_type", "question_text", "select_types", "ordinal", "patch_paths", "evidence_shown", "QuestionTypeError",
@@ -86,7 +86,7 @@ def select_types(types: Iterable[str] | None) -> list[str]:
 
 
 def evidence_shown(question: Question, shown: Shown) -> bool:
-    """Whether messages (``shown``: what they show, :class:`bench.reading.Shown`) show the question's
+    """Whether messages (``shown``: what they show, :class:`bench.text.view_contents.Shown`) show the question's
     evidence: every evidence message verbatim, or every span of its answer in their text."""
     return shown.shows(question.evidence_ids, question_type(question.type).spans(question.reference))
 

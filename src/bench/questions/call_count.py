@@ -2,7 +2,7 @@
 
 The tool with the most calls in the case's history, finish and think tools excluded (ties:
 alphabetical); reference: the number of its calls. Calls the run ended on without a result
-are not in the history (:mod:`bench.cases` drops them): when the asked tool had such a call,
+are not in the history (:mod:`bench.data.cases` drops them): when the asked tool had such a call,
 the question says it is not counted (``target["uncounted"]``: how many).
 """
 
@@ -13,10 +13,10 @@ from collections import Counter
 from typing import Any
 
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, make_question
 from bench.questions.matching import has_identifier, is_abstention
+from bench.questions.question_type import CaseFacts, make_question
 from bench.questions.values import ORDINAL, numbers, ordinal_number, same_number
-from bench.schema import DroppedQuestion, Question
+from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["CALL_COUNT", "call_key"]
 
@@ -42,7 +42,7 @@ _BEFORE_NTH = re.compile(r"\b(?:times?|calls?|attempts?|tries)\s+before\b[^.;\n]
 
 
 def call_key(tool: str) -> str:
-    """How a call of ``tool`` shows in a view's text (``bench.text.message_text``): one per call."""
+    """How a call of ``tool`` shows in a view's text (``bench.text.content.message_text``): one per call."""
     return f"[{tool}]\n"
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bench.schema import Question
+from bench.store.schema import Question
 
 __all__ = ["DEPTHS", "DEPTH_BOUNDS", "depth_of", "question_depth", "present_depths", "pick_depths",
            "check_depths", "depth_qid"]

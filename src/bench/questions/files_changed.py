@@ -13,9 +13,9 @@ from typing import Any
 
 from bench.extract import edited_files
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, make_question
 from bench.questions.matching import is_abstention, match_paths, names, negated_spans, path_tokens
-from bench.schema import DroppedQuestion, Question
+from bench.questions.question_type import CaseFacts, make_question
+from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FILES_CHANGED", "patch_paths"]
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from bench.extract import added_lines, changed_lines, relative_to_repo
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, make_question
 from bench.questions.matching import code_candidates, is_abstention, match_paths, nows, path_tokens
-from bench.schema import DroppedQuestion, Question
+from bench.questions.question_type import CaseFacts, make_question
+from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_EDIT"]
 

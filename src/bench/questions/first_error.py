@@ -12,11 +12,11 @@ from typing import Any
 
 from bench.extract import parse_first_exception
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, make_question
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.messages import exception_types, in_substance, same_type
+from bench.questions.question_type import CaseFacts, make_question
 from bench.questions.suite_counts import run_question_text
-from bench.schema import DroppedQuestion, Question
+from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_ERROR"]
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from bench.extract import parse_first_exception
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, make_question, value_spans
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.messages import in_substance
-from bench.schema import DroppedQuestion, Question
+from bench.questions.question_type import CaseFacts, make_question, value_spans
+from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_TOOL_ERROR", "error_message"]
 

@@ -26,10 +26,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from bench.history import args_text
+from bench.extract.history import args_text
 from bench.questions.matching import squash
 from bench.questions.tool_output import output_values
-from bench.schema import Case, DroppedQuestion, Question
+from bench.store.schema import Case, DroppedQuestion, Question
 
 __all__ = ["TEMPLATE_MIN_CASES", "TEMPLATE_SHARE", "GUESSED_TYPES", "TEMPLATE_TYPES", "guess_reason", "drop_templates",
            "header_only", "readable_in_question", "template_key", "TemplateCount"]

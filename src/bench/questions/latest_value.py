@@ -8,7 +8,7 @@ error printed). The evidence is the last call and its result. The
 question asks the field's value in the last such result; the reference is that value and
 the most recent earlier value that differs is kept as ``stale`` in the question's params.
 An answer giving the stale value is ``wrong`` with a reason starting ``stale value``
-(:data:`bench.schema.STALE_REASON`), which the metrics count apart. Dropped when no tool is
+(:data:`bench.store.schema.STALE_REASON`), which the metrics count apart. Dropped when no tool is
 called twice with the same arguments, when the repeated results have no fields, or
 when no field changed between them (the last call's result must show the field). The
 earliest changing pair wins (first by the last
@@ -21,11 +21,11 @@ import json
 import re
 from typing import Any
 
-from bench.history import ToolEvent, args_text
+from bench.extract.history import ToolEvent, args_text
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, make_question, value_spans
+from bench.questions.question_type import CaseFacts, make_question, value_spans
 from bench.questions.tool_value import ToolValue, value_text
-from bench.schema import STALE_REASON, DroppedQuestion, Question
+from bench.store.schema import STALE_REASON, DroppedQuestion, Question
 
 __all__ = ["LATEST_VALUE", "flat_fields"]
 

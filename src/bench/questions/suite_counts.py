@@ -14,9 +14,9 @@ from typing import Any
 
 from bench.extract import parse_test_counts, stated_test_counts, summary_line
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, make_question, ordinal
+from bench.questions.question_type import CaseFacts, make_question, ordinal
 from bench.questions.values import numbers, same_number
-from bench.schema import DroppedQuestion, Question
+from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["TEST_COUNTS", "run_question_text"]
 

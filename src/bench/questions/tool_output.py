@@ -17,7 +17,6 @@ from collections import Counter
 from typing import Any
 
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, args_text, make_question, ordinal, value_spans
 from bench.questions.matching import (
     ABSTAIN_PATTERNS,
     FALSE_WORDS,
@@ -39,8 +38,9 @@ from bench.questions.outputs import (
     without_caption,
     without_frames,
 )
+from bench.questions.question_type import CaseFacts, args_text, make_question, ordinal, value_spans
 from bench.questions.values import numbers, same_date, same_number
-from bench.schema import DroppedQuestion, Question
+from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["TOOL_OUTPUT", "MAX_OUTPUT_CHARS", "MAX_ARGS_CHARS", "output_values"]
 

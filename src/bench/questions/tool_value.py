@@ -12,11 +12,11 @@ import re
 from typing import Any
 
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, args_text, make_question, ordinal, value_spans
 from bench.questions.matching import has_values, is_abstention, parse_json, stated_bool
 from bench.questions.messages import in_substance
+from bench.questions.question_type import CaseFacts, args_text, make_question, ordinal, value_spans
 from bench.questions.values import all_parts, numbers, same_date, same_number, same_text
-from bench.schema import DroppedQuestion, Question
+from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["TOOL_VALUE", "value_text"]
 

@@ -19,12 +19,12 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, find_in, make_question, value_spans, word_index
 from bench.questions.matching import has_values, is_abstention
+from bench.questions.question_type import CaseFacts, find_in, make_question, value_spans, word_index
 from bench.questions.tool_value import value_text
 from bench.questions.values import numbers, same_number, same_text
-from bench.schema import DroppedQuestion, Question
-from bench.text import content_text
+from bench.store.schema import DroppedQuestion, Question
+from bench.text.content import content_text
 
 __all__ = ["USER_FACT", "argument_values"]
 

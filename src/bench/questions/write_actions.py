@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bench.history import ToolEvent
+from bench.extract.history import ToolEvent
 from bench.profiles import Profile
-from bench.questions.base import CaseFacts, make_question
 from bench.questions.matching import has_values, is_abstention
+from bench.questions.question_type import CaseFacts, make_question
 from bench.questions.tool_value import value_text
 from bench.questions.values import numbers, same_number
-from bench.schema import DroppedQuestion, Question
+from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["WRITE_ACTIONS", "key_arguments"]
 

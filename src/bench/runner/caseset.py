@@ -2,14 +2,14 @@
 
 Why: a case's history is about 0.6 MB in memory (LangChain messages), so a job that held its
 case set grew with it (measured: 1,500 cases 1.6 GB, 5,000 cases 3.1 GB). A job reads its source
-once, case by case (:class:`bench.selection.CaseStream`): each case is written to a spool as it
+once, case by case (:class:`bench.data.selection.CaseStream`): each case is written to a spool as it
 is selected while the template rule, which needs the whole set, counts its answers
 (:class:`bench.questions.guess.TemplateCount`); then the spool is rewritten into ``cases.jsonl``
 with the template drops applied and the case-set hash computed. The lines and the hash are the
-ones the in-memory path (:func:`bench.selection.load_cases`) gives.
+ones the in-memory path (:func:`bench.data.selection.load_cases`) gives.
 
 What stays per case is a :class:`CaseEntry`: ids, question ids, the fields of its questions the
-metrics read (:func:`bench.metrics.metric_case`), and where its line is. A phase loads each case
+metrics read (:func:`bench.scoring.metrics.metric_case`), and where its line is. A phase loads each case
 from its line when its view is built (``os.pread``: any worker thread, no shared file position)
 and lets it go when its questions are done.
 
@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.metrics import metric_case
+from bench.data.selection import CaseStream, count_drops
 from bench.questions.guess import TemplateCount
-from bench.schema import Case, CaseSetDigest, Rejected
-from bench.selection import CaseStream, count_drops
-from bench.store import JobFileError, JobStore, iter_lines
+from bench.scoring.metrics import metric_case
+from bench.store.records import JobFileError, JobStore, iter_lines
+from bench.store.schema import Case, CaseSetDigest, Rejected
 
 __all__ = ["CaseEntry", "CaseSet"]
 
@@ -51,13 +51,13 @@ class CaseEntry:
 class CaseSet:
     """The cases of a job: their ``cases.jsonl`` and one :class:`CaseEntry` each, with the
     selection's provenance (``source``, ``rows_read``, ``skipped``, ``rejected``) as
-    :class:`bench.selection.Selection` has it."""
+    :class:`bench.data.selection.Selection` has it."""
 
     def __init__(self, path: Path, entries: list[CaseEntry], metric_cases: list[dict[str, Any]], case_set_hash: str,
                  stream: CaseStream) -> None:
         self.path = path  # where the lines are now (cases.jsonl.next until commit)
         self.entries = entries
-        self.metric_cases = metric_cases  # bench.metrics.metric_case of each case, in case order
+        self.metric_cases = metric_cases  # bench.scoring.metrics.metric_case of each case, in case order
         self.case_set_hash = case_set_hash
         self.source: dict[str, Any] = stream.where()
         self.rows_read = stream.rows_read

@@ -14,9 +14,9 @@ from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
-from bench.read_tool import first_messages, tools_for
-from bench.schema import Case
-from bench.tokens import TokenCounter
+from bench.answering.request import first_messages, tools_for
+from bench.store.schema import Case
+from bench.text.tokens import TokenCounter
 
 __all__ = ["OUTPUT_TOKENS", "JUDGE_INPUT", "JUDGE_OUTPUT", "SUMMARY_OUTPUT", "MIN_CACHED", "new_tally", "tally",
            "tally_judge", "priced", "job_estimate"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench.schema import Answer, Case, Question, Score, View
+from bench.store.schema import Answer, Case, Question, Score, View
 
 __all__ = ["ViewBuilt", "PrefixWarm", "ViewRecord", "Answered", "Scored", "JudgeFailed"]
 

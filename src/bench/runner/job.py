@@ -27,7 +27,7 @@ Order of work:
 
 Job directory: a new job needs a directory of its own (absent, or holding only what Hydra
 wrote for it: ``.hydra/``, ``main.log``); the job holds an exclusive lock on it for its
-life (:mod:`bench.jobdir`), so a second job or a ``resume=`` of a running job is refused.
+life (:mod:`bench.store.jobdir`), so a second job or a ``resume=`` of a running job is refused.
 
 Resume (``resume=DIR``): finished answers and scores are kept, answers with
 ``outcome=error`` are dropped and retried, answers without a score are judged, nothing is
@@ -54,15 +54,13 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from bench.arms import build_policy
-from bench.components import calls_model, clients_of, preflight
-from bench.config import dataset_source, generalize_types
-from bench.errors import DatasetError
-from bench.jobcases import job_case_stream
-from bench.jobdir import JobDirError, JobLock, check_new, check_resume_path
+from bench.config.arms import build_policy
+from bench.config.checks import dataset_source, generalize_types
+from bench.config.job_cases import job_case_stream
+from bench.core.components import calls_model, clients_of, preflight
+from bench.core.errors import DatasetError
 from bench.llm import call_sink, summarize_calls
 from bench.llm.limiter import concurrency_metrics, find_limiters
-from bench.metrics import SCORE_OMITTED, VIEW_OMITTED, compute_metrics
 from bench.policies import FullHistory, PolicyContext, declare
 from bench.runner.caseset import CaseSet
 from bench.runner.costing import job_estimate
@@ -70,8 +68,10 @@ from bench.runner.pipeline import Phase, Pipeline
 from bench.runner.provenance import now, provenance
 from bench.runner.resume import ResumeError, check_resume
 from bench.runner.setup import build, surfaced, worker_threads
-from bench.store import JobStore, iter_jsonl
-from bench.tokens import TokenCounter
+from bench.scoring.metrics import SCORE_OMITTED, VIEW_OMITTED, compute_metrics
+from bench.store.jobdir import JobDirError, JobLock, check_new, check_resume_path
+from bench.store.records import JobStore, iter_jsonl
+from bench.text.tokens import TokenCounter
 from bench.tracing import TraceOptions, build_tracer
 
 __all__ = ["run", "job_dir"]

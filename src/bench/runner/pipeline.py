@@ -35,15 +35,15 @@ from typing import Any
 
 from tqdm import tqdm
 
-from bench.components import calls_model
-from bench.evidence import evidence_flags
+from bench.answering.evidence import evidence_flags
+from bench.core.components import calls_model
 from bench.llm import ContextOverflow, call_callbacks, call_observer, call_tags
-from bench.metrics import VIEW_OMITTED
 from bench.runner.caseset import CaseEntry, CaseSet
 from bench.runner.events import Answered, JudgeFailed, PrefixWarm, Scored, ViewBuilt, ViewRecord
 from bench.runner.resume import prune
-from bench.schema import Answer, Case, Question, Score, View
-from bench.store import JobStore
+from bench.scoring.metrics import VIEW_OMITTED
+from bench.store.records import JobStore
+from bench.store.schema import Answer, Case, Question, Score, View
 
 __all__ = ["Phase", "Pipeline"]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from bench.arms import stack
+from bench.config.arms import stack
 
 __all__ = ["git_state", "package_versions", "text_hash", "provenance", "now"]
 

@@ -15,9 +15,10 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from bench.config import flat_keys
-from bench.errors import BenchError
-from bench.store import JobStore
+from bench.config.checks import flat_keys
+from bench.core.errors import BenchError
+from bench.core.renames import current_targets
+from bench.store.records import JobStore
 
 __all__ = ["ResumeError", "check_resume", "prune", "OPERATIONAL_TOP", "OPERATIONAL_LEAVES"]
 
@@ -32,11 +33,12 @@ class ResumeError(BenchError, ValueError):
 
 
 def check_resume(cfg: Any, out: Path, previous: dict[str, Any] | None) -> None:
-    if previous is None:  # run.json holds null or went away (bench.jobdir.check_resume_path refused the rest)
+    if previous is None:  # run.json holds null or went away (bench.store.jobdir.check_resume_path refused the rest)
         raise ResumeError(f"resume={out}: not a job directory (no run.json)")
     if not isinstance(previous, dict):
         raise ResumeError(f"resume={out}: {out / 'run.json'} is not a job's run.json (not a JSON object)")
-    before = flat_keys(previous.get("config") or {})
+    # a job started before a module moved names its old _target_ paths: compared as named now
+    before = flat_keys(current_targets(previous.get("config") or {}))
     now = flat_keys(OmegaConf.to_container(cfg, resolve=True))
 
     def relevant(key: str) -> bool:

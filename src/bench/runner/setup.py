@@ -1,4 +1,4 @@
-"""Building a job's components from its config (their fail-fast check: ``bench.components.preflight``),
+"""Building a job's components from its config (their fail-fast check: ``bench.core.components.preflight``),
 and what a job needs before it starts, checked once for a whole sweep.
 
     answerer = build(cfg.model, "model")       # Hydra instantiate; errors in one clear line
@@ -18,8 +18,8 @@ from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from bench.config import ConfigError
-from bench.errors import BenchError
+from bench.config.checks import ConfigError
+from bench.core.errors import BenchError
 from bench.llm import ModelSetupError
 from bench.llm.limiter import group_workers
 
@@ -87,7 +87,7 @@ def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
     groups (:data:`PREREQUISITE_GROUPS`). None when that cannot be told here (another sweeper, a cluster)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    from bench.config import compose
+    from bench.config.checks import compose
 
     parser = OverridesParser.create()
     given = [a for a in args if not a.startswith("-")]
@@ -121,13 +121,13 @@ def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
 
 def check_sweep_prerequisites(args: list[str]) -> str | None:
     """What every job of a ``-m`` sweep needs before it starts, checked once before any job, exactly as a
-    single job checks it (:func:`check_prerequisites`, and its stack: ``bench.arms.mixed_stack``): the
+    single job checks it (:func:`check_prerequisites`, and its stack: ``bench.config.arms.mixed_stack``): the
     one-line reason it cannot run, or None.
     Sweeps whose jobs run elsewhere (a cluster launcher) or that another sweeper expands are left to
     their jobs."""
-    from bench import redact
-    from bench.arms import mixed_stack
-    from bench.config import compose
+    from bench.config.arms import mixed_stack
+    from bench.config.checks import compose
+    from bench.core import redact
 
     found = _sweep_variants(args) if any(a in ("-m", "--multirun") for a in args) else None
     if found is None:
@@ -171,8 +171,8 @@ def check_prerequisites(cfg: Any) -> None:
     checked (``preflight``). BenchError (one line) when one is missing."""
     from omegaconf.errors import OmegaConfBaseException
 
-    from bench.config import absolute_paths, dataset_source, validate
-    from bench.failures import innermost
+    from bench.config.checks import absolute_paths, dataset_source, validate
+    from bench.core.failures import innermost
 
     try:
         validate(cfg)
@@ -180,9 +180,9 @@ def check_prerequisites(cfg: Any) -> None:
         dataset_source(cfg.dataset).check()
         nodes = {g: OmegaConf.to_container(cfg[g], resolve=False) for g in PREREQUISITE_GROUPS if g in cfg}
         if "api_key_env" in json.dumps(nodes, default=str):  # a part calls a model
-            from bench.arms import build_policy
-            from bench.components import preflight
-            from bench.tokens import TokenCounter
+            from bench.config.arms import build_policy
+            from bench.core.components import preflight
+            from bench.text.tokens import TokenCounter
 
             answerer, judge = build(cfg.model, "model"), build(cfg.judge, "judge")
             policy = surfaced(build_policy, cfg, TokenCounter(cfg.tokenizer.encoding),

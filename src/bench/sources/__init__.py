@@ -1,7 +1,7 @@
 """Where a job's rows come from: one class per source, each with its own keys and ``rows()``.
 
 ``conf/dataset/<option>.yaml`` names its class through ``_target_``; the runner builds it
-(:func:`bench.config.dataset_source`) and nothing below reads the config node. A key the
+(:func:`bench.config.checks.dataset_source`) and nothing below reads the config node. A key the
 class does not take is an error before any row is read, so a setting a source would
 silently ignore (``dataset.path`` on the shipped sample) cannot slip through.
 
@@ -16,11 +16,11 @@ and tool declarations (what the tools mean), ``limit`` and ``filters``.
 
 from __future__ import annotations
 
-from bench.sources.base import KEY_HINTS, SHIPPED, Filters, Source, as_source, sample_path, source_classes
 from bench.sources.files import ChatLog, LocalFile
 from bench.sources.hub import Hub
 from bench.sources.rows import KNOWN_COLUMNS, REQUIRED_COLUMNS, check_columns
 from bench.sources.shipped import Shipped
+from bench.sources.source import KEY_HINTS, SHIPPED, Filters, Source, as_source, sample_path, source_classes
 
 __all__ = ["Source", "Filters", "Shipped", "LocalFile", "ChatLog", "Hub", "as_source", "KEY_HINTS", "source_classes", "sample_path",
            "check_columns", "REQUIRED_COLUMNS", "KNOWN_COLUMNS", "SHIPPED"]

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bench.chatlog import ChatLogError, iter_chat_rows
-from bench.errors import ConfigError, DatasetError
-from bench.sources.base import Source
+from bench.core.errors import ConfigError, DatasetError
+from bench.sources.chatlog import ChatLogError, iter_chat_rows
 from bench.sources.rows import empty_file, format_of, local_parquet_options, required_path, stream_rows
+from bench.sources.source import Source
 
 __all__ = ["ChatLog", "LocalFile"]
 
-log = logging.getLogger("bench.selection")
+log = logging.getLogger("bench.data.selection")
 
 
 @dataclass(kw_only=True)

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bench.errors import DatasetError
-from bench.sources.base import Source
+from bench.core.errors import DatasetError
 from bench.sources.rows import PARQUET_BATCH_ROWS, check_hub_reachable, stream_rows
+from bench.sources.source import Source
 
 __all__ = ["Hub"]
 

@@ -8,12 +8,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.errors import DatasetError
+from bench.core.errors import DatasetError
 
 __all__ = ["PARQUET_BATCH_ROWS", "local_parquet_options", "REQUIRED_COLUMNS", "KNOWN_COLUMNS", "check_columns", "stream_rows", "format_of", "empty_file",
            "check_hub_reachable", "required_path"]
 
-log = logging.getLogger("bench.selection")  # reported as the data loading it belongs to
+log = logging.getLogger("bench.data.selection")  # reported as the data loading it belongs to
 
 REQUIRED_COLUMNS = ("instance_id", "trajectory")
 KNOWN_COLUMNS = ("trajectory_id", "instance_id", "repo", "resolved", "exit_status",

@@ -8,14 +8,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bench.chatlog import ChatLogError, iter_jsonl
-from bench.errors import DatasetError
-from bench.sources.base import SHIPPED, Source, sample_path
+from bench.core.errors import DatasetError
+from bench.sources.chatlog import ChatLogError, iter_jsonl
 from bench.sources.rows import check_columns
+from bench.sources.source import SHIPPED, Source, sample_path
 
 __all__ = ["Shipped"]
 
-log = logging.getLogger("bench.selection")
+log = logging.getLogger("bench.data.selection")
 
 
 @dataclass(kw_only=True)

@@ -2,9 +2,9 @@
 
 - :mod:`bench.study.jobs`: job directories -> :class:`Job` (records, config, status, label);
 - :mod:`bench.study.tables`: pandas frames per job, config, type, question; CSV;
-- :mod:`bench.study.text`: formatting and the markdown table;
+- :mod:`bench.study.markdown`: formatting and the markdown table;
 - :mod:`bench.study.plots`: SVG plots; :mod:`bench.study.html`: the self-contained page;
-- :mod:`bench.study.report`: ``write_report`` and the ``python -m bench.report`` command.
+- :mod:`bench.study.assemble`: ``write_report`` and the ``python -m bench.report`` command.
 """
 
 from bench.study.jobs import Job, find_job_dirs, flatten, job_config, load_job, load_jobs

@@ -16,8 +16,7 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from bench.study.jobs import Job
-from bench.study.plots import has_full, plot_label, plot_n_curve, plot_tradeoff, plot_types
-from bench.study.text import (
+from bench.study.markdown import (
     FRONTIER_NOTE,
     MEASURE_NOTE,
     METHODS_LINE,
@@ -33,6 +32,7 @@ from bench.study.text import (
     pairs_table,
     summary_table,
 )
+from bench.study.plots import has_full, plot_label, plot_n_curve, plot_tradeoff, plot_types
 
 __all__ = ["report_html", "outcome_grid_html", "VERDICT_STYLE"]
 

@@ -5,7 +5,7 @@
     job.metrics, job.label, job.config_id, job.status
 
 Every number is recomputed from the job's records (``cases``, ``views``, ``answers``,
-``scores``, ``reference_scores``) with :func:`bench.metrics.compute_metrics`, so a report
+``scores``, ``reference_scores``) with :func:`bench.scoring.metrics.compute_metrics`, so a report
 over a killed job shows what it holds and agrees with ``metrics.json`` of a finished one.
 Jobs are ordered by config (arm, N, mechanism chain, prompt, then the sweep's own order),
 seeds together.
@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.config import generalize_types
-from bench.metrics import CASE_OMITTED, VIEW_OMITTED, compute_metrics
-from bench.policies.base import declaration_of
+from bench.config.checks import generalize_types
+from bench.core.renames import current_targets
 from bench.policies.compact_settings import MECHANISM_NAMES
-from bench.prompt_files import PROMPT_NAMES
-from bench.store import read_jsonl
+from bench.policies.policy import declaration_of
+from bench.prompts import PROMPT_NAMES
+from bench.scoring.metrics import CASE_OMITTED, VIEW_OMITTED, compute_metrics
+from bench.store.records import read_jsonl
 
 __all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_config",
            "MECHANISM_ORDER", "PROMPT_ORDER"]
@@ -164,10 +165,11 @@ def _yaml(path: Path) -> Any:
 def job_config(path: Path) -> dict[str, Any]:
     """The job's resolved config: ``run.json`` ``config``, else ``.hydra/config.yaml``."""
     run = _json(path / "run.json") or {}
+    # _target_ paths as named now (bench.core.renames): a job from before a move compares equal
     if isinstance(run.get("config"), dict):
-        return run["config"]
+        return current_targets(run["config"])
     loaded = _yaml(path / ".hydra" / "config.yaml")
-    return loaded if isinstance(loaded, dict) else {}
+    return current_targets(loaded) if isinstance(loaded, dict) else {}
 
 
 def _json(path: Path) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Collection
 from typing import Any
 
-from bench.schema import case_set_hash
+from bench.store.schema import case_set_hash
 
 __all__ = ["dataset_name", "dataset_item_id", "upload_dataset", "is_transport"]
 

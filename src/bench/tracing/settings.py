@@ -48,7 +48,7 @@ def langfuse_settings(env: Mapping[str, str] | None = None) -> LangfuseSettings 
     base_url = source.get("LANGFUSE_BASE_URL") or source.get("LANGFUSE_HOST")
     if not (public and secret and base_url):
         return None
-    from bench import redact
+    from bench.core import redact
 
     redact.register(public)  # scrubbed from logs and error texts, with the Basic-auth form of the pair
     redact.register_basic_auth(public, secret)
@@ -111,7 +111,7 @@ _CLIENTS_LOCK = threading.Lock()
 
 def _scrubbed(*, data: Any, **_: Any) -> Any:
     """Langfuse ``mask``: every configured secret scrubbed from what an observation records."""
-    from bench import redact
+    from bench.core import redact
 
     if isinstance(data, str):
         return redact.scrub(data)
@@ -127,7 +127,7 @@ def _scrub_spans(*, params: Any) -> Any:
     LangChain handler records, e.g. a server's reply that quoted a key)."""
     from langfuse.types import MaskOtelSpansResult, OtelSpanPatch
 
-    from bench import redact
+    from bench.core import redact
 
     patches = {}
     for identifier, span in params.spans.items():

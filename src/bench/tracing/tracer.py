@@ -145,7 +145,7 @@ class LangfuseTracer:
         self.run_name = self._run_name(job_name)
         path = self._traces_file()
         if path and path.exists():
-            from bench.store import read_jsonl
+            from bench.store.records import read_jsonl
 
             self._confirmed = {r["case_id"] for r in read_jsonl(path)
                                if r.get("run") == self.run_name and r.get("delivered")}

@@ -1,0 +1,176 @@
+"""The question-type interface, and what every type's builder reads of a case.
+
+A question type is one module (``bench/questions/<name>.py``) holding one object that
+implements :class:`QuestionType`, registered in ``bench/questions/__init__.py``:
+
+- ``text(target)``: the question asked about a target (tool, arguments, run ordinal ...);
+- ``applies(profile)``: whether the type makes sense for a source (coding types need a repository);
+- ``build(facts)``: a :class:`~bench.store.schema.Question` with its code-extracted reference,
+  evidence and ``target``, or a :class:`~bench.store.schema.DroppedQuestion` with the reason;
+- ``spans(reference)``: the texts whose verbatim presence in a view shows the answer (None: the
+  answer is not a text span, e.g. a count or a list: only its evidence messages show it;
+  :mod:`bench.text.view_contents`, :mod:`bench.answering.evidence`);
+- ``claim(parsed, text, repo_root)`` / ``grade(reference, claim, repo_root)``: the exact
+  judge's reading of an answer (None: no specific claim) and its check of that claim;
+- ``rubric``: the type's lines of the LLM judge's rubric (the one grading rule, README);
+- ``answer_format``: the keys of its typed answer (``{"count": ...}``; :mod:`bench.questions.answers`);
+- ``answer_keys(reference)``: strings that show the answer (``in_task_text`` looks for them
+  in the task text).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from langchain_core.messages import ToolMessage
+
+from bench.extract import CommandRun, Edit, command_runs, repo_edits
+from bench.extract.history import ToolEvent, args_text, tool_events
+from bench.profiles import Profile
+from bench.store.schema import Case, DroppedQuestion, Question, assign_message_ids
+from bench.text.content import content_text, message_text
+
+__all__ = ["QuestionType", "CaseFacts", "make_question", "ordinal", "args_text", "same_args", "calls_of",
+           "MIN_SPAN_CHARS", "value_spans", "word_index", "find_in"]
+
+_WORD = re.compile(r"\w+")
+# A value shorter than this is no span: present in any view by chance ("5", "ok").
+MIN_SPAN_CHARS = 3
+
+
+def value_spans(shown: str) -> list[str] | None:
+    """A scalar answer's span (its text), or None when it is too short to tell a view apart."""
+    shown = shown.strip()
+    return [shown] if len(shown) >= MIN_SPAN_CHARS else None
+
+
+class QuestionType(Protocol):
+    name: str
+    rubric: str
+    answer_format: dict[str, str]  # the typed answer's keys and what each holds (bench.questions.answers)
+
+    def text(self, target: dict[str, Any]) -> str: ...
+
+    def applies(self, profile: Profile) -> bool: ...
+
+    def build(self, facts: CaseFacts) -> Question | DroppedQuestion: ...
+
+    def spans(self, reference: Any) -> list[str] | None: ...
+
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any: ...
+
+    def grade(self, reference: Any, claim: Any, repo_root: str | None) -> tuple[bool, str]: ...
+
+    def answer_keys(self, reference: Any) -> list[str]: ...
+
+
+class CaseFacts:
+    """What the builders read of a case's full recorded history, each computed once."""
+
+    def __init__(self, case: Case) -> None:
+        assign_message_ids(case.messages)
+        self.case = case
+        self.profile: Profile = case.profile
+
+    @functools.cached_property
+    def events(self) -> list[ToolEvent]:
+        return tool_events(self.case.messages, self.profile)
+
+    @functools.cached_property
+    def runs(self) -> list[CommandRun]:
+        return command_runs(self.events, self.profile)
+
+    @functools.cached_property
+    def edits(self) -> list[Edit]:
+        return repo_edits(self.events, self.case.repo_root, self.profile)
+
+    @functools.cached_property
+    def task_text(self) -> str:
+        return self.case.task_text
+
+    @functools.cached_property
+    def _ordinals(self) -> dict[int, int]:
+        """``id(event)`` -> its ordinal among the calls of its tool with the same arguments (one pass)."""
+        seen: dict[tuple[str, str], int] = {}
+        ordinals = {}
+        for event in self.events:
+            key = (event.name, args_text(event.args))
+            seen[key] = seen.get(key, 0) + 1
+            ordinals[id(event)] = seen[key]
+        return ordinals
+
+    def ordinal(self, event: ToolEvent) -> int:
+        """The event's k: it is the k-th call of its tool with these arguments (1, 2, ...)."""
+        return self._ordinals[id(event)]
+
+    @functools.cached_property
+    def texts(self) -> list[str]:
+        """Each message's text as a reader sees it (a tool output as recorded; a call with its arguments)."""
+        return [content_text(m.content) if isinstance(m, ToolMessage) else message_text(m) for m in self.case.messages]
+
+    @functools.cached_property
+    def _words(self) -> dict[str, list[int]]:
+        """Each word (``\\w+``, lower case) -> the messages whose text holds it, in order."""
+        return word_index(self.texts)
+
+    def elsewhere(self, text: str, index: int | None) -> bool:
+        """Whether ``text`` appears in a message other than message ``index`` (an index, not a scan)."""
+        return any(i != index for i in find_in(text, self.texts, self._words))
+
+    def asked_events(self) -> list[ToolEvent]:
+        """Calls a domain-neutral question may ask about: not finish or think tools."""
+        return [e for e in self.events if not self.profile.is_finish(e.name) and not self.profile.is_think(e.name)]
+
+
+def word_index(texts: list[str]) -> dict[str, list[int]]:
+    """Each word (``\\w+``, lower case) -> the positions of the texts holding it, in order."""
+    index: dict[str, list[int]] = {}
+    for position, text in enumerate(texts):
+        for word in set(_WORD.findall(text.lower())):
+            index.setdefault(word, []).append(position)
+    return index
+
+
+def find_in(text: str, texts: list[str], index: dict[str, list[int]], case: bool = True) -> Iterator[int]:
+    """Positions of the texts that contain ``text``, in order, looked up through its longest word
+    (``word_index``); a text without a word is looked for in every text."""
+    words = _WORD.findall(text.lower())
+    positions = index.get(max(words, key=len), []) if words else range(len(texts))
+    wanted = text if case else text.lower()
+    for position in positions:
+        if wanted in (texts[position] if case else texts[position].lower()):
+            yield position
+
+
+def ordinal(k: int) -> str:
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def same_args(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return args_text(a) == args_text(b)
+
+
+def calls_of(events: list[ToolEvent], tool: str, args: dict[str, Any]) -> list[ToolEvent]:
+    """The calls of ``tool`` with exactly these arguments, in order (their ordinals are 1, 2, ...)."""
+    return [e for e in events if e.name == tool and same_args(e.args, args)]
+
+
+def make_question(case: Case, qtype: str, question: str, reference: Any, keys: list[str], indices: list[int],
+                  *, target: dict[str, Any], params: dict[str, Any] | None = None) -> Question:
+    """A question; ``indices`` are the messages holding its evidence (recorded by index and by id)."""
+    evidence = sorted(set(i for i in indices if i is not None))
+    return Question(
+        qid=f"{case.case_id}:{qtype}",
+        type=qtype,
+        question=question,
+        reference=reference,
+        evidence_keys=[k for k in keys if k],
+        evidence_messages=evidence,
+        params=params or {},
+        target=target,
+        evidence_ids=[str(case.messages[i].id) for i in evidence],
+    )
