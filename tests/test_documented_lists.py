@@ -16,6 +16,7 @@ import importlib.util
 import math
 import re
 import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from bench.config.checks import compose
 from bench.core.renames import RENAMED, current_target
 from bench.llm import PROVIDERS
 from bench.profiles import PROFILES
-from bench.sources import SHIPPED
+from bench.sources import SHIPPED, source_classes
 from bench.store.schema import VERDICTS
 
 from conftest import PROJECT
@@ -292,9 +293,16 @@ def pipe_lists(root: Path) -> list[str]:
     return problems
 
 
-def readme_layout_profiles(root: Path) -> list[str]:
-    line = re.search(r"^  profiles/ .*\(([^)]*)\)", read(root, "README.md"), re.M).group(1)
-    return differ("README Layout, profiles", [p.strip() for p in line.split(",")], list(PROFILES))
+def readme_layout_registries(root: Path) -> list[str]:
+    """README "Layout": the profiles named, and one source named per source class."""
+    text = read(root, "README.md")
+    named = re.search(r"^  profiles/ .*\(([^)]*)\)", text, re.M).group(1)
+    problems = differ("README Layout, profiles", [p.strip() for p in named.split(",")], list(PROFILES))
+    sources = re.search(r"^  sources/ .*one class per source \(([^)]*)\)", text, re.M).group(1).split(",")
+    classes = [c for c in source_classes() if c.__module__.startswith("bench.")]  # not a test's own source
+    if len(sources) != len(classes):
+        problems.append(f"README Layout, sources: {len(sources)} named, {len(classes)} source classes")
+    return problems
 
 
 def arm_targets(root: Path) -> list[str]:
@@ -358,7 +366,7 @@ def dotted_paths(root: Path) -> list[str]:
 
 CHECKS = (readme_sources, readme_arms, readme_budget_arms, readme_question_types, readme_groups_and_experiments,
           inline_group_lists, readme_numbers, study_experiments, experiment_job_counts, config_defaults_comments,
-          pipe_lists, readme_layout_profiles, arm_targets, dotted_paths)
+          pipe_lists, readme_layout_registries, arm_targets, dotted_paths)
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
@@ -409,7 +417,10 @@ def test_a_new_question_type_or_profile_is_caught(monkeypatch):
     assert any("calibration" in p or "question types" in p for p in readme_numbers(PROJECT))
     monkeypatch.setitem(PROFILES, "new_profile", PROFILES["generic"])
     assert any("new_profile" in p for p in pipe_lists(PROJECT))
-    assert any("new_profile" in p for p in readme_layout_profiles(PROJECT))
+    assert any("new_profile" in p for p in readme_layout_registries(PROJECT))
+    classes = source_classes()
+    monkeypatch.setattr(sys.modules[__name__], "source_classes", lambda: [*classes, classes[0]])
+    assert any("source classes" in p for p in readme_layout_registries(PROJECT))
 
 
 def _renamed(name: str) -> object:
