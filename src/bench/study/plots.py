@@ -10,7 +10,7 @@ import io
 
 import pandas as pd
 
-from bench.study.markdown import is_missing
+from bench.study.figure_text import is_missing
 
 __all__ = ["plot_frontier", "plot_tradeoff", "plot_types", "plot_n_curve", "plot_label", "has_full", "arm_style"]
 
