@@ -261,6 +261,18 @@ def config_defaults_comments(root: Path) -> list[str]:
     return problems
 
 
+def help_groups(root: Path) -> list[str]:
+    """``--help`` lists the groups and options through Hydra's ``$APP_CONFIG_GROUPS`` (read off the conf tree),
+    never by hand."""
+    help_text = yaml.safe_load(read(root, "conf/hydra/help/bench.yaml"))
+    problems = [] if "$APP_CONFIG_GROUPS" in help_text["template"] else ["--help: the template lists no $APP_CONFIG_GROUPS"]
+    for part in ("header", "footer", "template"):
+        for group, listed in re.findall(r"\b([a-z]+)=((?:[\w-]+ ?\| ?)+[\w-]+)", help_text[part]):
+            if group in groups(root):
+                problems += differ(f"--help {part}: {group}=...", re.split(r" ?\| ?", listed), options(root, group))
+    return problems
+
+
 @dataclass(frozen=True)
 class PipeList:
     """``a | b | c`` on the line of ``file`` that matches ``line``: the entries of a registry."""
@@ -366,7 +378,7 @@ def dotted_paths(root: Path) -> list[str]:
 
 CHECKS = (readme_sources, readme_arms, readme_budget_arms, readme_question_types, readme_groups_and_experiments,
           inline_group_lists, readme_numbers, study_experiments, experiment_job_counts, config_defaults_comments,
-          pipe_lists, readme_layout_registries, arm_targets, dotted_paths)
+          help_groups, pipe_lists, readme_layout_registries, arm_targets, dotted_paths)
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
@@ -406,6 +418,8 @@ def test_a_new_option_of_a_group_is_caught(copy):
     assert all(any(name in p for p in found) for name in ("newarm", "newjudge", "newdata")), found
     (copy / "conf" / "mechanism" / "newmech.yaml").write_text("{}\n")
     assert any("newmech" in p for p in inline_group_lists(copy))
+    _edit(copy, "conf/hydra/help/bench.yaml", "  $APP_CONFIG_GROUPS", "  dataset=sample|local")  # a list by hand
+    assert {p.split(":")[0] for p in help_groups(copy)} == {"--help", "--help template"}
     (copy / "conf" / "newgroup").mkdir()
     assert any("newgroup" in p for p in readme_groups_and_experiments(copy))
 

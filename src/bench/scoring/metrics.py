@@ -47,7 +47,7 @@ from bench.scoring.view_figures import LOWER_BOUND_NOTE, budget_metrics, compact
 from bench.stats import METHOD, METHOD_TYPES, accuracy_interval, detectable_difference, ratio_interval
 from bench.store.schema import STALE_REASON, VERDICTS
 
-# compute_metrics, and the names imported from this module (bench.metrics before issue 33) before they moved to
+# compute_metrics, and the names imported from this module (bench/metrics.py before issue 33) before they moved to
 # the modules beside it: metric_records (the fields read), question_groups (headline, buckets, verdict counts),
 # view_figures (budget, lower bound, compactions)
 __all__ = ["compute_metrics", "budget_metrics", "lower_bound", "LOWER_BOUND_NOTE", "metric_case", "QUESTION_FIELDS",

@@ -38,7 +38,7 @@ from bench.study.text_tables import (
     summary_table,
 )
 
-# report_markdown, the shared notes, and the names imported from this module (bench.study.text before issue 33)
+# report_markdown, the shared notes, and the names imported from this module (study/text.py before issue 33)
 # before they moved to figure_text (a figure as text) and text_tables (the tables as cells)
 __all__ = ["report_markdown", "measure_of", "MEASURE_NOTE", "FRONTIER_NOTE", "METHODS_LINE", "fmt", "value_range",
            "is_missing", "pct_text", "budget_text", "interval_text", "difference_interval_text", "detectable_text",
