@@ -53,10 +53,12 @@ def groups(root: Path) -> list[str]:
 
 
 def section(text: str, heading: str) -> str:
-    """The text under a markdown heading, up to the next heading of the same or a higher level."""
+    """The text under a markdown heading, up to the next heading of the same or a higher level (a shell
+    comment in a code block is no heading)."""
     level = heading.split(" ", 1)[0]
     start = text.index(heading + "\n") + len(heading) + 1
-    end = re.search(rf"^#{{1,{len(level)}}} ", text[start:], re.M)
+    prose = re.sub(r"^```.*?^```", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text[start:], flags=re.M | re.S)
+    end = re.search(rf"^#{{1,{len(level)}}} ", prose, re.M)
     return text[start:start + end.start()] if end else text[start:]
 
 
