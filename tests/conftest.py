@@ -1,18 +1,13 @@
-"""Shared fixtures: paths to the project's config and the real samples shipped with the project."""
+"""Shared fixtures: the real samples shipped with the project."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-PROJECT = Path(__file__).resolve().parents[1]
-CONF_DIR = PROJECT / "conf"
-DEV_PARQUET = PROJECT / "tests" / "data" / "real" / "dev.parquet"  # 15 real OpenHands runs (README beside it)
-OPS_JSONL = PROJECT / "src" / "bench" / "samples" / "ops" / "dev.jsonl"  # 12 real tau2-bench runs (dataset=ops)
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/builders.py
+# the helper modules are on sys.path (`pythonpath` in pyproject); the paths were defined here once
+from paths import CONF_DIR, DEV_PARQUET, OPS_JSONL, PROJECT  # noqa: F401 - re-exported for older imports
 
 
 @pytest.fixture

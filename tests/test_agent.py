@@ -17,15 +17,11 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import PrivateAttr
 
 from bench.answering.agent import READ_TOOL, THINK_REPLY, LangGraphAnswerer
 from bench.cache import ResponseCache
 from bench.llm import (
-    ChatClient,
     ModelSetupError,
     call_sink,
     classify_error,
@@ -35,52 +31,9 @@ from bench.policies import LLMSummarizer
 from bench.store.schema import Case, Question, View
 from bench.text.formats import placeholder
 
+from scripted import scripted_client
+
 # --------------------------------------------------------------------------- fakes
-
-
-class ScriptedChatModel(BaseChatModel):
-    """Replays ``script`` items in order: an AIMessage, an exception to raise, or a callable.
-
-    A callable gets ``(messages, kwargs)`` and returns an AIMessage. Every request is
-    recorded in ``requests`` as ``(messages, kwargs)`` (kwargs hold ``tools``/``tool_choice``).
-    When the script runs out, the last item repeats.
-    """
-
-    script: list[Any]
-    _next: int = PrivateAttr(default=0)
-    _lock: Any = PrivateAttr(default_factory=threading.Lock)
-    _requests: list = PrivateAttr(default_factory=list)
-
-    @property
-    def requests(self) -> list[tuple[list, dict]]:
-        return self._requests
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
-
-    def bind_tools(self, tools, *, tool_choice=None, **kwargs):
-        return self.bind(tools=tools, tool_choice=tool_choice, **kwargs)
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
-        with self._lock:
-            self._requests.append((list(messages), dict(kwargs)))
-            item = self.script[min(self._next, len(self.script) - 1)]
-            self._next += 1
-        if isinstance(item, BaseException):
-            raise item
-        if callable(item):
-            item = item(messages, kwargs)
-        message = item.model_copy(update={"usage_metadata": item.usage_metadata or {
-            "input_tokens": 100, "output_tokens": 10, "total_tokens": 110,
-            "input_token_details": {"cache_read": 40}}})
-        return ChatResult(generations=[ChatGeneration(message=message)])
-
-
-def scripted_client(*script: Any, cache: ResponseCache | None = None, **kwargs: Any) -> ChatClient:
-    settings = {"max_retries": 3, "backoff_base": 0.001, "backoff_max": 0.01, "check_endpoint": False, **kwargs}
-    return ChatClient(llm=ScriptedChatModel(script=list(script)), model="scripted", endpoint="fake://local",
-                      params={"temperature": 0, "seed": 0}, cache=cache, **settings)
 
 
 def call(name: str, args: dict[str, Any], call_id: str) -> AIMessage:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import numpy as np
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_coverage.py"
+from paths import PROJECT
+
+SCRIPT = PROJECT / "benchmarks" / "bench_coverage.py"
 
 
 def _module():

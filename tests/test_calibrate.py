@@ -7,16 +7,16 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from bench.calibrate import HUMAN_VERDICTS, KNOWN_TYPES, cohen_kappa, load_rows
 from bench.calibrate import main as calibrate_main
 
-from conftest import PROJECT
+from paths import DATA, PROJECT
+from scripted import scripted_verdict, write_jsonl
 
-DATA = PROJECT / "tests" / "data" / "judge_calibration.jsonl"
+CALIBRATION = DATA / "judge_calibration.jsonl"
 LAST_LINE = re.compile(r"^agreement (\d+)/(\d+) \((\d+\.\d)%\) kappa (-?\d\.\d{3}|n/a)$")
 
 
@@ -56,11 +56,6 @@ def test_kappa_edges():
 
 
 # --------------------------------------------------------------------------- the CLI with the exact judge
-def write_jsonl(path: Path, rows: list) -> Path:
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
 FILES = ["pkg/mod.py", "tests/test_mod.py"]
 ERROR = {"type": "ValueError", "message": "invalid literal for int() with base 10: 'x'"}
 COUNTS = {"passed": 3, "failed": 1}
@@ -185,7 +180,7 @@ def test_module_cli_bad_input_has_no_traceback(tmp_path):
 
 # --------------------------------------------------------------------------- the shipped calibration file
 def test_calibration_file_schema():
-    rows = load_rows(DATA)  # every line valid, ids unique (load_rows raises otherwise)
+    rows = load_rows(CALIBRATION)  # every line valid, ids unique (load_rows raises otherwise)
     assert len(rows) >= 120
     by_type = Counter(r.type for r in rows)
     assert set(by_type) == set(KNOWN_TYPES) and min(by_type.values()) >= 12, by_type
@@ -200,20 +195,11 @@ def test_calibration_file_schema():
             assert set(row.reference) == {"tool", "message"}
         elif row.type == "call_count":
             assert isinstance(row.reference, int)
-    raw = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    raw = [json.loads(line) for line in CALIBRATION.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert all(r.get("source") for r in raw)  # provenance of every question
 
 
 # --------------------------------------------------------------------------- the LLM judge's mechanics
-def scripted_verdict(body: dict) -> str:
-    """A judge that reads markers placed in the answers (robust to any rubric wording)."""
-    text = "\n".join(str(m.get("content")) for m in body.get("messages") or [])
-    if "MARK-GARBLED" in text:
-        return "I think this one is basically fine."  # no verdict: must show as unscored
-    verdict = "wrong" if "MARK-WRONG" in text else "abstained" if "MARK-DUNNO" in text else "correct"
-    return json.dumps({"verdict": verdict, "reason": f"scripted {verdict}"})
-
-
 def test_llm_judge_through_calibrate(tmp_path, capsys):
     from fake_openai import FakeOpenAI
 

@@ -23,7 +23,7 @@ from bench.questions import add_questions
 from bench.store.schema import Case
 from bench.text.tokens import TokenCounter
 
-from conftest import DEV_PARQUET
+from paths import DEV_PARQUET
 
 COUNTER = TokenCounter()
 # Each marker the OpenHands profile knows, as it shows in a recorded result (multiline search).

@@ -28,8 +28,9 @@ from bench.store.schema import Case, Question
 from bench.text.content import content_text
 from bench.text.tokens import TokenCounter
 
-PROJECT = Path(__file__).resolve().parents[1]
-DEV = PROJECT / "tests" / "data" / "real" / "dev.parquet"
+from paths import DATA, PROJECT
+
+DEV = DATA / "real" / "dev.parquet"
 COUNTER = TokenCounter()
 BIG = "line of output\n" * 40  # 600 characters
 NATURAL = {"force": False, "threshold": 1.0}

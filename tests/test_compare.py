@@ -9,7 +9,8 @@ import pytest
 from bench.compare import compare_markdown, config_diff
 from bench.compare import main as compare_main
 from bench.store.records import read_jsonl
-from test_report import flip_first_correct, run_job
+
+from jobs import flip_first_correct, run_job
 
 
 @pytest.fixture(scope="module")

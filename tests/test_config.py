@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
 
 from bench.config.arms import build_policy
@@ -11,7 +10,8 @@ from bench.config.checks import dataset_source
 from bench.sources import Source
 from bench.text.tokens import TokenCounter
 
-from conftest import CONF_DIR
+from jobs import compose_with
+from paths import CONF_DIR
 
 GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("hydra", "experiment"))
 OPTIONS = [(group, option.stem) for group in GROUPS for option in sorted((CONF_DIR / group).glob("*.yaml"))]
@@ -21,11 +21,6 @@ REQUIRED = {("dataset", "local"): ["dataset.path=/tmp/rows.parquet"], ("dataset"
             # the provider arms build their views with the answering model: one of their provider
             ("arm", "openai_compact"): ["model=openai", "model.api=responses"],
             ("arm", "anthropic_compact"): ["model=anthropic"], ("arm", "anthropic_clear"): ["model=anthropic"]}
-
-
-def compose_with(*overrides: str):
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose("config", overrides=list(overrides))
 
 
 def test_groups_are_the_spec_groups():

@@ -17,8 +17,7 @@ from bench.core.errors import ConfigError
 from bench.llm.call_errors import ModelSetupError
 from bench.llm.price import Price
 
-from test_hostile import bench, one_line_error
-from test_hostile2 import tool
+from commands import bench, one_line_error, tool
 
 PRICE = "{input: 1.0, output: 4.0}"
 

@@ -19,11 +19,10 @@ import pytest
 from bench.config.checks import compose
 from bench.runner import run
 
-from conftest import PROJECT
-from paths import pythonpath
-from test_hostile import bench, one_line_error
+from commands import bench, one_line_error
+from paths import DATA, pythonpath
 
-CALIBRATION = str(PROJECT / "tests" / "data" / "judge_calibration.jsonl")
+CALIBRATION = str(DATA / "judge_calibration.jsonl")
 
 
 def _env() -> dict[str, str]:

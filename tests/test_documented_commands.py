@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROJECT
 from fake_openai import FakeOpenAI
+from paths import DATA, PROJECT
 
 DOCS = [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]
 URL = "FAKE_URL"  # replaced by the fake model server's base URL when the command runs
@@ -213,7 +213,7 @@ def test_every_documented_command_is_planned_and_the_plan_is_not_stale():
         assert unfilled == [], f"{command.id}: placeholder(s) {unfilled} not in PLACEHOLDERS: {command.written}"
         benchmark = BENCHMARK.match(command.text)
         if benchmark:
-            from test_benchmarks import TINY
+            from benchmark_settings import TINY
 
             assert benchmark.group(1) in TINY, f"{command.id}: tests/test_benchmarks.py does not run {benchmark.group(1)}"
 
@@ -333,13 +333,13 @@ def workspace(root: Path, jobs: bool = True) -> Path:
     for entry in PROJECT.iterdir():
         if entry.name not in ("outputs", "multirun", ".cache", ".venv", ".git") and not (root / entry.name).exists():
             (root / entry.name).symlink_to(entry)
-    shutil.copyfile(PROJECT / "tests" / "data" / "real" / "dev.parquet", root / "rows.parquet")
-    from test_newcomer import readme_chat_example
+    shutil.copyfile(DATA / "real" / "dev.parquet", root / "rows.parquet")
+    from readme_examples import readme_chat_example
 
     example = readme_chat_example()
     (root / "my_runs.jsonl").write_text(example + example.replace('"run-17"', '"run-18"'), encoding="utf-8")
-    shutil.copyfile(PROJECT / "tests" / "data" / "real" / "chat" / "shell.jsonl", root / "shell_runs.jsonl")
-    shutil.copyfile(PROJECT / "tests" / "data" / "real" / "chat" / "airline.jsonl", root / "support_runs.jsonl")
+    shutil.copyfile(DATA / "real" / "chat" / "shell.jsonl", root / "shell_runs.jsonl")
+    shutil.copyfile(DATA / "real" / "chat" / "airline.jsonl", root / "support_runs.jsonl")
     (root / "mypolicies.py").write_text(readme_policy_module(), encoding="utf-8")
     if jobs:
         env = {**os.environ, "TQDM_DISABLE": "1"}
@@ -379,7 +379,7 @@ def test_documented_commands_run_as_written(block, project_like):
     """A block's commands in order (a later one may use what an earlier one wrote), each as planned."""
     import contextlib
 
-    from test_tracing import Receiver
+    from langfuse_receiver import Receiver
 
     for command in BLOCKS[block]:
         plan = PLAN.get(command.text, Plan("runs as written"))

@@ -13,7 +13,9 @@ import pytest
 
 from bench.core.errors import BenchError
 
-ROOT = Path(__file__).resolve().parents[1]
+from paths import PROJECT
+
+ROOT = PROJECT
 SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
 
 

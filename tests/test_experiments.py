@@ -14,7 +14,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
-PROJECT = Path(__file__).resolve().parents[1]
+from paths import PROJECT
+
 CONF = str(PROJECT / "conf")
 
 GRIDS = {  # experiment -> (arm, {swept key: values})
@@ -180,7 +181,8 @@ def test_callback_writes_into_the_sweep_dir_unless_disabled(tmp_path):
     from omegaconf import OmegaConf
 
     from bench.cli.callbacks import ReportCallback
-    from test_report import run_job
+
+    from jobs import run_job
 
     sweep = tmp_path / "sweep"
     run_job(sweep / "arm=full,seed=0", "arm=full", "dataset.limit=2")

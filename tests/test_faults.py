@@ -28,8 +28,8 @@ from bench.runner import run
 from bench.store.records import read_jsonl
 
 from builders import sample_questions
-from conftest import CONF_DIR
 from fake_openai import FakeOpenAI
+from paths import CONF_DIR
 
 FAILING_CASE = "acme__ledger-57@1"  # the shipped sample's case with 3 questions
 FAILING_MARKER = "acme__ledger__2.3"  # appears in that case's history only
@@ -220,7 +220,7 @@ def test_wrong_config_values_give_one_clear_line_and_no_traceback(tmp_path, args
 
 @pytest.mark.slow  # several subprocess jobs; .ci/run runs it
 def test_no_file_log_or_trace_of_a_job_contains_the_key(tmp_path, monkeypatch):
-    from test_tracing import Receiver
+    from langfuse_receiver import Receiver
 
     secret = "sk-bench-SECRET-" + "7f3a" * 6
     langfuse_secret = "sk-lf-SECRET-" + "c0de" * 6

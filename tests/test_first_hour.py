@@ -17,10 +17,10 @@ import pytest
 from bench.sources.chatlog import ChatLogError, iter_chat_rows
 
 from cli_batch import JOB_MODULES, MODEL_MODULES, run_commands
-from conftest import OPS_JSONL, PROJECT
 from fake_openai import FakeOpenAI
+from paths import DATA, OPS_JSONL, PROJECT
 
-CHAT = PROJECT / "tests" / "data" / "real" / "chat"
+CHAT = DATA / "real" / "chat"
 V1_LOG = CHAT / "source" / "mini_swe_agent_v1.traj.json"  # a real mini-swe-agent 1.7 run (PROVENANCE.md)
 CONVERTER = PROJECT / "scripts" / "mini_swe_agent_to_chat.py"
 ARMS = ", ".join(sorted(p.stem for p in (PROJECT / "conf" / "arm").glob("*.yaml")))

@@ -41,10 +41,10 @@ from bench.store.schema import View
 from bench.text.tokens import TokenCounter
 from bench.text.view_contents import message_texts, span_present, verbatim_ids
 
-from conftest import DEV_PARQUET, PROJECT
+from paths import DATA, DEV_PARQUET
 
 COUNTER = TokenCounter()
-CHAT = PROJECT / "tests" / "data" / "real" / "chat"
+CHAT = DATA / "real" / "chat"
 SOURCES = {
     "dev": ["dataset=local", f"dataset.path={DEV_PARQUET}"],
     "sample": ["dataset=sample"],

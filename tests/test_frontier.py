@@ -23,7 +23,7 @@ from bench.study.assemble import write_report
 from bench.study.frontier import paired_comparison
 from bench.text.tokens import TokenCounter
 
-from conftest import DEV_PARQUET
+from paths import DEV_PARQUET
 
 COUNTER = TokenCounter()
 SHRINKING = ("nlatest", "mask", "trim", "context_edit", "compact", "lc_summary", "condenser")

@@ -12,7 +12,8 @@ import pytest
 from bench.questions.matching import has_identifier
 from bench.questions.messages import in_substance
 from bench.questions.suite_counts import table_counts, text_counts
-from test_judge import grade
+
+from grading import grade
 
 
 @pytest.mark.parametrize("key,text,found", [
@@ -387,7 +388,7 @@ def test_the_java_thread_header_names_no_type():
     ("src/widgets/core.py, tests/test_core.py and the Dockerfile (to pin the base image).", "wrong"),  # no extension
 ])
 def test_files_named_as_not_changed_and_extensionless_files(text, verdict):
-    from test_judge import FILES, grade
+    from grading import FILES, grade
     assert grade("files_changed", FILES, text) == verdict
 
 
@@ -489,7 +490,7 @@ def grade_rooted(qtype: str, question: str, reference, text: str, root: str | No
     ("I edited src/widgets/core.py and tests/test_core.py, setup.py was unchanged.", "correct"),  # its own clause
 ])
 def test_a_list_correction_that_takes_back_one_item_keeps_the_others(text, verdict):
-    from test_judge import FILES, grade
+    from grading import FILES, grade
     assert grade("files_changed", FILES, text) == verdict
 
 
@@ -501,7 +502,7 @@ def test_a_list_correction_that_takes_back_one_item_keeps_the_others(text, verdi
     ("src/widgets/core.py, tests/test_core.py and setup.py (not changed).", "correct"),   # the item it follows
 ])
 def test_a_file_said_to_be_outside_the_repository_is_not_claimed(text, verdict):
-    from test_judge import FILES, grade
+    from grading import FILES, grade
     assert grade("files_changed", FILES, text) == verdict
 
 
@@ -513,7 +514,7 @@ def test_a_file_said_to_be_outside_the_repository_is_not_claimed(text, verdict):
     ("None of the files I touched are visible to me now.", "abstained"),
 ])
 def test_an_answer_that_no_file_was_changed_is_a_claim(text, verdict):
-    from test_judge import FILES, grade
+    from grading import FILES, grade
     assert grade("files_changed", FILES, text) == verdict
 
 
@@ -525,7 +526,7 @@ def test_an_answer_that_no_file_was_changed_is_a_claim(text, verdict):
     ("src/widgets/core.py\n```diff\n-    width = cfg.get('width', 80)\n+    width = 80\n```", "wrong"),  # removed it
 ])
 def test_a_diff_is_read_as_what_it_inserts(text, verdict):
-    from test_judge import EDIT, grade
+    from grading import EDIT, grade
     assert grade("first_edit", EDIT, text) == verdict
 
 

@@ -24,9 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 from langchain_core.messages import AIMessage, HumanMessage, messages_to_dict
-from omegaconf import OmegaConf, open_dict
+from omegaconf import OmegaConf
 
 from bench.answering.evidence_reader import EvidenceReader
 from bench.cache import ResponseCache, request_key
@@ -40,48 +39,13 @@ from bench.study.assemble import write_report
 from bench.study.tables import csv_safe
 
 from builders import bash, row, sample_questions
-from conftest import CONF_DIR
+from commands import bench, one_line_error
 from fake_openai import FakeOpenAI
-from paths import pythonpath
+from jobs import canonical, job_cfg
+from paths import PROJECT
 
 N_QUESTIONS = sample_questions()  # questions of the shipped sample
 FAILING_MARKER = "acme__ledger__2.3"  # appears in the history of one sample case only
-
-
-def job_cfg(*overrides: str, model: dict | None = None, **values):
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose("config", overrides=["cache.enabled=false", *overrides])
-    with open_dict(cfg):
-        if model is not None:
-            cfg.model = model
-        for key, value in values.items():
-            OmegaConf.update(cfg, key, value, merge=False)
-    return cfg
-
-
-def bench(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if k not in ("HYDRA_FULL_ERROR", "OPENAI_API_KEY")}
-    full["PYTHONPATH"] = pythonpath()
-    full.update(env or {})
-    return subprocess.run([sys.executable, "-m", "bench.main", *args], cwd=cwd, env=full, capture_output=True,
-                          text=True, timeout=timeout)
-
-
-def one_line_error(done: subprocess.CompletedProcess, *expected: str) -> str:
-    """The run failed with exit 2 and one ``error:`` line holding ``expected``, printed once, no traceback."""
-    assert done.returncode == 2, (done.stdout, done.stderr)
-    output = done.stdout + done.stderr
-    assert "Traceback" not in output, done.stderr
-    last = done.stderr.strip().split("\n")[-1]
-    assert last.startswith("error: "), done.stderr
-    for text in expected:
-        assert text in last, last
-    assert output.count(last.removeprefix("error: ")) == 1, output  # printed once, not also as a log line
-    return last
-
-
-def canonical(path: Path, drop: tuple[str, ...] = ()) -> list[str]:
-    return sorted(json.dumps({k: v for k, v in r.items() if k not in drop}, sort_keys=True) for r in read_jsonl(path))
 
 
 class CountingReader(EvidenceReader):
@@ -94,7 +58,7 @@ class CountingReader(EvidenceReader):
         return super().answer(case, view, question)
 
 
-COUNTING = {"_target_": "test_hostile.CountingReader"}
+COUNTING = {"_target_": f"{__name__}.CountingReader"}
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +129,7 @@ def test_a_job_with_line_separators_in_rows_and_replies_completes_resumes_and_re
     data = tmp_path / "rows.jsonl"
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "job"
-    model = {"_target_": "test_hostile.OddReplies"}
+    model = {"_target_": f"{__name__}.OddReplies"}
     metrics = run(job_cfg("dataset=local", f"dataset.path={data}", "arm=nlatest", "arm.n=20", model=model,
                           output_dir=str(out)))
     assert metrics["n_questions"] > 0 and json.loads((out / "run.json").read_text())["status"] == "complete"
@@ -545,7 +509,7 @@ def test_a_source_without_rows_says_no_rows(tmp_path):
 
 def test_a_summary_over_the_context_limit_is_context_overflow_and_not_asked_again(tmp_path):
     out = tmp_path / "job"
-    prompt = (Path(__file__).resolve().parents[1] / "src" / "bench" / "prompts" / "sre.txt").read_text()[:60]
+    prompt = (PROJECT / "src" / "bench" / "prompts" / "sre.txt").read_text()[:60]
     with FakeOpenAI(overflow_marker=prompt) as server:
         args = _openai_args(server.base_url, "arm=compact", "summarizer=openai", "summarizer.max_retries=1")
         metrics = run(job_cfg(*args, output_dir=str(out)))
@@ -587,7 +551,7 @@ def test_every_log_line_is_scrubbed_of_configured_secrets(monkeypatch):
     basic = base64.b64encode(f"{public}:{secret}".encode()).decode()
     redact.install_logging()
     stream = io.StringIO()
-    own = logging.getLogger("test_hostile.third_party")  # a library logger with a handler of its own
+    own = logging.getLogger(f"{__name__}.third_party")  # a library logger with a handler of its own
     handler = logging.StreamHandler(stream)
     own.addHandler(handler)
     try:

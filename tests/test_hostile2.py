@@ -20,20 +20,12 @@ import pytest
 from bench.cache import ResponseCache
 from bench.cache import main as cache_main
 
+from commands import bench, tool
 from fake_openai import FakeOpenAI
-from paths import pythonpath
-from test_hostile import bench, job_cfg
+from jobs import job_cfg
+from paths import PROJECT
 
 # =========================================================================== helpers
-
-
-def tool(module: str, *args: str, cwd: Path | None = None, stdin: str | None = None,
-         timeout: int = 120) -> subprocess.CompletedProcess:
-    """``python -m <module> args`` in a subprocess (no key in the environment)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("HYDRA_FULL_ERROR", "OPENAI_API_KEY")}
-    env["PYTHONPATH"] = pythonpath()
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          input=stdin, timeout=timeout)
 
 
 def one_line(done: subprocess.CompletedProcess, *expected: str) -> str:
@@ -422,7 +414,7 @@ def test_two_rows_with_the_same_instance_id_and_source_row_do_not_share_a_case_i
     from bench.runner import run
     from bench.store.records import read_jsonl
 
-    rows = [json.loads(line) for line in (Path(__file__).parents[1] / "src/bench/samples/sample.jsonl")
+    rows = [json.loads(line) for line in (PROJECT / "src/bench/samples/sample.jsonl")
             .read_text().splitlines()[:2]]
     twin = {**rows[1], "instance_id": rows[0]["instance_id"]}
     path = tmp_path / "rows.jsonl"

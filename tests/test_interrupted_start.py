@@ -14,8 +14,9 @@ from bench.config.checks import compose
 from bench.runner import run
 from bench.store.jobdir import JobDirError, check_new, check_resume_path
 
+from commands import bench, one_line_error
 from custom_sources import KILL_AFTER
-from test_hostile import bench, canonical, one_line_error
+from jobs import canonical
 
 SOURCE = "dataset._target_=custom_sources.KilledWhileReading"
 

@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from bench.calibrate import main as calibrate_main
-from bench.scoring.judge import ExactJudge
-from bench.store.schema import Answer, Question
 
-ROOT = "/workspace/acme__widgets__1.0"
-CALIBRATION = Path(__file__).resolve().parent / "data" / "judge_calibration.jsonl"
-HOLDOUT = Path(__file__).resolve().parent / "data" / "judge_calibration_holdout.jsonl"
+from grading import EDIT, FILES, ROOT, grade
+from paths import DATA
 
-
-def grade(qtype: str, reference, text: str) -> str:
-    question = Question(qid=f"c@0:{qtype}", type=qtype, question="?", reference=reference, evidence_keys=[],
-                        evidence_messages=[])
-    return ExactJudge().score(question, Answer(case_id="c@0", qid=question.qid, type=qtype, answer=text), ROOT).verdict
+CALIBRATION = DATA / "judge_calibration.jsonl"
+HOLDOUT = DATA / "judge_calibration_holdout.jsonl"
 
 
-FILES = ["src/widgets/core.py", "tests/test_core.py"]
-EDIT = {"path": "src/widgets/core.py", "code": "    width = cfg.get('width', 80)\n    return width",
-        "context": "def size(cfg):\n    width = cfg.get('width', 80)\n    return width",
-        "changed": ["    width = cfg.get('width', 80)"]}
+
 
 
 @pytest.mark.parametrize("text, verdict", [
@@ -109,8 +99,8 @@ def test_an_answer_without_a_claim_is_abstained():
     assert grade("first_error", {"type": "AssertionError", "message": ""}, "No exception was printed.") == "wrong"
 
 
-FRESH = Path(__file__).resolve().parent / "data" / "judge_calibration_fresh.jsonl"
-LATER = [Path(__file__).resolve().parent / "data" / f"judge_calibration_fresh{n}.jsonl" for n in range(2, 8)]
+FRESH = DATA / "judge_calibration_fresh.jsonl"
+LATER = [DATA / f"judge_calibration_fresh{n}.jsonl" for n in range(2, 8)]
 
 
 # The exact judge was tuned on the first two files (the second was held out until it had been

@@ -21,10 +21,9 @@ from bench.config.checks import compose
 from bench.runner import run
 from bench.store.records import read_jsonl
 
-from conftest import PROJECT
+from commands import bench, tool
 from fake_openai import FakeOpenAI
-from test_hostile import bench
-from test_hostile2 import tool
+from paths import DATA
 
 FAILING = "failing-judge"  # the judge's model name
 MARKER = "The reference answer below was extracted exactly"  # in every judge prompt: those requests get a 500
@@ -130,7 +129,7 @@ def test_rescore_with_an_unreachable_judge_fails_before_any_work(tmp_path, finis
 def test_calibrate_with_an_unreachable_judge_fails_before_any_work(tmp_path, judge):
     url = f"http://127.0.0.1:{_free_port()}/v1"
     prefix = "judge" if judge == "llm" else "judge.members.llm"
-    done = tool("bench.calibrate", str(PROJECT / "tests" / "data" / "judge_calibration.jsonl"), f"judge={judge}",
+    done = tool("bench.calibrate", str(DATA / "judge_calibration.jsonl"), f"judge={judge}",
                 f"{prefix}.base_url={url}", f"{prefix}.api_key_env=null", cwd=tmp_path)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert done.stderr.count("\n") == 1 and "cannot reach the endpoint" in done.stderr, done.stderr

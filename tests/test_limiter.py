@@ -43,8 +43,8 @@ from bench.llm.limiter import (
 from bench.runner import run
 from bench.store.records import read_jsonl
 
-from conftest import CONF_DIR
 from fake_openai import FakeOpenAI
+from paths import CONF_DIR
 
 
 class Clock:
@@ -351,7 +351,7 @@ class RecordingLimiter(FixedLimiter):
 
 
 def test_the_client_reports_every_outcome_with_its_retry_after():
-    from test_agent import ScriptedChatModel
+    from scripted import ScriptedChatModel
 
     script = [api_error(openai.RateLimitError, 429, {"retry-after-ms": "250", "retry-after": "1"}),
               api_error(openai.InternalServerError, 503, {"retry-after": "2"}),

@@ -11,7 +11,8 @@ from bench.cache import ResponseCache
 from bench.questions import REGISTRY
 from bench.scoring.judge import JUDGE_PROMPT, LLMJudge, parse_verdict, rubric_for
 from bench.store.schema import Answer, Question
-from test_agent import scripted_client
+
+from scripted import scripted_client
 
 QUESTION = Question(qid="c@0:first_error", type="first_error",
                     question="What exception did the 1st run of `python x.py` print?",

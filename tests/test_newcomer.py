@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from paths import CONF_DIR
+from readme_examples import readme_chat_example
+
 
 def run(cwd: Path, module: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k not in ("HYDRA_FULL_ERROR", "OPENAI_API_KEY")}
@@ -18,7 +21,7 @@ def run(cwd: Path, module: str, *args: str, env: dict[str, str] | None = None) -
 
 
 # The arm options the error lists: every YAML in conf/arm, so a new arm needs no edit here.
-ARMS = ", ".join(sorted(p.stem for p in (Path(__file__).parents[1] / "conf" / "arm").glob("*.yaml")))
+ARMS = ", ".join(sorted(p.stem for p in (CONF_DIR / "arm").glob("*.yaml")))
 
 
 @pytest.mark.parametrize("args,line", [
@@ -59,17 +62,6 @@ def test_rescore_with_the_llm_judge_and_no_key_is_one_line(tmp_path):
 
 
 # ------------------------------------------------------------------ chat logs as the README shows them
-
-README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def readme_chat_example() -> str:
-    """The README's chat-log example, exactly as a user would paste it into a file."""
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("### Your own trajectories"):]
-    start = section.index("```json\n") + len("```json\n")
-    return section[start:section.index("```", start)]
-
 
 def test_the_readme_chat_example_pasted_as_shown_runs(tmp_path):
     example = readme_chat_example()

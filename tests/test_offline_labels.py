@@ -11,7 +11,8 @@ from bench.answering.evidence_reader import EvidenceReader
 from bench.main import format_summary
 from bench.scoring.metrics import OFFLINE_MEASURE, compute_metrics
 from bench.study.assemble import write_report
-from test_report import run_job
+
+from jobs import run_job
 
 
 def test_offline_jobs_are_labelled_in_metrics_summary_and_report(tmp_path: Path) -> None:

@@ -22,11 +22,12 @@ from bench.scoring.panel import PanelJudge, majority_verdict, panel_metrics
 from bench.store.records import read_jsonl
 from bench.store.schema import STALE_REASON, Answer, Question, Score
 from bench.study.assemble import write_report
-from test_calibrate import scripted_verdict, write_jsonl
 
 from fake_openai import FakeOpenAI
+from paths import CONF_DIR
+from scripted import scripted_verdict, write_jsonl
 
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
+CONF = str(CONF_DIR)
 QUESTION = Question(qid="c@0:call_count", type="call_count", question="How many calls?", reference=3,
                     evidence_keys=[], evidence_messages=[])
 
@@ -181,7 +182,8 @@ def test_the_panels_llm_client_is_found_for_the_limiters_and_preflight(tmp_path)
 
 def test_the_llm_judge_reads_a_typed_abstention_without_a_call():
     from bench.scoring.judge import LLMJudge
-    from test_agent import scripted_client
+
+    from scripted import scripted_client
 
     client = scripted_client(ValueError("no call expected"), kind="judge")
     score = LLMJudge(client=client).score(QUESTION, answer('{"unknown": true}'))

@@ -28,8 +28,7 @@ from bench.policies.trim import TrimMessages
 from bench.store.schema import Case
 from bench.text.tokens import TokenCounter
 
-from conftest import CONF_DIR, DEV_PARQUET, OPS_JSONL, PROJECT
-from paths import pythonpath
+from paths import CONF_DIR, DEV_PARQUET, OPS_JSONL, PROJECT, pythonpath
 
 COUNTER = TokenCounter()
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from pathlib import Path
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -26,8 +25,10 @@ from bench.scoring.judge import JUDGE_SYSTEM, LLMJudge
 from bench.store.schema import Answer
 from bench.text.tokens import TokenCounter
 
-PINS = Path(__file__).resolve().parent / "data" / "pins"
-DEV = Path(__file__).resolve().parent / "data" / "real" / "dev.parquet"
+from paths import DATA, DEV_PARQUET
+
+PINS = DATA / "pins"
+DEV = DEV_PARQUET
 RECORDS = ("cases", "rejected", "views", "answers", "scores", "reference_scores")
 JOBS = {
     "full": ["dataset=local", f"dataset.path={DEV}", "arm=full"],

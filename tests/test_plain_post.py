@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from pathlib import Path
 
 import openai
 import pytest
@@ -26,7 +25,9 @@ from bench.llm.plain_post import PlainCompletions, ordered_body
 from bench.policies import FullHistory, PolicyContext
 from bench.text.tokens import TokenCounter
 
-DEV = Path(__file__).resolve().parent / "data" / "real" / "dev.parquet"
+from paths import DEV_PARQUET
+
+DEV = DEV_PARQUET
 HTTP = type(openai.DefaultHttpxClient()).__mro__[1]  # the HTTP package the SDK is built on (httpx or its fork)
 http = __import__(HTTP.__module__.split(".")[0])
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,8 +26,9 @@ from bench.text.formats import PLACEHOLDER, is_placeholder, placeholder_handle
 from bench.text.tokens import TokenCounter
 
 from builders import random_history
+from paths import CONF_DIR
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
+CONF = CONF_DIR
 COUNTER = TokenCounter()
 BIG = "line of output\n" * 40  # 600 characters: over micro_compact's 500
 SMALL = "ok"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -18,8 +17,9 @@ from bench.store.schema import Case, Question, View
 from bench.text.tokens import TokenCounter
 
 from builders import random_history
+from paths import CONF_DIR
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
+CONF = CONF_DIR
 COUNTER = TokenCounter()
 CONTEXT = PolicyContext(counter=COUNTER)
 

@@ -20,7 +20,7 @@ from bench.text.content import content_text
 from bench.text.formats import is_placeholder, placeholder_handle
 from bench.text.tokens import TokenCounter
 
-from conftest import DEV_PARQUET
+from paths import DEV_PARQUET
 
 COUNTER = TokenCounter()
 PRESETS = {

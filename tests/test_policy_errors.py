@@ -14,7 +14,7 @@ from bench.core.errors import ConfigError
 from bench.policies.lc_summary import LangChainSummarization
 from bench.policies.trim import TrimMessages
 
-from test_hostile import bench, one_line_error
+from commands import bench, one_line_error
 
 
 @pytest.mark.parametrize("function, expected", [

@@ -13,8 +13,8 @@ from bench.llm.price import Price
 from bench.runner import run
 from bench.store.records import read_jsonl
 
+from commands import bench, one_line_error
 from fake_openai import FakeOpenAI
-from test_hostile import bench, one_line_error
 
 PRICE = "{input: 2.0, cached_input: 0.5, output: 8.0, batch: 0.5}"
 

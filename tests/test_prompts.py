@@ -19,7 +19,9 @@ from bench.policies.compact import DEFAULT_GUIDANCE, DEFAULT_OFFLOAD_NOTE
 from bench.policies.summarize import EXTRACTIVE_LABEL, PROMPT_NAMES, load_prompt, prompt_sections
 from bench.questions import question_text
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
+from paths import CONF_DIR
+
+CONF = CONF_DIR
 
 QUESTION_TYPE_PATTERNS = {
     "files_changed": re.compile(

@@ -25,9 +25,10 @@ from bench.runner import run
 from bench.store.records import read_jsonl
 from bench.text.tokens import TokenCounter
 
+from commands import bench, one_line_error
 from fake_anthropic import CLEARED, FakeAnthropic
 from fake_openai import FakeOpenAI, compaction_summary
-from test_hostile import bench, one_line_error
+from paths import CONF_DIR
 
 PRICE = "{input: 3.0, cached_input: 0.3, cache_write: 3.75, output: 15.0}"
 
@@ -310,7 +311,6 @@ def test_the_provider_and_summarizing_jobs_of_a_providers_peers_experiment_build
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-config-only")
     import yaml
 
-    from conftest import CONF_DIR
 
     spec = yaml.safe_load((CONF_DIR / "experiment" / f"{experiment}.yaml").read_text())
     arms = [a.strip() for a in str(spec["hydra"]["sweeper"]["params"]["+experiment/arm"]).split(",")]

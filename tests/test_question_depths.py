@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hydra import compose, initialize_config_dir
 
@@ -17,8 +15,10 @@ from bench.scoring.metrics import compute_metrics
 from bench.store.schema import Question
 from bench.text.tokens import TokenCounter
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
-DEV = Path(__file__).resolve().parent / "data" / "real" / "dev.parquet"
+from paths import CONF_DIR, DEV_PARQUET
+
+CONF = CONF_DIR
+DEV = DEV_PARQUET
 
 
 def compose_with(*overrides: str):

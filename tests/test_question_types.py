@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from omegaconf import OmegaConf
@@ -20,8 +19,9 @@ from bench.sources.chatlog import chat_record, write_chat_jsonl
 from bench.text.tokens import TokenCounter
 
 from builders import assistant, call, result, system
+from paths import PROJECT
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "bench"
+SRC = PROJECT / "src" / "bench"
 
 
 def ops_row(*steps, task="My phone has no service. My number is 555-0100.", tools=("get_line", "done")):

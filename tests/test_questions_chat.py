@@ -30,9 +30,9 @@ from bench.store.schema import STALE_REASON, Answer, Case
 from bench.text.formats import placeholder
 from bench.text.tokens import TokenCounter
 
-from conftest import CONF_DIR, DEV_PARQUET, PROJECT
+from paths import CONF_DIR, DATA, DEV_PARQUET, PROJECT
 
-CHAT = PROJECT / "tests" / "data" / "real" / "chat"
+CHAT = DATA / "real" / "chat"
 AIRLINE, SHELL = CHAT / "airline.jsonl", CHAT / "shell.jsonl"
 SHELL_DECLARED = ("dataset.shell_tools=[bash]", "dataset.roles={exit: skip}",
                   "dataset.error_pattern='<returncode>[1-9]'")
@@ -443,7 +443,8 @@ def test_the_llm_judge_marks_a_wrong_stale_answer_too():
     from langchain_core.messages import AIMessage
 
     from bench.scoring.judge import LLMJudge
-    from test_agent import scripted_client
+
+    from scripted import scripted_client
 
     cases = load("dataset=ops", types=["latest_value"]).cases
     question = next(by_type(c)[0]["latest_value"] for c in cases if "latest_value" in by_type(c)[0])

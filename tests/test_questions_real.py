@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 from omegaconf import OmegaConf
@@ -23,13 +22,15 @@ from bench.profiles import OPENHANDS
 from bench.questions import CODING_TYPES
 from bench.text.tokens import TokenCounter
 
-PIN = Path(__file__).resolve().parent / "data" / "real" / "dev_questions.json"
+from paths import DATA, DEV_PARQUET
+
+PIN = DATA / "real" / "dev_questions.json"
 COUNTER = TokenCounter()
 
 
 @pytest.fixture(scope="module")
 def dev_cases():
-    path = Path(__file__).resolve().parent / "data" / "real" / "dev.parquet"
+    path = DEV_PARQUET
     cfg = OmegaConf.create({"source": "local", "path": str(path), "limit": None, "filters": {}})
     return {c.case_id: c for c in load_cases(cfg, COUNTER).cases}
 

@@ -30,10 +30,10 @@ from bench.sources.chatlog import iter_chat_rows
 from bench.store.schema import Case
 from bench.text.tokens import TokenCounter
 
-from conftest import DEV_PARQUET, PROJECT
+from paths import DATA, DEV_PARQUET
 
 COUNTER = TokenCounter()
-SHELL = PROJECT / "tests" / "data" / "real" / "chat" / "shell.jsonl"
+SHELL = DATA / "real" / "chat" / "shell.jsonl"
 SHELL_PROFILE = GENERIC.with_overrides(shell_tools=["bash"], roles={"exit": "skip"},
                                        error_result="<returncode>[1-9]")
 WRAPPER = re.compile(r"</?returncode>|</?output>|^\s*(?:exit code|exit status|returncode)\s*[:=]?\s*-?\d+\s*$",

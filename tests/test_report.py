@@ -14,35 +14,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
 
 from bench.report import main as report_main
-from bench.runner import run
 from bench.store.records import read_jsonl
 from bench.study import find_job_dirs, load_jobs
 from bench.study.assemble import write_report
 
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
+from jobs import flip_first_correct, run_job
+from paths import CONF_DIR
 
-
-def run_job(out: Path, *overrides: str) -> Path:
-    """One offline job on the shipped sample, written to ``out`` (with a .hydra/overrides.yaml)."""
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        cfg = compose("config", overrides=[f"output_dir='{out}'", "cache.enabled=false", *overrides])
-    run(cfg)
-    (out / ".hydra").mkdir(exist_ok=True)
-    (out / ".hydra" / "overrides.yaml").write_text("".join(f"- {o}\n" for o in overrides), encoding="utf-8")
-    return out
-
-
-def flip_first_correct(job: Path) -> str:
-    """Make one correct verdict of a headline question wrong (as a different seed of a real model might)."""
-    scores = read_jsonl(job / "scores.jsonl")
-    in_task = {q["qid"] for c in read_jsonl(job / "cases.jsonl") for q in c["questions"] if q["in_task_text"]}
-    target = next(s for s in scores if s["verdict"] == "correct" and s["qid"] not in in_task)
-    target["verdict"], target["reason"] = "wrong", "edited by the test"
-    (job / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scores), encoding="utf-8")
-    return target["qid"]
+CONF = str(CONF_DIR)
 
 
 def make_sweep(root: Path) -> dict[str, Path]:

@@ -10,7 +10,8 @@ import pytest
 from bench.rescore import build_judge, rescore_jobs
 from bench.rescore import main as rescore_main
 from bench.store.records import read_jsonl
-from test_report import flip_first_correct, run_job
+
+from jobs import flip_first_correct, run_job
 
 
 @pytest.fixture(scope="module")

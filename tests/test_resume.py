@@ -27,8 +27,9 @@ from bench.store.records import read_jsonl
 from bench.store.schema import Answer
 
 from builders import sample_questions
-from conftest import CONF_DIR
-from paths import pythonpath
+from paths import CONF_DIR, DATA, pythonpath
+
+HERE = Path(__file__).resolve().parent  # this module: its readers are loaded by `_target_` in subprocess jobs
 
 
 class SlowReader(EvidenceReader):
@@ -141,8 +142,8 @@ def test_in_process_kill_then_resume_matches_an_uninterrupted_run(tmp_path, unin
 def test_a_subprocess_job_can_load_the_tests_own_components():
     """The slow kill test below runs ``bench.main`` with this module's readers by ``_target_``:
     the environment it hands the job must import them (and ``builders`` -> ``samplegen``)."""
-    done = subprocess.run([sys.executable, "-c", "import test_resume, test_hostile, custom_policies"],
-                          env={**os.environ, "PYTHONPATH": pythonpath()}, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", "import test_resume, builders, commands, custom_policies"],
+                          env={**os.environ, "PYTHONPATH": pythonpath(HERE)}, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
 
@@ -151,7 +152,7 @@ def test_a_subprocess_job_can_load_the_tests_own_components():
 def test_sigkilled_cli_job_resumes_to_the_same_scores(tmp_path, uninterrupted):
     out = tmp_path / "killed"
     # six answers, then every answer blocks: killed with exactly six on disk, at any speed
-    env = {**os.environ, "PYTHONPATH": pythonpath(), "BENCH_TEST_PAUSE_AFTER": "6"}
+    env = {**os.environ, "PYTHONPATH": pythonpath(HERE), "BENCH_TEST_PAUSE_AFTER": "6"}
     env.pop("HYDRA_FULL_ERROR", None)
     args = [sys.executable, "-m", "bench.main", "model._target_=test_resume.SlowReader",
             "+model.max_concurrency=2"]
@@ -235,7 +236,7 @@ def test_a_repeated_finished_job_does_no_work(tmp_path, uninterrupted, monkeypat
     assert before == {name: (out / name).read_text() for name in before}
 
 
-PRE_MOVE_JOB = Path(__file__).parent / "data" / "pre_move_job"
+PRE_MOVE_JOB = DATA / "pre_move_job"
 
 
 def test_a_job_written_before_the_modules_moved_resumes(tmp_path):

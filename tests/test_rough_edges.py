@@ -15,8 +15,9 @@ from bench.study import load_jobs
 from bench.study.assemble import write_report
 from bench.study.plots import plot_types
 
+from commands import bench, one_line_error
 from fake_openai import FakeOpenAI
-from test_hostile import bench, job_cfg, one_line_error
+from jobs import job_cfg
 
 
 def test_a_dataset_setting_the_chosen_dataset_does_not_use_is_an_error(tmp_path):

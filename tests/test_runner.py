@@ -11,7 +11,7 @@ from bench.runner import run
 from bench.store.records import read_jsonl
 
 from builders import sample_questions
-from conftest import CONF_DIR
+from paths import CONF_DIR
 
 N = sample_questions()  # questions of the shipped sample
 

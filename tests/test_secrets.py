@@ -14,9 +14,8 @@ import pytest
 
 from bench.core import redact
 
+from commands import bench, one_line_error, tool
 from fake_openai import FakeOpenAI
-from test_hostile import bench, one_line_error
-from test_hostile2 import tool
 
 PASSWORD = "Pw7kQ2zXr9"  # not key-shaped: only where it stands says it is a password
 

@@ -7,7 +7,6 @@ import itertools
 import json
 import shutil
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -17,6 +16,8 @@ from bench.core.errors import ConfigError
 from bench.data.selection import load_cases
 from bench.sources import ChatLog, Filters, Hub, LocalFile, Shipped, Source, as_source, sample_path, source_classes
 from bench.text.tokens import TokenCounter
+
+from paths import DEV_PARQUET
 
 
 @pytest.mark.parametrize("option,cls", [("sample", Shipped), ("ops", Shipped), ("local", LocalFile),
@@ -91,7 +92,7 @@ def test_a_throwaway_source_touches_only_its_class_and_yaml(tmp_path):
 
 def test_shards_split_a_case_set_by_instance_disjoint_and_whole():
     counter = TokenCounter()
-    dev = str(Path(__file__).parent / "data" / "real" / "dev.parquet")
+    dev = str(DEV_PARQUET)
     whole = load_cases(LocalFile(path=dev), counter).cases
     parts = [load_cases(LocalFile(path=dev, shard=f"{i}/3"), counter) for i in range(3)]
     ids = [[c.case_id for c in p.cases] for p in parts]

@@ -17,9 +17,8 @@ from bench.config.arms import mixed_stack, stack, stack_line
 from bench.config.checks import compose
 from bench.runner import run
 
-from conftest import PROJECT
 from fake_openai import FakeOpenAI
-from paths import pythonpath
+from paths import PROJECT, pythonpath
 
 
 def _bench(cwd: Path, *args: str) -> subprocess.CompletedProcess:

@@ -11,9 +11,9 @@ from hydra.errors import ConfigCompositionException
 from bench.config.checks import ConfigError, generalize_types, validate
 from bench.main import format_summary
 from bench.report import write_report
-from test_report import run_job
 
-from conftest import CONF_DIR
+from jobs import run_job
+from paths import CONF_DIR
 
 
 def compose_with(*overrides: str):

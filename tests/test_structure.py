@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "bench"
+from paths import PROJECT
+
+SRC = PROJECT / "src" / "bench"
 MAX_LINES = 350
 # Modules above MAX_LINES, each one concept (README, "Layout"):
 ONE_CONCEPT = {

@@ -14,10 +14,10 @@ from bench.data.selection import load_cases
 from bench.policies import CompactPolicy, ExtractiveSummarizer, PolicyContext
 from bench.text.formats import parse_omitted
 from bench.text.tokens import TokenCounter
-from test_cli import bench
-from test_config import compose_with
 
-from conftest import DEV_PARQUET
+from commands import bench
+from jobs import compose_with
+from paths import DEV_PARQUET
 
 COUNTER = TokenCounter()
 
