@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "tests" / "data" / "real" / "dev.parquet"  # 15 real OpenHands trajectories, in the repository
-FAKE = ROOT / "tests" / "fake_openai.py"
+FAKE = ROOT / "tests" / "support" / "fake_openai.py"
 
 
 def compose(overrides: list[str]):

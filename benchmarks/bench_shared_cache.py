@@ -40,7 +40,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 from _common import fake_server  # noqa: E402
 
 ARMS = (("nlatest n=10", ("arm=nlatest", "arm.n=10")), ("nlatest n=20", ("arm=nlatest", "arm.n=20")),

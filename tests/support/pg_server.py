@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-SCRIPT = Path(__file__).resolve().parents[1] / ".ci" / "postgres.sh"
+SCRIPT = Path(__file__).resolve().parents[2] / ".ci" / "postgres.sh"
 URL_ENV = "BENCH_TEST_PG_URL"
 REQUIRE_ENV = "BENCH_REQUIRE_PG"
 
