@@ -29,7 +29,7 @@ def compose(overrides: list[str]):
 
 @contextlib.contextmanager
 def fake_server(*args: str) -> Iterator[tuple[str, dict]]:
-    """tests/fake_openai.py in its own process (its CPU is not the runner's): ``(base_url, stats)``.
+    """tests/support/fake_openai.py in its own process (its CPU is not the runner's): ``(base_url, stats)``.
 
     ``stats`` is filled with the server's counters when the block ends.
     """

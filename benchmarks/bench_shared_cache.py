@@ -1,6 +1,6 @@
 """A cache a cluster can share: three jobs on one PostgreSQL cache, model calls per job.
 
-Three ``python -m bench.main`` processes (``model=openai`` against ``tests/fake_openai.py``
+Three ``python -m bench.main`` processes (``model=openai`` against ``tests/support/fake_openai.py``
 in its own process, ``--latency`` per reply; the shipped sample, one seed), three arms that
 each need the full-history reference: ``nlatest n=10``, ``nlatest n=20``, ``compact``.
 Side by side, each on a fresh cache:

@@ -2,7 +2,7 @@
 
 One section per class: records and Unicode, job directories, damaged job files, the
 response cache, failed writes, rows and replies, secrets, CSV exports. Jobs run offline on
-the shipped sample (in-process, a second or two each) or against ``tests/fake_openai.py``.
+the shipped sample (in-process, a second or two each) or against ``tests/support/fake_openai.py``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 One section per class: leaks, lost data, mislabelled results, crashes, unclear messages.
 Each test failed before its fix. Jobs run offline on the shipped sample (in-process) or
-against ``tests/fake_openai.py``; command-line tools run in subprocesses where the exit
+against ``tests/support/fake_openai.py``; command-line tools run in subprocesses where the exit
 code or the console matters.
 """
 

@@ -9,7 +9,7 @@ directory the setup makes, a model name); the rest of the text is left as writte
 
 A command that needs what a test cannot have (a network, a key, a cluster, minutes of CPU) is
 listed in :data:`PLAN` with how it is checked instead, and why: against the project's fake
-servers (``tests/fake_openai.py``, the Langfuse receiver of ``tests/test_tracing.py``), up to the
+servers (``tests/support/fake_openai.py``, the Langfuse receiver of ``tests/bench/tracing/test_tracing.py``), up to the
 point it would call out (the hub unreachable: one line, exit 2), or by the test that already runs
 it. Every other command, including one a doc gains tomorrow, simply runs and must exit 0.
 
@@ -93,8 +93,8 @@ PLAN: dict[str, Plan] = {
     "uv run pytest": Plan("the suite itself", skip=True),
     'uv run pytest -m "slow or e2e"': Plan("the slow and end-to-end suite: .ci/run runs it", skip=True),
     "bash .ci/run": Plan("CI itself", skip=True),
-    'uv run pytest -m "" tests/test_faults.py': Plan("runs tests/test_faults.py, which the suites run", skip=True),
-    "uv run pytest tests/test_faults.py": Plan("runs tests/test_faults.py, which the default suite runs", skip=True),
+    'uv run pytest -m "" tests/bench/llm/test_faults.py': Plan("runs tests/bench/llm/test_faults.py, which the suites run", skip=True),
+    "uv run pytest tests/bench/llm/test_faults.py": Plan("runs tests/bench/llm/test_faults.py, which the default suite runs", skip=True),
     "uv run python -m bench.main dataset=hf dataset.limit=20": _hub("the Hugging Face hub"),
     "uv run python -m bench.download dataset=hf dataset.limit=20 out=rows.parquet": _hub("the Hugging Face hub"),
     "uv run python -m bench.main dataset=hf arm=compact model=openai model.name=gpt-4o-mini "
@@ -127,11 +127,11 @@ PLAN: dict[str, Plan] = {
     "uv run python -m bench.calibrate tests/data/judge_calibration.jsonl --fail-under 0.95": Plan(
         "CI's gate: exit 1 below 95%; the exact judge on the calibration file is above it"),
     "uv run python -m bench.main -m +experiment=nlatest tracing.langfuse=true dataset=local dataset.path=rows.parquet":
-        Plan("Langfuse: the receiver of tests/test_tracing.py", langfuse=True),
+        Plan("Langfuse: the receiver of tests/bench/tracing/test_tracing.py", langfuse=True),
     "uv run python -m bench.dataset --upload dataset=local dataset.path=rows.parquet": Plan(
-        "Langfuse: the receiver of tests/test_tracing.py", langfuse=True),
+        "Langfuse: the receiver of tests/bench/tracing/test_tracing.py", langfuse=True),
 }
-BENCHMARK = re.compile(r"^uv run python benchmarks/(bench_\w+\.py)$")  # tests/test_benchmarks.py runs each script
+BENCHMARK = re.compile(r"^uv run python benchmarks/(bench_\w+\.py)$")  # tests/bench/test_benchmarks.py runs each script
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ def test_every_documented_command_is_planned_and_the_plan_is_not_stale():
         if benchmark:
             from benchmark_settings import TINY
 
-            assert benchmark.group(1) in TINY, f"{command.id}: tests/test_benchmarks.py does not run {benchmark.group(1)}"
+            assert benchmark.group(1) in TINY, f"{command.id}: tests/bench/test_benchmarks.py does not run {benchmark.group(1)}"
 
 
 def job_overrides(command: Command) -> tuple[str, list[str], bool] | None:
@@ -384,7 +384,7 @@ def test_documented_commands_run_as_written(block, project_like):
     for command in BLOCKS[block]:
         plan = PLAN.get(command.text, Plan("runs as written"))
         if plan.skip or BENCHMARK.match(command.text):
-            continue  # the reason is in PLAN; tests/test_benchmarks.py runs each benchmark script
+            continue  # the reason is in PLAN; tests/bench/test_benchmarks.py runs each benchmark script
         with contextlib.ExitStack() as stack:
             server = stack.enter_context(FakeOpenAI(model="fake-model")) if plan.fake_model else None
             receiver = Receiver() if plan.langfuse else None

@@ -1,6 +1,6 @@
 """End to end against a real OpenAI-compatible server on loopback running a small real model.
 
-The server is llama-cpp-python's, serving SmolLM2-135M-Instruct (``tests/llama_server.py``;
+The server is llama-cpp-python's, serving SmolLM2-135M-Instruct (``tests/support/llama_server.py``;
 ``bash .ci/llama_server.sh`` installs it into a separate venv). One hand-built case runs on
 ``full`` then ``compact`` with ``model=openai``, ``judge=llm`` and ``summarizer=openai`` all
 pointing at it, through the real command line; then both jobs run again into new

@@ -3,7 +3,7 @@
 ``records.json`` holds the sha256 of every record file of offline jobs on the real samples
 (every arm, the compact mechanisms, the operations source); ``cache_keys.json`` the response-cache
 keys of answer, judge and summary requests built from real cases. A deliberate change of
-behaviour regenerates them (``BENCH_UPDATE_PINS=1 uv run pytest tests/test_pins.py``) and says
+behaviour regenerates them (``BENCH_UPDATE_PINS=1 uv run pytest tests/bench/test_pins.py``) and says
 why in its commit; a refactoring must leave them as they are.
 """
 

@@ -1,4 +1,4 @@
-"""Functions for ``arm=custom`` in the tests (importable: tests/ is on sys.path)."""
+"""Functions for ``arm=custom`` in the tests (importable: tests/support/ is on sys.path)."""
 
 from __future__ import annotations
 

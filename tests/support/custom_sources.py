@@ -1,5 +1,5 @@
 """Sources for ``dataset._target_=custom_sources.<Class>`` in the tests' subprocess jobs (importable:
-tests/ is on their PYTHONPATH); kept free of the test modules' imports, which compose configs."""
+tests/support/ is on their PYTHONPATH); kept free of the test modules' imports, which compose configs."""
 
 from __future__ import annotations
 

@@ -90,7 +90,7 @@ In a test::
 
 As a separate process (benchmarks), printing ``base_url`` on its first stdout line::
 
-    python tests/fake_openai.py --latency 0.2 --lifetime 300 [--watch-stdin]
+    python tests/support/fake_openai.py --latency 0.2 --lifetime 300 [--watch-stdin]
 """
 
 from __future__ import annotations

@@ -425,7 +425,7 @@ def llama_server_fixture(scope: str = "session", **kwargs):
     return _fixture
 
 
-if __name__ == "__main__":  # manual use: python tests/llama_server.py [PORT]
+if __name__ == "__main__":  # manual use: python tests/support/llama_server.py [PORT]
     url, _stop = start_llama_server(int(sys.argv[1]) if len(sys.argv) > 1 else None)
     print(url, flush=True)
     try:

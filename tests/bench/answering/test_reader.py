@@ -2,7 +2,7 @@
 question's evidence (its messages verbatim, or the exact reference text), or restores through an
 exposed handle; anything else is an abstention.
 
-Cases are built from rows (``tests/builders.py``), so messages carry the ids ``bench.data.cases``
+Cases are built from rows (``tests/support/builders.py``), so messages carry the ids ``bench.data.cases``
 gives them and questions carry their references and evidence as a job builds them.
 """
 

@@ -1,4 +1,4 @@
-"""The PostgreSQL response cache (``cache.url``) against a real server (``tests/pg_server.py``).
+"""The PostgreSQL response cache (``cache.url``) against a real server (``tests/support/pg_server.py``).
 
 The same content addressing, stored text and checksums as the SQLite file; concurrent writers
 of one key (threads, processes); ``python -m bench.cache stats|verify|prune`` on a URL; bad

@@ -1,6 +1,6 @@
 """Batch mode when the Batch API, its output or the job's ledger misbehave: nothing paid for is lost.
 
-Against the fake Batch API (``tests/fake_openai.py``, ``batch_faults`` and ``batch_output``): a
+Against the fake Batch API (``tests/support/fake_openai.py``, ``batch_faults`` and ``batch_output``): a
 transient failure of any Batch API request is retried with backoff as direct calls are; a batch gone
 from the server is forgotten and its requests sent again; an unreadable output line costs its own
 reply only; a damaged ledger line is skipped; a poll reply that is not a batch's state is never

@@ -1,6 +1,6 @@
 """Fault tests: the real model path (``model=openai``) against a loopback server that misbehaves.
 
-The server is ``tests/fake_openai.py`` (deterministic replies, so an interrupted or
+The server is ``tests/support/fake_openai.py`` (deterministic replies, so an interrupted or
 retried job must end with exactly the records of an uninterrupted one). Covered here:
 kill -9 mid-job then resume; a share of 429/500/timeouts; one case that always fails; an
 endpoint that goes away mid-run; a request longer than the context; wrong config values;

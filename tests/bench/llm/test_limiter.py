@@ -5,7 +5,7 @@ The adaptive limiter's rules are driven with a fake clock and scripted outcomes 
 decrease once per round trip, the cap and the floor, ``Retry-After`` pauses for every new
 request, pacing, the per-job window. The client is checked to tell the limiter every
 outcome (429, overload, timeouts, other errors), and a real ``model=openai`` job with
-``auto`` runs against ``tests/fake_openai.py`` refusing (429 + ``retry-after-ms``) what
+``auto`` runs against ``tests/support/fake_openai.py`` refusing (429 + ``retry-after-ms``) what
 goes beyond a few requests in flight. No assertion on wall-clock time.
 """
 

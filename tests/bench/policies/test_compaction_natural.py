@@ -2,7 +2,7 @@
 whenever the replayed history exceeds ``threshold x context_window``, again and again; each
 compaction and the generation each question's evidence was last seen in reach views.jsonl.
 
-    uv run pytest tests/test_compaction_natural.py
+    uv run pytest tests/bench/policies/test_compaction_natural.py
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The compact arm (spec 2.3) on small hand-built histories: every rule of every mechanism.
 
-    uv run pytest tests/test_policies_compact.py
+    uv run pytest tests/bench/policies/test_policies_compact.py
 """
 
 from __future__ import annotations

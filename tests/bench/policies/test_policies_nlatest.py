@@ -1,6 +1,6 @@
 """The nlatest arm (spec 2.2) on small hand-built histories: cuts, token guard, matched budget.
 
-    uv run pytest tests/test_policies_nlatest.py
+    uv run pytest tests/bench/policies/test_policies_nlatest.py
 """
 
 from __future__ import annotations

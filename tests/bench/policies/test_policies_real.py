@@ -3,7 +3,7 @@
 The 15 runs of ``tests/data/real/dev.parquet`` (a copy of ../shared/data/real/dev.parquet,
 README beside it), so a fresh clone runs them.
 
-    uv run pytest tests/test_policies_real.py
+    uv run pytest tests/bench/policies/test_policies_real.py
 """
 
 from __future__ import annotations

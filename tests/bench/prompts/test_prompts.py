@@ -5,7 +5,7 @@ the first edit, test pass/fail counts, the exception a run printed) would measur
 prompt's knowledge of the test, not compaction. These patterns catch such wording; they
 are checked to catch the benchmark's own questions.
 
-    uv run pytest tests/test_prompts.py
+    uv run pytest tests/bench/prompts/test_prompts.py
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ a pin of every coding question of dev.parquet (tests/data/real/dev_questions.jso
 
 The pin: the coding cases' four coding question types (references, evidence, targets, drops)
 are exactly the recorded ones; a change must be deliberate. Regenerate after a deliberate
-change with ``BENCH_UPDATE_PINS=1 uv run pytest tests/test_questions_real.py`` and list the
+change with ``BENCH_UPDATE_PINS=1 uv run pytest tests/bench/questions/test_questions_real.py`` and list the
 questions that moved in the commit message.
 """
 

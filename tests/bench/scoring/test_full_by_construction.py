@@ -5,7 +5,7 @@ The quote class: a value whose text begins or ends with a quote (``No module nam
 ``b'My Content'``) was never graded correct, since the answer's quotes were stripped and the
 reference's were not. Every type that compares strings is checked with such values, answered
 the way the offline reader answers. (Every source and every type on the real data:
-``tests/test_flags_reader.py``.)
+``tests/bench/answering/test_flags_reader.py``.)
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ def test_a_token_budget_is_the_same_target_for_every_case(cases, arm):
 @pytest.mark.parametrize("arm, overrides", [("mask", []), ("trim", []), ("lc_summary", []), ("condenser", []),
                                             ("context_edit", []), ("nlatest", ["arm.n=20"])])
 def test_without_a_budget_views_record_none_and_keep_their_settings(cases, arm, overrides):
-    """Budget unset = today's behaviour (tests/test_pins.py pins nlatest and compact byte for byte)."""
+    """Budget unset = today's behaviour (tests/bench/test_pins.py pins nlatest and compact byte for byte)."""
     policy = build_policy(compose([f"arm={arm}", *overrides]), COUNTER)
     for case in cases["ops"][:4]:
         assert "budget" not in policy(case).to_dict()
