@@ -1,4 +1,5 @@
-"""Shared fixtures: the real samples shipped with the project."""
+"""Shared fixtures: the real samples shipped with the project, and finished offline jobs on the shipped
+sample that tests in several folders read (made once per worker process, never written to)."""
 
 from __future__ import annotations
 
@@ -22,3 +23,28 @@ def ops_jsonl() -> Path:
     """The real operations sample (a copy of ../shared/data/ops/dev.jsonl)."""
     assert OPS_JSONL.exists(), f"missing shipped sample {OPS_JSONL}"
     return OPS_JSONL
+
+
+@pytest.fixture(scope="session")
+def finished(tmp_path_factory) -> Path:
+    """An uninterrupted offline job on the shipped sample (the reference of every comparison)."""
+    from bench.runner import run
+
+    from jobs import job_cfg
+
+    out = tmp_path_factory.mktemp("finished") / "job"
+    run(job_cfg(output_dir=str(out)))
+    return out
+
+
+@pytest.fixture(scope="session")
+def two_jobs(tmp_path_factory) -> tuple[Path, Path]:
+    """Two finished offline jobs on the shipped sample (full and nlatest)."""
+    from bench.runner import run
+
+    from jobs import job_cfg
+
+    root = tmp_path_factory.mktemp("jobs")
+    run(job_cfg(output_dir=str(root / "a")))
+    run(job_cfg("arm=nlatest", "arm.n=2", output_dir=str(root / "b")))
+    return root / "a", root / "b"

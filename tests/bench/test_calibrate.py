@@ -13,6 +13,7 @@ import pytest
 from bench.calibrate import HUMAN_VERDICTS, KNOWN_TYPES, cohen_kappa, load_rows
 from bench.calibrate import main as calibrate_main
 
+from commands import one_line, tool
 from paths import DATA, PROJECT
 from scripted import scripted_verdict, write_jsonl
 
@@ -238,3 +239,17 @@ def test_llm_judge_through_calibrate(tmp_path, capsys):
                            ["correct", "wrong", "abstained", "unscored", "correct"])
     assert expected == pytest.approx((0.6 - 7 / 25) / (1 - 7 / 25))
     assert first[-1] == f"agreement 3/5 (60.0%) kappa {expected:.3f}"
+
+
+def _deep(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def test_calibrate_on_a_deeply_nested_line_is_one_line_naming_it(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    good = {"id": "a", "type": "call_count", "question": "q", "reference": 1, "answer": "1", "verdict": "correct"}
+    path.write_text(json.dumps(good) + "\n" + '{"id": "b", "reference": ' + _deep(100_000) + "}\n")
+    one_line(tool("bench.calibrate", str(path)), f"{path}:2", "nested too deeply")
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "id": "b", "reference": json.loads(_deep(300))})
+                    + "\n")
+    one_line(tool("bench.calibrate", str(path)), f"{path}:2", "nested more than")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -10,6 +13,7 @@ from bench.compare import compare_markdown, config_diff
 from bench.compare import main as compare_main
 from bench.store.records import read_jsonl
 
+from commands import one_line, tool
 from jobs import flip_first_correct, run_job
 
 
@@ -101,3 +105,22 @@ def test_intervals_are_printed_in_percent_like_their_values(pair):
     assert value.endswith("%") and interval.endswith("%")
     low, high = (float(x) for x in interval.rstrip("%").split("-"))
     assert 0 <= low <= float(value.rstrip("%")) <= high <= 100 and high > 1  # percent, not a fraction
+
+
+def test_compare_with_a_run_json_that_is_a_list_is_one_line(tmp_path, two_jobs):
+    import shutil
+
+    a, _ = two_jobs
+    bad = tmp_path / "bad"
+    shutil.copytree(a, bad)
+    (bad / "run.json").write_text("[1, 2]")
+    one_line(tool("bench.compare", str(a), str(bad)), "run.json", "list")
+
+
+def test_compare_piped_into_head_has_no_broken_pipe_traceback(two_jobs):
+    a, b = two_jobs
+    env = {k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}
+    done = subprocess.run(f"{sys.executable} -m bench.compare {a} {b} | head -1", shell=True, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "## bench.compare"
+    assert "BrokenPipeError" not in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -14,6 +15,8 @@ from bench.data.selection import load_cases
 from bench.download import main as download_main
 from bench.download import row_sha256
 from bench.text.tokens import TokenCounter
+
+from jobs import job_cfg
 
 FILTERS = ["dataset.filters.min_tokens=0", "dataset.filters.max_tokens=null", "dataset.filters.resolved=null",
            "dataset.filters.exit_status=null"]
@@ -55,3 +58,47 @@ def test_bad_arguments_get_one_line(args, message, capsys):
     assert download_main(args) == 2
     errors = [line for line in capsys.readouterr().err.replace("\r", "\n").splitlines() if line.startswith("error")]
     assert len(errors) == 1 and message in errors[0]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_a_downloaded_file_is_checked_against_its_manifest_and_a_changed_row_refused(tmp_path, suffix):
+    from bench.data.selection import DatasetError
+    from bench.download import main as download_main
+    from bench.runner import run
+
+    out = tmp_path / f"rows{suffix}"
+    assert download_main(["dataset.limit=3", f"out={out}"]) == 0
+    metrics = run(job_cfg("dataset=local", f"dataset.path={out}", output_dir=str(tmp_path / "ok")))
+    assert metrics["n_cases"] == 3  # the untouched download reads as it was written
+    if suffix == ".jsonl":
+        lines = out.read_text(encoding="utf-8").splitlines()
+        lines[1] = json.dumps({**json.loads(lines[1]), "model_patch": "tampered"})
+        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    else:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(out).to_pylist()
+        table[1]["model_patch"] = "tampered"
+        import pyarrow as pa
+
+        pq.write_table(pa.Table.from_pylist(table), out)
+    with pytest.raises(DatasetError, match=r"row 1 \(source_row 1\) of the file does not match its manifest"):
+        run(job_cfg("dataset=local", f"dataset.path={out}", output_dir=str(tmp_path / "bad")))
+    assert not (tmp_path / "bad" / "answers.jsonl").exists()
+
+
+def test_download_on_a_full_disk_removes_the_partial_file_and_names_it(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from bench import download
+
+    def full_disk(rows, out):  # noqa: ANN001
+        out.write_text('{"half": ')
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(download, "_write_rows", full_disk)
+    out = tmp_path / "rows.jsonl"
+    assert download.main(["dataset.limit=2", f"out={out}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(out) in err and "No space left" in err and "removed" in err
+    assert not out.exists() and not (tmp_path / "rows.manifest.json").exists()

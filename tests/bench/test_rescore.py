@@ -11,6 +11,7 @@ from bench.rescore import build_judge, rescore_jobs
 from bench.rescore import main as rescore_main
 from bench.store.records import read_jsonl
 
+from commands import bench, tool
 from jobs import flip_first_correct, run_job
 
 
@@ -89,3 +90,33 @@ def test_llm_judge_through_the_cache(jobs, tmp_path, monkeypatch):
         assert calls == len(answered)
         assert rescore_main(args) == 0  # the second rescore is served by the response cache
         assert server.stats()["requests"] == calls
+
+
+def test_rescoring_an_incomplete_job_does_not_count_unanswered_questions_as_changed(tmp_path, two_jobs):
+    import shutil
+
+    from bench.rescore import build_judge, rescore_jobs
+
+    a, _ = two_jobs
+    job = tmp_path / "incomplete"
+    shutil.copytree(a, job)
+    for name in ("answers.jsonl", "scores.jsonl"):  # the job stopped half-way: half its questions never answered
+        lines = (job / name).read_text().splitlines(keepends=True)
+        (job / name).write_text("".join(lines[: len(lines) // 2]))
+    judge, _ = build_judge("exact")
+    rows = rescore_jobs([job], judge)
+    unanswered = [r for r in rows if r["answer"] is None]
+    assert unanswered and len(unanswered) < len(rows)
+    assert not any(r["changed"] for r in rows)  # same judge, same verdicts; no answer is no changed verdict
+
+
+def test_rescore_with_the_llm_judge_and_no_key_is_one_line(tmp_path):
+    job = tmp_path / "job"
+    assert bench(tmp_path, f"output_dir={job}", "dataset.limit=1").returncode == 0
+    done = tool("bench.rescore", str(job), "--judge", "llm", "-o", str(tmp_path / "r.csv"), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: cannot build judge 'llm': judge: the API key variable OPENAI_API_KEY is not set; export it "
+        "(the key is read from the environment only), or set judge.api_key_env to the variable that holds it "
+        "(null for a local server without keys)"]
+    assert not (tmp_path / "r.csv").exists()

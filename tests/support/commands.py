@@ -39,3 +39,21 @@ def one_line_error(done: subprocess.CompletedProcess, *expected: str) -> str:
         assert text in last, last
     assert output.count(last.removeprefix("error: ")) == 1, output  # printed once, not also as a log line
     return last
+
+
+def one_line(done: subprocess.CompletedProcess, *expected: str) -> str:
+    """Exit 2, no traceback, and a last stderr line ``error: ...`` holding ``expected``."""
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    last = done.stderr.strip().split("\n")[-1]
+    assert last.startswith("error: "), done.stderr
+    for text in expected:
+        assert text in last, last
+    return last
+
+
+def job_like(root: Path) -> list[str]:
+    """What a job leaves: its directories under outputs/ or multirun/, and Hydra's and the job's files."""
+    found = [p for p in root.rglob("*") if p.name in (".hydra", "main.log", ".lock", "run.json", "multirun.yaml")]
+    found += [root / d for d in ("outputs", "multirun") if (root / d).exists()]
+    return sorted(str(p.relative_to(root)) for p in found)

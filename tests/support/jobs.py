@@ -33,6 +33,12 @@ def job_cfg(*overrides: str, model: dict | None = None, **values):
     return cfg
 
 
+def openai_args(url: str, *extra: str) -> list[str]:
+    """Overrides of a two-case job whose model is the fake OpenAI server at ``url`` (fast retries, no key)."""
+    return ["model=openai", f"model.base_url={url}", "model.api_key_env=null", "model.backoff_base=0.01",
+            "model.backoff_max=0.05", "model.max_retries=1", "dataset.limit=2", *extra]
+
+
 def canonical(path: Path, drop: tuple[str, ...] = ()) -> list[str]:
     """The records of a JSONL file in a stable order, without the fields ``drop`` names (to compare two jobs)."""
     return sorted(json.dumps({k: v for k, v in r.items() if k not in drop}, sort_keys=True) for r in read_jsonl(path))

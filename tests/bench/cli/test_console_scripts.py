@@ -2,9 +2,10 @@
 reader that stopped early (``| head -1``) is no error, output that cannot be written (``> /dev/full``)
 is one line, exit 2; an output directory that cannot be made (a dangling symlink, a file, a file
 system that refuses it) is refused before anything is written; a required config group left out
-(``arm=null``, ``~arm``) is one line; ``HYDRA_FULL_ERROR=0`` means off.
+(``arm=null``, ``~arm``) is one line; ``HYDRA_FULL_ERROR=0`` means off; a script's usage line names
+the script.
 
-Each test failed before its fix (issue 32, "Crashes and hangs").
+Each test failed before its fix (issues 20 and 32).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 from bench.config.checks import compose
 from bench.runner import run
 
-from commands import bench, one_line_error
+from commands import bench, one_line, one_line_error, tool
 from paths import DATA, pythonpath
 
 CALIBRATION = str(DATA / "judge_calibration.jsonl")
@@ -167,3 +168,26 @@ def test_hydra_full_error_other_than_1_is_off(tmp_path, value):
 def test_hydra_full_error_1_still_gives_hydras_full_trace(tmp_path):
     done = bench(tmp_path, "arm=bogus", env={"HYDRA_FULL_ERROR": "1"})
     assert done.returncode == 1 and "Traceback" in done.stderr
+
+
+@pytest.mark.parametrize("module", ["bench.compare", "bench.rescore"])
+def test_output_to_a_directory_or_an_unwritable_path_is_one_line_and_exit_2(tmp_path, two_jobs, module):
+    a, b = two_jobs
+    inputs = [str(a), str(b)] if module == "bench.compare" else [str(a)]
+    for target in (tmp_path, Path("/proc/bench-out.md"), tmp_path / "file" / "out.md"):
+        (tmp_path / "file").write_text("a file, not a directory")
+        done = tool(module, *inputs, "--output", str(target))
+        one_line(done, "--output", str(target))
+        assert "## bench.compare" not in done.stdout  # nothing half done
+
+
+@pytest.mark.parametrize("script,module", [("bench-report", "bench.report"), ("bench-estimate", "bench.estimate"),
+                                           ("bench-cache", "bench.cache"), ("bench-compare", "bench.compare")])
+def test_a_console_scripts_usage_names_the_script(script, module):
+    path = Path(sys.executable).with_name(script)
+    if not path.exists():
+        pytest.skip("the project is not installed with its scripts in this environment")
+    done = subprocess.run([str(path), "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith(f"usage: {script} "), done.stdout[:80]
+    as_module = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=120)
+    assert as_module.stdout.startswith(f"usage: python -m {module} ")

@@ -11,6 +11,8 @@ from bench.data.cases import row_to_case, strip_nulls
 from bench.store.schema import Case, Rejected
 
 from builders import ROOT, assistant, bash, call, edit, result, row, system, user
+from jobs import job_cfg
+from paths import PROJECT
 
 
 def test_roles_become_langchain_messages_with_parsed_arguments():
@@ -101,3 +103,20 @@ def test_cases_round_trip_losslessly():
     again = Case.from_dict(data)
     assert again.to_dict() == case.to_dict()
     assert again.messages == case.messages
+
+
+def test_two_rows_with_the_same_instance_id_and_source_row_do_not_share_a_case_id(tmp_path):
+    from bench.runner import run
+    from bench.store.records import read_jsonl
+
+    rows = [json.loads(line) for line in (PROJECT / "src/bench/samples/sample.jsonl")
+            .read_text().splitlines()[:2]]
+    twin = {**rows[1], "instance_id": rows[0]["instance_id"]}
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps({**r, "source_row": 5}) + "\n" for r in (rows[0], twin)))
+    out = tmp_path / "job"
+    run(job_cfg("dataset=local", f"dataset.path={path}", output_dir=str(out)))
+    cases = read_jsonl(out / "cases.jsonl")
+    assert len(cases) == len({c["case_id"] for c in cases}) == 1
+    rejected = read_jsonl(out / "rejected.jsonl")
+    assert len(rejected) == 1 and "duplicate" in rejected[0]["reason"] and "same case_id" in rejected[0]["reason"]

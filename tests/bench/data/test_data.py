@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -11,6 +13,7 @@ from omegaconf import OmegaConf
 from bench.data.selection import DatasetError, load_cases
 
 from builders import ROOT, bash, edit, row
+from commands import bench, one_line_error
 
 ROOT_EDIT = edit("9", "create", f"{ROOT}/a.py", file_text="print('a')\n")
 
@@ -99,3 +102,48 @@ def test_real_sample_converts_and_selects(dev_parquet):
     assert len(selection.cases) >= 12
     assert all(c.questions for c in selection.cases)
     assert len({c.case_id for c in selection.cases}) == len(selection.cases)
+
+
+def _load(path: Path, **filters):
+    cfg = OmegaConf.create({"source": "local", "path": str(path), "limit": None,
+                            "filters": {"resolved": None, **filters}})
+    return load_cases(cfg)
+
+
+def test_rows_with_a_non_list_tools_value_are_rejected_and_resolved_strings_are_parsed(tmp_path):
+    steps = [bash("1", "ls", "a.py")]
+    schemas = row()["tools"]
+    tools_rows = [  # one file per column type (older pyarrow JSON readers refuse a column of mixed types)
+        row(*steps, instance_id="tools-object", tools=json.dumps({"type": "function", "function": {"name": "x"}})),
+        row(*steps, instance_id="tools-text", tools="not json"),
+        row(*steps, instance_id="tools-string-list", tools=json.dumps(schemas)),
+    ]
+    resolved_rows = [row(*steps, instance_id=f"resolved-{value}", resolved=value)
+                     for value in ("false", "True", "maybe", "0")]
+    (tmp_path / "tools.jsonl").write_text("".join(json.dumps(r) + "\n" for r in tools_rows))
+    (tmp_path / "resolved.jsonl").write_text("".join(json.dumps(r) + "\n" for r in resolved_rows))
+    tools = _load(tmp_path / "tools.jsonl")
+    assert [c.instance_id for c in tools.cases] == ["tools-string-list"]
+    assert tools.cases[0].tools == schemas
+    reasons = {r.instance_id: r.reason for r in tools.rejected}
+    assert reasons["tools-object"] == "tools is a JSON dict, not a list of tool schemas"
+    assert reasons["tools-text"].startswith("tools is a string that is not valid JSON")
+    resolved = _load(tmp_path / "resolved.jsonl", resolved=True)
+    assert [c.instance_id for c in resolved.cases] == ["resolved-True"]
+    assert resolved.skipped == {"resolved": 2}  # "false" and "0" are false
+    assert [(r.instance_id, r.reason) for r in resolved.rejected] == [("resolved-maybe",
+                                                                      "resolved is 'maybe', not a boolean")]
+
+
+def test_a_source_without_rows_says_no_rows(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "blank.jsonl").write_text("\n\n")
+    pq.write_table(pa.table({"instance_id": pa.array([], pa.string()), "trajectory": pa.array([], pa.string())}),
+                   tmp_path / "empty.parquet")
+    for name in ("empty.jsonl", "blank.jsonl", "empty.parquet"):
+        with pytest.raises(DatasetError, match=rf"{re.escape(name)} \(\w+\) has no rows"):
+            _load(tmp_path / name)
+    one_line_error(bench(tmp_path, "dataset=local", "dataset.path=empty.parquet"), "empty.parquet", "has no rows")

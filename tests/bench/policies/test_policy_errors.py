@@ -62,3 +62,11 @@ def test_lc_summary_with_a_fraction_and_no_context_window_names_arm_context_wind
 def test_lc_summary_with_a_fraction_and_a_context_window_is_built():
     arm = LangChainSummarization(trigger=["fraction", 0.5], context_window=128_000)
     assert arm.trigger == ("fraction", 0.5)
+
+
+def test_a_setting_the_arm_does_not_take_is_one_line_printed_once(tmp_path):
+    done = bench(tmp_path, "+arm.n=-3")
+    line = one_line_error(done, "arm.n: not a setting of arm=full")
+    assert "TypeError" not in line and "FullHistory" not in done.stdout + done.stderr
+    log = next((tmp_path / "outputs").rglob("main.log")).read_text()
+    assert "arm.n" in log  # the details stay in the job's log

@@ -19,6 +19,7 @@ from bench.sources.chatlog import chat_record, write_chat_jsonl
 from bench.text.tokens import TokenCounter
 
 from builders import assistant, call, result, system
+from commands import bench, one_line
 from paths import PROJECT
 
 SRC = PROJECT / "src" / "bench"
@@ -206,3 +207,8 @@ def test_bad_chat_logs_fail_with_one_line_naming_file_and_line(tmp_path, content
     assert str(path) in str(err.value) and "\n" not in str(err.value)
     with pytest.raises(DatasetError, match="dataset=chat needs dataset.path=FILE"):
         load_cases({"source": "chat", "path": "???", "filters": {}})
+
+
+def test_question_types_that_do_not_apply_to_the_dataset_are_one_line_not_a_0_question_job(tmp_path):
+    done = bench(tmp_path, "dataset=ops", "questions.types=[files_changed]", f"hydra.run.dir={tmp_path / 'job'}")
+    one_line(done, "questions.types", "files_changed", "none of these applies", "types that apply")

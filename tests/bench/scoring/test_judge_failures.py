@@ -23,6 +23,7 @@ from bench.store.records import read_jsonl
 
 from commands import bench, tool
 from fake_openai import FakeOpenAI
+from jobs import job_cfg
 from paths import DATA
 
 FAILING = "failing-judge"  # the judge's model name
@@ -144,3 +145,19 @@ def test_rescore_whose_judge_fails_every_call_exits_non_zero_naming_it(tmp_path,
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert done.stderr.strip().splitlines()[-1].startswith("error: the judge failed on every answer")
     assert output.exists()  # the rows (each with the judge's error) are kept
+
+
+def test_a_judge_that_always_fails_gives_null_accuracy_and_an_incomplete_job(tmp_path, monkeypatch):
+    from bench.runner import run
+    from bench.scoring.judge import ExactJudge
+    from bench.store.schema import Score
+
+    def failing(self, question, answer, repo_root=None):  # noqa: ANN001, ARG001
+        return Score(case_id=answer.case_id, qid=question.qid, type=question.type, verdict="unscored",
+                     reason="judge failed: always", judge="exact")
+
+    monkeypatch.setattr(ExactJudge, "score", failing)
+    out = tmp_path / "job"
+    metrics = run(job_cfg(output_dir=str(out)))
+    assert metrics["n_questions"] > 0 and metrics["accuracy"] is None
+    assert json.loads((out / "run.json").read_text())["status"] == "incomplete"

@@ -14,9 +14,12 @@ import pytest
 from bench.config.checks import CONF_DIR, compose, dataset_source, validate
 from bench.core.errors import ConfigError
 from bench.data.selection import load_cases
+from bench.runner import run
 from bench.sources import ChatLog, Filters, Hub, LocalFile, Shipped, Source, as_source, sample_path, source_classes
 from bench.text.tokens import TokenCounter
 
+from commands import bench, one_line_error
+from jobs import job_cfg
 from paths import DEV_PARQUET
 
 
@@ -114,7 +117,6 @@ def test_shards_split_a_case_set_by_instance_disjoint_and_whole():
 
 
 def test_the_report_merges_the_shards_of_one_case_set_into_one_set_with_one_interval(tmp_path):
-    from bench.runner import run
     from bench.study import load_jobs
 
     whole = run(compose(["dataset=ops", f"output_dir={tmp_path / 'whole'}", "cache.enabled=false"]))
@@ -126,3 +128,16 @@ def test_the_report_merges_the_shards_of_one_case_set_into_one_set_with_one_inte
     merged = jobs[0].metrics
     assert merged["n_questions"] == whole["n_questions"] and merged["accuracy"] == pytest.approx(whole["accuracy"])
     assert merged["accuracy_ci"] == pytest.approx(whole["accuracy_ci"])  # one set, one interval
+
+
+def test_a_dataset_setting_the_chosen_dataset_does_not_use_is_an_error(tmp_path):
+    one_line_error(bench(tmp_path, "dataset.path=/nonexistent"), "dataset.path=/nonexistent is not used",
+                   "dataset=local")
+    assert not (tmp_path / "outputs").exists() or not any((tmp_path / "outputs").rglob("run.json"))
+    one_line_error(bench(tmp_path, "dataset=hf", "dataset.path=rows.parquet"),
+                   "dataset.path=rows.parquet is not used by dataset=hf", "dataset=local")
+    with pytest.raises(ConfigError, match="dataset.path=rows.parquet is not used by dataset.source=hf"):
+        validate(job_cfg("dataset=hf", "+dataset.path=rows.parquet"))
+    with pytest.raises(ConfigError, match="dataset.revision=main is not used by dataset.source=local"):
+        validate(job_cfg("dataset=local", "dataset.path=x.jsonl", "+dataset.revision=main"))
+    validate(job_cfg("dataset=local", "dataset.path=x.jsonl", "dataset.format=json"))  # what local uses is fine
