@@ -9,7 +9,7 @@ directory the setup makes, a model name); the rest of the text is left as writte
 
 A command that needs what a test cannot have (a network, a key, a cluster, minutes of CPU) is
 listed in :data:`PLAN` with how it is checked instead, and why: against the project's fake
-servers (``tests/support/fake_openai.py``, the Langfuse receiver of ``tests/bench/tracing/test_tracing.py``), up to the
+servers (``tests/support/fake_openai.py``, the Langfuse receiver of ``tests/support/langfuse_receiver.py``), up to the
 point it would call out (the hub unreachable: one line, exit 2), or by the test that already runs
 it. Every other command, including one a doc gains tomorrow, simply runs and must exit 0.
 
@@ -127,9 +127,9 @@ PLAN: dict[str, Plan] = {
     "uv run python -m bench.calibrate tests/data/judge_calibration.jsonl --fail-under 0.95": Plan(
         "CI's gate: exit 1 below 95%; the exact judge on the calibration file is above it"),
     "uv run python -m bench.main -m +experiment=nlatest tracing.langfuse=true dataset=local dataset.path=rows.parquet":
-        Plan("Langfuse: the receiver of tests/bench/tracing/test_tracing.py", langfuse=True),
+        Plan("Langfuse: the receiver of tests/support/langfuse_receiver.py", langfuse=True),
     "uv run python -m bench.dataset --upload dataset=local dataset.path=rows.parquet": Plan(
-        "Langfuse: the receiver of tests/bench/tracing/test_tracing.py", langfuse=True),
+        "Langfuse: the receiver of tests/support/langfuse_receiver.py", langfuse=True),
 }
 BENCHMARK = re.compile(r"^uv run python benchmarks/(bench_\w+\.py)$")  # tests/bench/test_benchmarks.py runs each script
 
