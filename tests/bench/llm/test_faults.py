@@ -7,7 +7,7 @@ endpoint that goes away mid-run; a request longer than the context; wrong config
 secrets in everything a job writes or sends; ``read_tool_output`` on real offload views.
 Bad input already covered elsewhere is not repeated: corrupt parquet, missing columns,
 invalid JSON arguments, unpaired tool calls, unknown overrides and wrong types of
-top-level and dataset keys (test_cli.py, test_data.py); missing/empty key and unreachable
+top-level and dataset keys (test_main.py, test_data.py); missing/empty key and unreachable
 endpoint at start (test_agent.py).
 """
 
