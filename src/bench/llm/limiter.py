@@ -114,7 +114,7 @@ def parse_cap(value: Any, key: str = "max_concurrency_cap") -> int:
 def worker_count(value: Any, cap: Any = DEFAULT_CAP, key: str = "model.max_concurrency") -> int:
     """Worker threads a job needs for ``max_concurrency=value``: the integer, or the cap for ``auto``."""
     parsed = parse_concurrency(value, key)
-    return parse_cap(cap, key + "_cap") if parsed == AUTO else parsed
+    return parsed if isinstance(parsed, int) else parse_cap(cap, key + "_cap")  # not an integer: auto
 
 
 def group_workers(group: Any, key: str = "model.max_concurrency") -> int:
