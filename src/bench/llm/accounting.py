@@ -98,9 +98,9 @@ _TOKENS = ("input_tokens", "cached_tokens", "output_tokens")
 
 def _totals(records: Iterable[dict[str, Any]]) -> defaultdict[str, float]:
     """The one summation of call records: requests, calls made vs cache hits, failures, tokens of the
-    replies used (``spent_*``: of the calls made only), retries, latency of the calls made (counts and
-    costs alike: a float sums integers exactly up to 2**53)."""
-    row: defaultdict[str, float] = defaultdict(float)
+    replies used (``spent_*``: of the calls made only), retries, latency of the calls made. A sum starts
+    as the integer 0 (a sum nothing was added to stays ``0`` in the records, not ``0.0``)."""
+    row: defaultdict[str, float] = defaultdict(int)
     for record in records:
         _add(row, record)
     return row
@@ -153,7 +153,7 @@ def summarize_calls(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, An
     reply used (for a hit, the original call's), and ``spent_*`` only the calls made;
     ``latency_s`` sums the latency of the calls made.
     """
-    by_kind: defaultdict[str, defaultdict[str, float]] = defaultdict(lambda: defaultdict(float))  # summed one record at a time: a job's calls may stream
+    by_kind: defaultdict[str, defaultdict[str, float]] = defaultdict(lambda: defaultdict(int))  # summed one record at a time: a job's calls may stream
     for record in records:
         _add(by_kind[record.get("kind", "unknown")], record)
         _add(by_kind["total"], record)

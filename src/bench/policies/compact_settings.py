@@ -6,11 +6,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bench.core.errors import ConfigError
 from bench.prompts import load_prompt
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance  # the type checker's name for "a dataclass" (no runtime module)
+
+_Settings = TypeVar("_Settings", bound="DataclassInstance")
 
 __all__ = ["MicroCompact", "AutoCompact", "Mechanisms", "typed", "DEFAULT_GUIDANCE", "DEFAULT_OFFLOAD_NOTE"]
 
@@ -67,12 +73,14 @@ MECHANISM_SWITCHES = tuple(f.name for f in fields(Mechanisms) if f.type in ("boo
 MECHANISM_NAMES = ("shipped", *MECHANISM_SWITCHES)
 
 
-def typed(kind: type, value: Any) -> Any:
+def typed(kind: type[_Settings], value: _Settings | Mapping[str, Any] | None) -> _Settings:
     """A sub-config given as a dict (from YAML) or None, as its dataclass; unknown keys fail."""
     if value is None:
         return kind()
     if isinstance(value, kind):
         return value
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{kind.__name__}: a mapping of its keys, got {value!r}")
     data = dict(value)
     unknown = sorted(set(data) - {f.name for f in fields(kind)})
     if unknown:
