@@ -228,8 +228,8 @@ def _flip_patterns(k: int, draws: int) -> np.ndarray:
         bits = (np.arange(2**k)[:, None] >> np.arange(k)[None, :]) & 1
         return (1 - 2 * bits).astype(np.int8)
     rng = np.random.default_rng(29_000 + k)
-    bits = np.unpackbits(np.frombuffer(rng.bytes((draws * k + 7) // 8), dtype=np.uint8))[: draws * k]
-    signs = (1 - 2 * bits.astype(np.int8)).reshape(draws, k)
+    drawn = np.unpackbits(np.frombuffer(rng.bytes((draws * k + 7) // 8), dtype=np.uint8))[: draws * k]
+    signs = (1 - 2 * drawn.astype(np.int8)).reshape(draws, k)
     signs[0] = 1
     return signs
 

@@ -52,10 +52,11 @@ class JobFileError(OSError):
         return self.strerror if self.errno is not None and self.strerror else super().__str__()
 
 
-def _plain(record: Any) -> Any:
-    if is_dataclass(record) and callable(getattr(record, "to_dict", None)):
-        return record.to_dict()  # a record type that leaves out its unset optional fields (Score, Answer)
-    return asdict(record) if is_dataclass(record) else record
+def _plain(record: object) -> object:
+    if not is_dataclass(record) or isinstance(record, type):
+        return record
+    to_dict = getattr(record, "to_dict", None)  # a record type that leaves out its unset optional fields (Score, Answer)
+    return to_dict() if callable(to_dict) else asdict(record)
 
 
 def safe_line(text: str) -> str:
