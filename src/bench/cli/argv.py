@@ -139,7 +139,7 @@ def _known_top_level() -> set[str]:
     """Top-level names an override may add with ``+``: the primary config's keys, its groups, ``hydra``."""
     from bench.config.checks import CONF_DIR
 
-    keys = {k for k in OmegaConf.load(CONF_DIR / "config.yaml") if k != "defaults"}
+    keys = {str(k) for k in OmegaConf.load(CONF_DIR / "config.yaml") if k != "defaults"}
     return keys | {p.name for p in CONF_DIR.iterdir() if p.is_dir()} | {"hydra"}
 
 

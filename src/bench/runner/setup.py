@@ -18,7 +18,7 @@ from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from bench.config.checks import ConfigError
+from bench.config.checks import ConfigError, mapping
 from bench.core.errors import BenchError
 from bench.llm import ModelSetupError
 from bench.llm.limiter import group_workers
@@ -101,7 +101,7 @@ def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
             or OmegaConf.select(primary, "hydra.launcher._target_") not in _LOCAL_LAUNCHERS):
         return None
     node = OmegaConf.select(primary, "hydra.sweeper.params")
-    params = OmegaConf.to_container(node, resolve=False) if node is not None else {}
+    params = mapping(node, "hydra.sweeper.params", resolve=False) if node is not None else {}
     dimensions: dict[str, list[str]] = {}
     try:
         for override in [*parser.parse_overrides([f"{k}={v}" for k, v in params.items()]), *parsed]:

@@ -292,8 +292,9 @@ class LangfuseTracer:
             return []
         try:
             from langfuse.langchain import CallbackHandler
+            from langfuse.types import TraceContext
 
-            context = {"trace_id": self.trace_id(case_id)}
+            context: TraceContext = {"trace_id": self.trace_id(case_id)}
             root = self._roots.get(case_id)
             if root:
                 context["parent_span_id"] = root
