@@ -23,6 +23,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["register", "register_basic_auth", "register_env", "register_url", "register_urls", "scrub", "scrub_file", "mask_urls", "install_logging",
            "console_once", "literal_secret", "secret_in_setting", "looks_like_key", "check_key_env", "FILE_ONLY"]
@@ -186,7 +187,7 @@ def install_logging() -> None:
         _INSTALLED = True
         previous = logging.getLogRecordFactory()
 
-    def factory(*args, **kwargs) -> logging.LogRecord:  # noqa: ANN002, ANN003
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(*args, **kwargs)
         try:
             message = record.getMessage()

@@ -45,6 +45,7 @@ from langchain_core.messages import (
     message_to_dict,
     messages_from_dict,
 )
+from langchain_core.runnables import Runnable, RunnableConfig
 
 from bench.cache import ReplyStore, open_cache, request_key
 from bench.core import redact
@@ -344,7 +345,7 @@ class ChatClient:
         emit(record)
         return data, record
 
-    def _invoke_batch(self, messages: list[BaseMessage], tools, tool_choice: str | None,
+    def _invoke_batch(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None, tool_choice: str | None,
                       key: str | None = None) -> tuple[Any, float, int]:
         """One call through the Batch API: the request body as the chat endpoint takes it, its reply
         as a LangChain message (public converters of langchain_core), latency from submit to reply."""
@@ -368,19 +369,19 @@ class ChatClient:
         return message, round(time.perf_counter() - start, 3), 0
 
     def _runnable(self, tools: list[dict[str, Any]] | None, tool_choice: str | None,
-                  extra: dict[str, Any] | None = None):
+                  extra: dict[str, Any] | None = None) -> Runnable[Any, Any]:
         runnable = self.llm
         if tools:
             runnable = self.llm.bind_tools(tools, tool_choice=tool_choice) if tool_choice else self.llm.bind_tools(tools)
         return runnable.bind(**extra) if extra else runnable
 
-    def _invoke(self, messages: list[BaseMessage], tools, tool_choice: str | None,
+    def _invoke(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None, tool_choice: str | None,
                 callbacks: list[Any] | None = None, key: str | None = None,
                 extra: dict[str, Any] | None = None) -> tuple[Any, float, int]:
         if self.batch is not None:
             return self._invoke_batch(messages, tools, tool_choice, key)
         runnable = self._runnable(tools, tool_choice, extra)
-        config = {"callbacks": callbacks} if callbacks else None
+        config = RunnableConfig(callbacks=callbacks) if callbacks else None
 
         def call() -> Any:
             try:

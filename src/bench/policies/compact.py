@@ -467,7 +467,8 @@ class _Replay:
                      "threshold_tokens": self.threshold if not self.auto.force else None}
         return tail
 
-    def _split_tail(self, before: list[_Entry], history_tokens: int, budget_tokens: int | None = None):
+    def _split_tail(self, before: list[_Entry], history_tokens: int, budget_tokens: int | None = None
+                    ) -> tuple[list[_Entry], list[_Entry], dict[str, Any] | None]:
         """(head to summarize, tail kept verbatim, accounting) of the part before the last user message.
 
         ``budget_tokens`` (arm.budget): the tail's size in tokens, kept whatever the mechanism."""

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from bench.core.errors import ConfigError
 from bench.prompts import load_prompt
 
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance  # the type checker's name for "a dataclass" (no runtime module)
-
-_Settings = TypeVar("_Settings", bound="DataclassInstance")
-
 __all__ = ["MicroCompact", "AutoCompact", "Mechanisms", "typed", "DEFAULT_GUIDANCE", "DEFAULT_OFFLOAD_NOTE"]
+
+
+class _Dataclass(Protocol):
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # what makes a class a dataclass, to the type checker
+
+
+_Settings = TypeVar("_Settings", bound=_Dataclass)  # the settings dataclass typed() builds
 
 # the texts live in src/bench/prompts/ (conf/mechanism/shipped.yaml reads the same files)
 DEFAULT_GUIDANCE = load_prompt("verify_guidance.txt")

@@ -29,6 +29,7 @@ as configured. So a view is never over T, and right after a summary it holds abo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
@@ -113,7 +114,7 @@ class LangChainSummarization(SummarizingArm):
             return self.trigger, self.keep, None
         return ("tokens", target), ("tokens", max(1, int(KEEP_SHARE * target))), max(1, int(SUMMARY_SHARE * target))
 
-    def _middleware(self, summarize, target: int | None = None) -> SummarizationMiddleware:
+    def _middleware(self, summarize: Callable[[list[AnyMessage]], str], target: int | None = None) -> SummarizationMiddleware:
         # ``model`` is only read for its profile (fraction limits) and never called: the
         # summarizer function replaces the summary call and the project's counter counts.
         profile = ModelProfile(max_input_tokens=self.context_window) if self.context_window else None
@@ -135,11 +136,11 @@ class LangChainSummarization(SummarizingArm):
         target = self.limit.target(self.context.counter.count_messages(case.messages)) if self.limit else None
         trigger, keep, cap = self._sizes(target)
 
-        def restore(messages: list[BaseMessage]) -> list[BaseMessage]:
+        def restore(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
             """The case's own message objects back, and no ids on the summaries."""
             return [originals.get(m.id or "") or m.model_copy(update={"id": None}) for m in messages]
 
-        def summarize(messages: list[BaseMessage]) -> str:
+        def summarize(messages: list[AnyMessage]) -> str:
             text, used = summarize_within(self.summarizer, restore(messages), instruction, case.profile, cap,
                                           self.context.counter)
             usage.append(used)

@@ -179,7 +179,7 @@ def view_problems(messages: list[BaseMessage]) -> list[str]:
     return problems
 
 
-def make_view(case: Case, arm: str, messages: list[BaseMessage], counter: TokenCounter, **extra) -> View:
+def make_view(case: Case, arm: str, messages: list[BaseMessage], counter: TokenCounter, **extra: Any) -> View:
     """A view with token accounting and provenance (``View.verbatim``: the ids of the case's
     messages it keeps verbatim); raises if the messages are not a valid chat history."""
     problems = view_problems(messages)

@@ -51,24 +51,19 @@ __all__ = [
 ]
 
 class Summarizer(Component, Protocol):
-    """Turns a history into one summary text following ``prompt``.
-
-    ``messages`` is a valid chat history (every call has its results) in order; it may
-    hold placeholders of cleared outputs and ``read_tool_output(handle="...")`` references
-    to stored ones; ``profile`` says what its tools mean. Returns the summary text and a
-    usage dict (model, tokens, cost...). ``clients()``: its model clients (``[]`` offline).
-    A summarizer may also take ``within_tokens`` (``bench.policies.budget.summarize_within``).
-    """
+    """Turns a history into one summary text following ``prompt``: ``messages`` is a valid chat history
+    (every call has its results) that may hold placeholders of cleared outputs and
+    ``read_tool_output(handle="...")`` references to stored ones; ``profile`` says what its tools mean.
+    Returns the text and a usage dict (model, tokens, cost...); ``clients()``: its model clients (``[]``
+    offline). It may also take ``within_tokens`` (``bench.policies.budget.summarize_within``)."""
 
     name: str
 
     @property
-    def calls_model(self) -> bool:
-        """True when summarize() calls a model (the runner then builds views concurrently)."""
+    def calls_model(self) -> bool: ...  # summarize() calls a model (the runner then builds views concurrently)
 
     def summarize(self, messages: list[BaseMessage], prompt: str,
-                  profile: Profile = OPENHANDS) -> tuple[str, dict[str, Any]]:
-        """The summary text and the usage of the calls that wrote it."""
+                  profile: Profile = OPENHANDS) -> tuple[str, dict[str, Any]]: ...
 
 
 EXTRACTIVE_LABEL = (

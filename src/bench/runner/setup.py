@@ -12,6 +12,7 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from hydra.errors import InstantiationException
@@ -27,7 +28,7 @@ __all__ = ["surfaced", "build", "worker_threads", "check_prerequisites", "check_
            "BASIC_SWEEPER", "JOBLIB_LAUNCHER"]
 
 
-def surfaced(make, *args: Any, groups: Any = None, **kwargs: Any) -> Any:
+def surfaced(make: Callable[..., Any], *args: Any, groups: Any = None, **kwargs: Any) -> Any:
     """Call ``make``; a ModelSetupError (missing key ...) wrapped by Hydra's instantiate surfaces as itself,
     and a setting the target does not take (``+arm.n=3`` on arm=full) is a ConfigError naming it.
 

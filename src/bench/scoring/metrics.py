@@ -19,7 +19,7 @@ evidence), each cell with n and 95% intervals for accuracy and evidence-visible.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from bench.scoring.hedges import is_hedged
@@ -108,7 +108,7 @@ def instance_clusters(hits: Iterable[tuple[str, bool]]) -> list[tuple[int, int]]
     return [(v[0], v[1]) for _, v in sorted(sums.items())]
 
 
-def _clusters(questions: dict[str, dict[str, Any]], hit) -> list[tuple[int, int]]:
+def _clusters(questions: dict[str, dict[str, Any]], hit: Callable[[str], bool]) -> list[tuple[int, int]]:
     """Per instance: (questions for which ``hit(qid)``, questions)."""
     return instance_clusters((question["_instance"], hit(qid)) for qid, question in questions.items())
 

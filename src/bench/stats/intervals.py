@@ -620,7 +620,8 @@ def detectable_difference(correct_a: Sequence[bool], correct_b: Sequence[bool] |
     return round(high, 4)
 
 
-def _detectable_two_way(a, b, mask, inst, tmpl, z_power, level) -> float | None:
+def _detectable_two_way(a: np.ndarray, b: np.ndarray | None, mask: np.ndarray, inst: np.ndarray,
+                        tmpl: np.ndarray | None, z_power: float, level: float) -> float | None:
     """The previous method's detectable difference (stats.generalize_types=true), capped at 1."""
     if b is not None:
         b = b[None, :]
