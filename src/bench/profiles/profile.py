@@ -253,7 +253,7 @@ class Profile:
                 values[key] = tuple(value)
         return cls(**values)
 
-    def with_overrides(self, **overrides: Any) -> Profile:
+    def with_overrides(self, **overrides: object) -> Profile:
         """This profile with some fields replaced (``None`` values are ignored)."""
         given: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in overrides.items() if v is not None}
         if isinstance(given.get("roles"), dict):

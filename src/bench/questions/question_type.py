@@ -70,7 +70,7 @@ class QuestionType(Protocol[_Reference, _Claim]):
 
     def spans(self, reference: _Reference) -> list[str] | None: ...
 
-    def claim(self, parsed: Any, text: str, repo_root: str | None) -> _Claim | None:
+    def claim(self, parsed: object, text: str, repo_root: str | None) -> _Claim | None:
         """What the answer asserts (``parsed``: its JSON, any shape; None: no specific claim)."""
 
     def grade(self, reference: _Reference, claim: _Claim, repo_root: str | None) -> tuple[bool, str]: ...
