@@ -451,7 +451,7 @@ def accuracy_batch(y: np.ndarray, mask: np.ndarray, inst: np.ndarray, types: np.
     share = _share_two_way if generalize_types else _share
     r, lo, hi, m = share(y, ones, mask, inst, types, level)
     empty = m == 0
-    return tuple(np.where(empty, np.nan, a) for a in (r, lo, hi))  # type: ignore[return-value]
+    return np.where(empty, np.nan, r), np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)
 
 
 def ratio_batch(num: np.ndarray, den: np.ndarray, mask: np.ndarray, inst: np.ndarray,
@@ -462,7 +462,7 @@ def ratio_batch(num: np.ndarray, den: np.ndarray, mask: np.ndarray, inst: np.nda
     share = _share_two_way if generalize_types else _share
     r, lo, hi, m = share(num * den, den, mask, inst, types, level)
     empty = m == 0
-    return tuple(np.where(empty, np.nan, a) for a in (r, lo, hi))  # type: ignore[return-value]
+    return np.where(empty, np.nan, r), np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)
 
 
 def paired_batch(a: np.ndarray, b: np.ndarray, mask: np.ndarray, inst: np.ndarray,
@@ -475,7 +475,7 @@ def paired_batch(a: np.ndarray, b: np.ndarray, mask: np.ndarray, inst: np.ndarra
     else:
         d, lo, hi, p = _paired_one_way(a, b, mask, inst, level, draws)
     empty = mask.sum(axis=1) == 0
-    return tuple(np.where(empty, np.nan, x) for x in (d, lo, hi, p))  # type: ignore[return-value]
+    return np.where(empty, np.nan, d), np.where(empty, np.nan, lo), np.where(empty, np.nan, hi), np.where(empty, np.nan, p)
 
 
 # ---------------------------------------------------------------- one case set: the public API
