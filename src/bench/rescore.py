@@ -25,16 +25,22 @@ import logging
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from bench.core.errors import console_script, program
 from bench.store.records import safe_line
 from bench.study.csvfile import write_csv
-from bench.study.jobs import find_job_dirs, load_jobs
+from bench.study.jobs import Job, find_job_dirs, load_jobs
 from bench.study.markdown import markdown_table
 from bench.study.output import write_output
+
+if TYPE_CHECKING:
+    from bench.scoring.judge import Judge
+
+# one stored answer to judge: its job, case and question records, the answer (None: none), the original score
+_Task = tuple[Job, dict[str, Any], dict[str, Any], dict[str, Any] | None, dict[str, Any]]
 
 __all__ = ["build_judge", "rescore_jobs", "write_rows", "main"]
 
@@ -66,12 +72,12 @@ def judge_workers(node: Any) -> int:
                 *(group_workers(m, f"judge.members.{k}.max_concurrency") for k, m in members.items())])
 
 
-def rescore_jobs(paths: list[Path | str], judge: Any, workers: int = 1) -> list[dict[str, Any]]:
+def rescore_jobs(paths: list[Path | str], judge: Judge, workers: int = 1) -> list[dict[str, Any]]:
     """One row per question of every job under ``paths``, judged by ``judge``."""
     from bench.store.schema import Answer, Question
 
     jobs = load_jobs(paths)
-    tasks = []
+    tasks: list[_Task] = []
     for job in jobs:
         answers = {a["qid"]: a for a in job.answers}  # a resumed job's later line wins
         original = {s["qid"]: s for s in job.scores}
@@ -81,7 +87,7 @@ def rescore_jobs(paths: list[Path | str], judge: Any, workers: int = 1) -> list[
     fields = set(Answer.__dataclass_fields__)
     qfields = set(Question.__dataclass_fields__)
 
-    def judge_one(task) -> dict[str, Any]:
+    def judge_one(task: _Task) -> dict[str, Any]:
         job, case, q, stored, original = task
         row = {
             "job": job.name, "job_dir": str(job.path), "config": job.label, "arm": job.arm, "seed": job.seed,

@@ -12,7 +12,7 @@ from bench.store.schema import Score
 
 
 class AlwaysWrong:
-    """A throwaway judge: every answer is wrong (its protocol: bench.core.components.Judge)."""
+    """A throwaway judge: every answer is wrong (its protocol: bench.scoring.judge.Judge)."""
 
     name = "always-wrong"
 

@@ -122,6 +122,19 @@ def test_the_readme_layout_lists_the_root_as_it_is_in_layer_order():
     assert {name.rstrip("/") for name in listed if name.endswith("/")} - set(rank) <= {"samples", "prompts"} | set()
 
 
+def test_mypy_checks_the_whole_package():
+    """``uv run mypy`` (in .ci/run, without paths) reads ``[tool.mypy] files``: the whole package, not a list of
+    seams a new module could be left out of, with partial signatures refused."""
+    import tomllib
+
+    mypy = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert "src/bench" in [path.rstrip("/") for path in mypy["files"]]
+    assert not [path for path in mypy["files"] if path.startswith("src/bench/")], "a sub-path is covered already"
+    assert mypy["check_untyped_defs"] and mypy["warn_unused_ignores"] and mypy["disallow_incomplete_defs"]
+    ci = (SRC.parents[1] / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r"^uv run mypy\s*(#.*)?$", ci, re.M), "CI runs mypy on [tool.mypy] files, with no paths of its own"
+
+
 def test_every_package_has_its_place_in_the_layers():
     import tomllib
 

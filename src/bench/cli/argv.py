@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
 from bench.config.checks import flat_keys, quote_override
 from bench.core import redact
@@ -139,7 +139,7 @@ def _known_top_level() -> set[str]:
     """Top-level names an override may add with ``+``: the primary config's keys, its groups, ``hydra``."""
     from bench.config.checks import CONF_DIR
 
-    keys = {k for k in OmegaConf.load(CONF_DIR / "config.yaml") if k != "defaults"}
+    keys = {str(k) for k in OmegaConf.load(CONF_DIR / "config.yaml") if k != "defaults"}
     return keys | {p.name for p in CONF_DIR.iterdir() if p.is_dir()} | {"hydra"}
 
 
@@ -208,7 +208,8 @@ def _provider_of(group: str, option: str) -> str | None:
     from bench.config.checks import CONF_DIR
 
     try:
-        value = OmegaConf.load(CONF_DIR / group / f"{option}.yaml").get("provider")
+        node = OmegaConf.load(CONF_DIR / group / f"{option}.yaml")
+        value = node.get("provider") if isinstance(node, DictConfig) else None
     except Exception:  # noqa: BLE001 - a hint only
         return None
     return value if isinstance(value, str) and "${" not in value else None

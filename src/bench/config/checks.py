@@ -27,7 +27,7 @@ from bench.prompts import load_prompt
 from bench.sources import KEY_HINTS, Source, as_source, source_classes
 
 __all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
-           "quote_override", "plain", "flat_keys", "dataset_source", "generalize_types"]
+           "quote_override", "plain", "mapping", "flat_keys", "dataset_source", "generalize_types"]
 
 MAX_JOB_NAME = 200  # bytes of a sweep job's directory name (many overrides, long URLs: the rest is a hash)
 
@@ -243,6 +243,15 @@ def plain(cfg: Any) -> Any:
         return OmegaConf.to_container(cfg, resolve=True)
     except Exception:  # noqa: BLE001 - any resolver's error
         return OmegaConf.to_container(cfg, resolve=False)
+
+
+def mapping(node: Any, where: str, resolve: bool = True) -> dict[str, Any]:
+    """A mapping node of the config (``where``: its key) as a plain dict with string keys; anything else is
+    one error line."""
+    data = OmegaConf.to_container(node, resolve=resolve)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: a mapping of keys to values, got {data!r}")
+    return {str(key): value for key, value in data.items()}
 
 
 def flat_keys(data: Any, prefix: str = "", split_lists: bool = False) -> dict[str, Any]:

@@ -14,9 +14,11 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from typing import Any, TypeVar, overload
 
 __all__ = ["Profile"]
+
+_Raw = TypeVar("_Raw")  # a row's value of any other type, passed through unchanged
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # terminal colours in test runner output
 
@@ -116,7 +118,11 @@ class Profile:
         return bool(self.write_tools and _rx(self.write_tools).fullmatch(name)) \
             and not self.is_finish(name) and not self.is_think(name)
 
-    def role_of(self, role: Any) -> Any:
+    @overload
+    def role_of(self, role: str) -> str: ...
+    @overload
+    def role_of(self, role: _Raw) -> _Raw: ...
+    def role_of(self, role: object) -> object:
         """The chat role a message of ``role`` is read as ("skip": dropped); unknown roles unchanged."""
         return dict(self.roles).get(role, role) if isinstance(role, str) else role
 
@@ -129,7 +135,7 @@ class Profile:
             return True
         return self.command_of(args).strip().lower() in self.process_inputs
 
-    def edit_argument(self, command: Any) -> str | None:
+    def edit_argument(self, command: object) -> str | None:
         """The argument holding the text an editor command inserts (None: not an edit)."""
         return dict(self.editor_commands).get(command) if isinstance(command, str) else None
 
@@ -247,9 +253,9 @@ class Profile:
                 values[key] = tuple(value)
         return cls(**values)
 
-    def with_overrides(self, **overrides: Any) -> Profile:
+    def with_overrides(self, **overrides: object) -> Profile:
         """This profile with some fields replaced (``None`` values are ignored)."""
-        given = {k: (tuple(v) if isinstance(v, list) else v) for k, v in overrides.items() if v is not None}
+        given: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in overrides.items() if v is not None}
         if isinstance(given.get("roles"), dict):
             given["roles"] = tuple((str(r), str(m)) for r, m in given["roles"].items())
         return replace(self, **given) if given else self

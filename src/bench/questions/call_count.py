@@ -14,7 +14,7 @@ from typing import Any
 
 from bench.profiles import Profile
 from bench.questions.matching import has_identifier, is_abstention
-from bench.questions.question_type import CaseFacts, make_question
+from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.questions.values import ORDINAL, numbers, ordinal_number, same_number
 from bench.store.schema import DroppedQuestion, Question
 
@@ -123,4 +123,4 @@ class CallCount:
         return []  # a count is never readable in the task text
 
 
-CALL_COUNT = CallCount()
+CALL_COUNT: QuestionType[int, float] = CallCount()  # its reference, its claim

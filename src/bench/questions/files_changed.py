@@ -14,7 +14,7 @@ from typing import Any
 from bench.extract import edited_files
 from bench.profiles import Profile
 from bench.questions.matching import is_abstention, match_paths, names, negated_spans, path_tokens
-from bench.questions.question_type import CaseFacts, make_question
+from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FILES_CHANGED", "patch_paths"]
@@ -109,4 +109,4 @@ class FilesChanged:
         return list(reference)
 
 
-FILES_CHANGED = FilesChanged()
+FILES_CHANGED: QuestionType[list[str], list[str]] = FilesChanged()  # its reference, its claim

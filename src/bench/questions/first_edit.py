@@ -17,7 +17,7 @@ from typing import Any
 from bench.extract import added_lines, changed_lines, relative_to_repo
 from bench.profiles import Profile
 from bench.questions.matching import code_candidates, is_abstention, match_paths, nows, path_tokens
-from bench.questions.question_type import CaseFacts, make_question
+from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_EDIT"]
@@ -167,4 +167,4 @@ class FirstEdit:
         return [line.strip() for line in reference.get("changed") or reference["code"].split("\n") if line.strip()]
 
 
-FIRST_EDIT = FirstEdit()
+FIRST_EDIT: QuestionType[dict[str, Any], dict[str, Any]] = FirstEdit()  # its reference, its claim

@@ -14,7 +14,7 @@ from bench.extract import parse_first_exception
 from bench.profiles import Profile
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.messages import exception_types, in_substance, same_type
-from bench.questions.question_type import CaseFacts, make_question
+from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.questions.suite_counts import run_question_text
 from bench.store.schema import DroppedQuestion, Question
 
@@ -109,4 +109,4 @@ class FirstError:
         return [reference["type"].rsplit(".", 1)[-1]] + ([reference["message"]] if reference["message"] else [])
 
 
-FIRST_ERROR = FirstError()
+FIRST_ERROR: QuestionType[dict[str, str], dict[str, Any]] = FirstError()  # its reference, its claim

@@ -16,7 +16,7 @@ from bench.extract import parse_first_exception
 from bench.profiles import Profile
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.messages import in_substance
-from bench.questions.question_type import CaseFacts, make_question, value_spans
+from bench.questions.question_type import CaseFacts, QuestionType, make_question, value_spans
 from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_TOOL_ERROR", "error_message"]
@@ -108,4 +108,4 @@ def _strip_label(message: str) -> str:
     return re.sub(r"^\s*(?:error|exception)\s*:?\s*", "", message, flags=re.I) or message
 
 
-FIRST_TOOL_ERROR = FirstToolError()
+FIRST_TOOL_ERROR: QuestionType[dict[str, str], dict[str, Any]] = FirstToolError()  # its reference, its claim

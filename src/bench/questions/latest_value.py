@@ -23,7 +23,7 @@ from typing import Any
 
 from bench.extract.history import ToolEvent, args_text
 from bench.profiles import Profile
-from bench.questions.question_type import CaseFacts, make_question, value_spans
+from bench.questions.question_type import CaseFacts, QuestionType, make_question, value_spans
 from bench.questions.tool_value import ToolValue, value_text
 from bench.store.schema import STALE_REASON, DroppedQuestion, Question
 
@@ -131,7 +131,7 @@ class LatestValue:
     def spans(self, reference: Any) -> list[str] | None:
         return None if isinstance(reference, bool) else value_spans(value_text(reference))
 
-    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         return self._value.claim(parsed, text, repo_root)
 
     def grade(self, reference: Any, claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
@@ -150,4 +150,4 @@ class LatestValue:
         return ok, why
 
 
-LATEST_VALUE = LatestValue()
+LATEST_VALUE: QuestionType[Any, dict[str, Any]] = LatestValue()  # its reference, its claim

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
-from typing import Any, Protocol
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from langchain_core.messages import ToolMessage
 
@@ -33,7 +33,7 @@ from bench.profiles import Profile
 from bench.store.schema import Case, DroppedQuestion, Question, assign_message_ids
 from bench.text.content import content_text, message_text
 
-__all__ = ["QuestionType", "CaseFacts", "make_question", "ordinal", "args_text", "same_args", "calls_of",
+__all__ = ["QuestionType", "ChoosingType", "CaseFacts", "make_question", "ordinal", "args_text", "same_args", "calls_of",
            "MIN_SPAN_CHARS", "value_spans", "word_index", "find_in"]
 
 _WORD = re.compile(r"\w+")
@@ -47,7 +47,17 @@ def value_spans(shown: str) -> list[str] | None:
     return [shown] if len(shown) >= MIN_SPAN_CHARS else None
 
 
-class QuestionType(Protocol):
+# A type's reference (what ``build`` extracts: a count, a list of paths, an object ...) and its claim
+# (what ``claim`` reads of an answer and ``grade`` checks against the reference): each type's own.
+_Reference = TypeVar("_Reference", contravariant=True)
+_Claim = TypeVar("_Claim")
+
+
+class QuestionType(Protocol[_Reference, _Claim]):
+    """A question type (module docstring), generic in its reference and its claim: a type's module states
+    both (``CALL_COUNT: QuestionType[int, float]``), so that its ``claim`` returns what its ``grade`` takes;
+    the registry holds types of every kind (``QuestionType[Any, Any]``: ``Question.reference`` is JSON)."""
+
     name: str
     rubric: str
     answer_format: dict[str, str]  # the typed answer's keys and what each holds (bench.questions.answers)
@@ -58,13 +68,24 @@ class QuestionType(Protocol):
 
     def build(self, facts: CaseFacts) -> Question | DroppedQuestion: ...
 
-    def spans(self, reference: Any) -> list[str] | None: ...
+    def spans(self, reference: _Reference) -> list[str] | None: ...
 
-    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any: ...
+    def claim(self, parsed: object, text: str, repo_root: str | None) -> _Claim | None:
+        """What the answer asserts (``parsed``: its JSON, any shape; None: no specific claim)."""
 
-    def grade(self, reference: Any, claim: Any, repo_root: str | None) -> tuple[bool, str]: ...
+    def grade(self, reference: _Reference, claim: _Claim, repo_root: str | None) -> tuple[bool, str]: ...
 
-    def answer_keys(self, reference: Any) -> list[str]: ...
+    def answer_keys(self, reference: _Reference) -> list[str]: ...
+
+
+@runtime_checkable
+class ChoosingType(Protocol):
+    """A type that may ask about one of several targets (``questions.depths``: one per depth bucket): its
+    eligible questions in history order, and the drop when none is (``build`` asks the first)."""
+
+    def candidates(self, facts: CaseFacts) -> list[Question]: ...
+
+    def none_eligible(self) -> DroppedQuestion: ...
 
 
 class CaseFacts:
@@ -159,9 +180,11 @@ def calls_of(events: list[ToolEvent], tool: str, args: dict[str, Any]) -> list[T
     return [e for e in events if e.name == tool and same_args(e.args, args)]
 
 
-def make_question(case: Case, qtype: str, question: str, reference: Any, keys: list[str], indices: list[int],
-                  *, target: dict[str, Any], params: dict[str, Any] | None = None) -> Question:
-    """A question; ``indices`` are the messages holding its evidence (recorded by index and by id)."""
+def make_question(case: Case, qtype: str, question: str, reference: Any, keys: Sequence[str | None],
+                  indices: Sequence[int | None], *, target: dict[str, Any], params: dict[str, Any] | None = None
+                  ) -> Question:
+    """A question; ``indices`` are the messages holding its evidence (recorded by index and by id). An
+    empty key or a None index (a call without its result) holds none."""
     evidence = sorted(set(i for i in indices if i is not None))
     return Question(
         qid=f"{case.case_id}:{qtype}",

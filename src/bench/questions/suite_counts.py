@@ -14,7 +14,7 @@ from typing import Any
 
 from bench.extract import parse_test_counts, stated_test_counts, summary_line
 from bench.profiles import Profile
-from bench.questions.question_type import CaseFacts, make_question, ordinal
+from bench.questions.question_type import CaseFacts, QuestionType, make_question, ordinal
 from bench.questions.values import numbers, same_number
 from bench.store.schema import DroppedQuestion, Question
 
@@ -71,7 +71,8 @@ def table_counts(text: str) -> dict[str, int]:
             continue
         values = cells[start + width: start + 2 * width]
         if len(values) == width and all(v.isdigit() for v in values):
-            return {header[start + i]: int(values[i]) for i in range(width)}
+            return {name: int(value) for name, value in zip(header[start: start + width], values, strict=True)
+                    if name is not None}  # every one named (the width counts named cells)
     return {}
 
 
@@ -166,4 +167,4 @@ class TestCounts:
         return [f"{reference['passed']} passed", f"{reference['failed']} failed"]
 
 
-TEST_COUNTS = TestCounts()
+TEST_COUNTS: QuestionType[dict[str, int], dict[str, int]] = TestCounts()  # its reference, its claim

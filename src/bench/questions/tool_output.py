@@ -38,7 +38,7 @@ from bench.questions.outputs import (
     without_caption,
     without_frames,
 )
-from bench.questions.question_type import CaseFacts, args_text, make_question, ordinal, value_spans
+from bench.questions.question_type import CaseFacts, QuestionType, args_text, make_question, ordinal, value_spans
 from bench.questions.values import numbers, same_date, same_number
 from bench.store.schema import DroppedQuestion, Question
 
@@ -309,8 +309,8 @@ class ToolOutput:
         want, got = parse_json(reference), parse_json(claim)
         if want in ([], {}, None) and reference.strip() in ("[]", "{}", "null", "None", '""'):
             # an empty result said in words ("an empty list", "nothing: []"), and nothing else claimed
-            said = got == want or (_EMPTY.search(claim) and not output_values(claim))
-            return (True, "the empty output") if said else (False, f"the output was {reference.strip()}")
+            empty = got == want or (_EMPTY.search(claim) and not output_values(claim))
+            return (True, "the empty output") if empty else (False, f"the output was {reference.strip()}")
         if want is None and (change := substituted(untagged(reference), claim)):
             return False, f"a word or number of the output changed: {change}"
         if want is not None and got is not None:
@@ -350,4 +350,4 @@ class ToolOutput:
         return [reference]
 
 
-TOOL_OUTPUT = ToolOutput()
+TOOL_OUTPUT: QuestionType[str, str] = ToolOutput()  # its reference, its claim

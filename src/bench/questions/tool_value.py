@@ -14,7 +14,7 @@ from typing import Any
 from bench.profiles import Profile
 from bench.questions.matching import has_values, is_abstention, parse_json, stated_bool
 from bench.questions.messages import in_substance
-from bench.questions.question_type import CaseFacts, args_text, make_question, ordinal, value_spans
+from bench.questions.question_type import CaseFacts, QuestionType, args_text, make_question, ordinal, value_spans
 from bench.questions.values import all_parts, numbers, same_date, same_number, same_text
 from bench.store.schema import DroppedQuestion, Question
 
@@ -90,7 +90,7 @@ class ToolValue:
     def spans(self, reference: Any) -> list[str] | None:
         return None if isinstance(reference, bool) else value_spans(value_text(reference))
 
-    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, (str, int, float, bool)):
             return {"value": parsed}
         if isinstance(parsed, dict) and len(parsed) == 1:
@@ -129,4 +129,4 @@ class ToolValue:
         return [value_text(reference)]
 
 
-TOOL_VALUE = ToolValue()
+TOOL_VALUE: QuestionType[Any, dict[str, Any]] = ToolValue()  # its reference, its claim

@@ -20,7 +20,7 @@ from langchain_core.messages import HumanMessage
 
 from bench.profiles import Profile
 from bench.questions.matching import has_values, is_abstention
-from bench.questions.question_type import CaseFacts, find_in, make_question, value_spans, word_index
+from bench.questions.question_type import CaseFacts, QuestionType, find_in, make_question, value_spans, word_index
 from bench.questions.tool_value import value_text
 from bench.questions.values import numbers, same_number, same_text
 from bench.store.schema import DroppedQuestion, Question
@@ -118,7 +118,7 @@ class UserFact:
     def spans(self, reference: Any) -> list[str] | None:
         return None if isinstance(reference, (bool, dict, list)) else value_spans(value_text(reference))
 
-    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, (str, int, float)) and not isinstance(parsed, bool):
             return {"value": parsed}
         if isinstance(parsed, dict) and len(parsed) == 1:
@@ -145,4 +145,4 @@ class UserFact:
         return [value_text(reference)]
 
 
-USER_FACT = UserFact()
+USER_FACT: QuestionType[Any, dict[str, Any]] = UserFact()  # its reference, its claim

@@ -18,7 +18,7 @@ from typing import Any
 from bench.extract.history import ToolEvent
 from bench.profiles import Profile
 from bench.questions.matching import has_values, is_abstention
-from bench.questions.question_type import CaseFacts, make_question
+from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.questions.tool_value import value_text
 from bench.questions.values import numbers, same_number
 from bench.store.schema import DroppedQuestion, Question
@@ -91,7 +91,7 @@ class WriteActions:
     def spans(self, reference: list[dict[str, Any]]) -> None:
         return None  # a list: only every change's call and result show it
 
-    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, dict):
             parsed = parsed.get("changes") or parsed.get("actions") or parsed
         if isinstance(parsed, dict) and _tool_of(parsed):
@@ -289,8 +289,8 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
         return False, "changes named in another order"
     for change, (_, a, b) in zip(reference, named, strict=True):
         for key, value in (change.get("other") or {}).items():
-            if (said := _misstated(key, value, text[a:b])) is not None:
-                return False, f"{change['tool']}: {key} stated as {said!r}, the call had {value_text(value)!r}"
+            if (misstated := _misstated(key, value, text[a:b])) is not None:
+                return False, f"{change['tool']}: {key} stated as {misstated!r}, the call had {value_text(value)!r}"
     return True, "same changes in order"
 
 
@@ -330,4 +330,4 @@ def _same(want: Any, got: Any) -> bool:
     return got is not None and value_text(got).strip().lower() == value_text(want).strip().lower()
 
 
-WRITE_ACTIONS = WriteActions()
+WRITE_ACTIONS: QuestionType[list[dict[str, Any]], dict[str, Any]] = WriteActions()  # its reference, its claim

@@ -10,7 +10,8 @@ can show the estimate beside what the job spent).
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
 
@@ -29,11 +30,16 @@ JUDGE_INPUT, JUDGE_OUTPUT, SUMMARY_OUTPUT, MIN_CACHED = 500, 40, 1500, 1024
 KINDS = ("answer", "reference", "judge", "summarizer")
 
 
-def new_tally() -> dict[str, Counter]:
-    return {kind: Counter() for kind in KINDS}
+# Per kind of call: the expected calls and tokens (floats under a fractional --steps; a count nothing
+# was added to stays the integer 0).
+Tally = dict[str, defaultdict[str, float]]
 
 
-def tally(kinds: dict[str, Counter], kind: str, case: Case, kept_tokens: int, guidance: str | None,
+def new_tally() -> Tally:
+    return {kind: defaultdict(int) for kind in KINDS}
+
+
+def tally(kinds: Tally, kind: str, case: Case, kept_tokens: int, guidance: str | None,
           has_store: bool, counter: TokenCounter, *, warm: bool = False, steps: float = 1.0) -> None:
     """Add the answer requests of ``case``'s questions on a view of ``kept_tokens`` (the view's messages):
     system prompt (and guidance), tools, the view, the question; under warm prefixes every question
@@ -54,7 +60,7 @@ def tally(kinds: dict[str, Counter], kind: str, case: Case, kept_tokens: int, gu
         row["output_tokens"] += OUTPUT_TOKENS.get(question.type, 60) * steps
 
 
-def tally_judge(kinds: dict[str, Counter], case: Case, counter: TokenCounter, calls: int = 1) -> None:
+def tally_judge(kinds: Tally, case: Case, counter: TokenCounter, calls: int = 1) -> None:
     """An LLM judge's call per question (``calls``: one per LLM member of a panel, each on the same
     prompt): the rubric prompt (about JUDGE_INPUT tokens) and the reference."""
     for question in case.questions:
@@ -75,12 +81,12 @@ def _cost(price: Any, entry: dict[str, Any], batch: bool = False) -> float | Non
                       batch=batch) for t in tables) / len(tables)
 
 
-def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
+def priced(kinds: Tally, prices: dict[str, Any]) -> dict[str, Any]:
     """Per kind and in total: calls, tokens, cached share and cost at ``prices`` (kind -> Price, a list of
     Price whose costs add up, or None), with and without the batch discount (None where a kind has no
     price table)."""
     out: dict[str, Any] = {"kinds": {}}
-    total: Counter = Counter()
+    total: Counter[str] = Counter()
     cost = batch_cost = 0.0
     every_priced = True
     for kind, row in kinds.items():
@@ -106,7 +112,7 @@ def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def job_estimate(cases: list[Case], views: list[dict[str, Any]], counter: TokenCounter, prices: dict[str, Any], *,
+def job_estimate(cases: Iterable[Case], views: list[dict[str, Any]], counter: TokenCounter, prices: dict[str, Any], *,
                  warm: bool, judged: bool | int, reference: bool, summarized: bool, steps: float = 1.0) -> dict[str, Any]:
     """The estimate of a job from its views (``views.jsonl`` records, or ``bench.estimate``'s views built
     offline): one tally for both, so the report's estimate is the one the command prints. ``judged``: the

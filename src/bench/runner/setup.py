@@ -12,13 +12,14 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from bench.config.checks import ConfigError
+from bench.config.checks import ConfigError, mapping
 from bench.core.errors import BenchError
 from bench.llm import ModelSetupError
 from bench.llm.limiter import group_workers
@@ -27,7 +28,7 @@ __all__ = ["surfaced", "build", "worker_threads", "check_prerequisites", "check_
            "BASIC_SWEEPER", "JOBLIB_LAUNCHER"]
 
 
-def surfaced(make, *args: Any, groups: Any = None, **kwargs: Any) -> Any:
+def surfaced(make: Callable[..., Any], *args: Any, groups: Any = None, **kwargs: Any) -> Any:
     """Call ``make``; a ModelSetupError (missing key ...) wrapped by Hydra's instantiate surfaces as itself,
     and a setting the target does not take (``+arm.n=3`` on arm=full) is a ConfigError naming it.
 
@@ -101,7 +102,7 @@ def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
             or OmegaConf.select(primary, "hydra.launcher._target_") not in _LOCAL_LAUNCHERS):
         return None
     node = OmegaConf.select(primary, "hydra.sweeper.params")
-    params = OmegaConf.to_container(node, resolve=False) if node is not None else {}
+    params = mapping(node, "hydra.sweeper.params", resolve=False) if node is not None else {}
     dimensions: dict[str, list[str]] = {}
     try:
         for override in [*parser.parse_overrides([f"{k}={v}" for k, v in params.items()]), *parsed]:

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Protocol, TypedDict
 
+from bench.core.components import Component, ModelClient
 from bench.questions import REGISTRY, question_type
 from bench.questions.answers import read_typed
 from bench.questions.matching import (
@@ -33,8 +34,27 @@ from bench.questions.matching import (
 from bench.questions.values import bare_value, numbers
 from bench.store.schema import STALE_REASON, Answer, Question, Score
 
-__all__ = ["ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
+__all__ = ["Judge", "ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
            "JUDGE_SYSTEM", "GRADING_RULE", "rubric_for"]
+
+class Judge(Component, Protocol):
+    """Grades an answer against the question's reference (``clients()``: its model clients, ``[]`` offline).
+    The protocol lives beside the judges, above the records it reads (``bench.store.schema``)."""
+
+    name: str
+
+    def score(self, question: Question, answer: Answer, repo_root: str | None = None) -> Score:
+        """The verdict, ``correct | wrong | abstained | unscored``, with its reason."""
+
+
+class _ScoreKey(TypedDict):
+    """What names a score (every verdict of a judge carries it)."""
+
+    case_id: str
+    qid: str
+    type: str
+    judge: str
+
 
 class ExactJudge:
     """Exact match against the code-extracted reference (``judge=exact``), by the grading rule.
@@ -46,14 +66,14 @@ class ExactJudge:
 
     name = "exact"
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         return []  # no model
 
     def __init__(self, repo_roots: dict[str, str | None] | None = None) -> None:
         self.repo_roots = repo_roots or {}
 
     def score(self, question: Question, answer: Answer, repo_root: str | None = None) -> Score:
-        base = {"case_id": answer.case_id, "qid": answer.qid, "type": question.type, "judge": self.name}
+        base = _ScoreKey(case_id=answer.case_id, qid=answer.qid, type=question.type, judge=self.name)
         if answer.outcome != "answered":
             return Score(**base, verdict="unscored", reason=f"no answer: {answer.outcome}")
         qtype = question_type(question.type)
@@ -175,11 +195,11 @@ def parse_verdict(raw: str) -> tuple[str, str] | None:
             if verdict is not None:
                 reason = str(data.get("reason") or "").strip()
                 return verdict, reason or "(the judge gave no reason)"
-    match = _VERDICT_FIELD.search(text)
-    verdict = _verdict_word(match.group(1)) if match else None
+    field = _VERDICT_FIELD.search(text)
+    verdict = _verdict_word(field.group(1)) if field else None
     if verdict is not None:
-        reason = _REASON_FIELD.search(text)
-        return verdict, (reason.group(1).strip() if reason else "") or "(the judge gave no reason)"
+        given = _REASON_FIELD.search(text)
+        return verdict, (given.group(1).strip() if given else "") or "(the judge gave no reason)"
     return None
 
 
@@ -204,7 +224,7 @@ class LLMJudge:
         self.client = client
         self.name = f"llm:{client.model}"
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         return [self.client]
 
     def prompt(self, question: Question, answer: Answer) -> str:
@@ -223,7 +243,7 @@ class LLMJudge:
         from bench.llm import ContextOverflow, current_callbacks
         from bench.text.content import content_text
 
-        base = {"case_id": answer.case_id, "qid": answer.qid, "type": question.type, "judge": self.name}
+        base = _ScoreKey(case_id=answer.case_id, qid=answer.qid, type=question.type, judge=self.name)
         if answer.outcome != "answered":
             return Score(**base, verdict="unscored", reason=f"no answer: {answer.outcome}")
         if not answer.answer.strip():

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from bench.core.components import clients_of
+from bench.core.components import ModelClient, clients_of
 from bench.stats import cohen_kappa
 from bench.store.schema import Answer, Question, Score
 
@@ -69,7 +69,7 @@ class PanelJudge:
         self.member_names = names
         self.name = "panel(" + "+".join(names) + ")"
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         """The model clients of the members (preflight and the limiters find them here)."""
         return clients_of(*self.members)
 

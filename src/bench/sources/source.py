@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
@@ -37,6 +37,21 @@ _ROLE_TARGETS = ("system", "user", "assistant", "tool", "skip")
 def sample_path(name: str = "sample") -> Path:
     """A shipped sample: ``sample`` (synthetic coding trajectories) or ``ops`` (real tau2-bench runs)."""
     return Path(str(resources.files("bench").joinpath("samples", *SHIPPED[name])))
+
+
+class _Filtered(Protocol):
+    """What the filters read of a case (a ``bench.store.schema.Case``: the records are a layer above)."""
+
+    @property
+    def resolved(self) -> bool | None: ...
+    @property
+    def exit_status(self) -> str | None: ...
+    @property
+    def repo(self) -> str: ...
+    @property
+    def messages(self) -> Sequence[object]: ...
+    @property
+    def questions(self) -> Sequence[object]: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,7 +81,7 @@ class Filters:
         check_types(filters, "dataset.filters")
         return filters
 
-    def failed(self, case: Any, tokens: int, repos: set[str]) -> str | None:
+    def failed(self, case: _Filtered, tokens: int, repos: set[str]) -> str | None:
         """Name of the first filter ``case`` fails, or None."""
         if self.resolved is not None and case.resolved != self.resolved:
             return "resolved"

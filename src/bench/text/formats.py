@@ -61,7 +61,7 @@ def placeholder(handle: str | None = None) -> str:
 
 
 def is_placeholder(text: str | None) -> bool:
-    return bool(text) and text.startswith(PLACEHOLDER)
+    return text is not None and text.startswith(PLACEHOLDER)
 
 
 def placeholder_handle(text: str | None) -> str | None:

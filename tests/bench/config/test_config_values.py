@@ -98,3 +98,42 @@ def test_a_panel_members_boolean_is_checked_as_the_judges():
     with pytest.raises(ConfigError, match="judge.members.llm.json_mode: expected true or false"):
         validate(compose(["judge=panel", "judge.members.llm.json_mode=maybe"]))
     validate(compose(["judge=panel", "judge.members.llm.json_mode=false"]))
+
+
+@pytest.mark.parametrize("table", [{"input": None, "output": 1.0}, {"input": 1.0, "output": None}])
+def test_a_price_table_without_input_or_output_is_refused_in_one_line(table):
+    """null is unset: a table whose input or output is null has no price for those tokens (was a TypeError
+    on the first priced call)."""
+    with pytest.raises(ModelSetupError, match=r"model\.price needs input and output"):
+        Price.of(table, "model")
+
+
+def test_a_parts_fields_are_checked_whatever_else_its_classes_annotate(tmp_path, monkeypatch):
+    """check_types evaluates the dataclass fields' annotations only: a base class's attribute typed with a
+    name imported for the type checker alone (a provider arm's ``client: ChatClient``) is no field, and
+    evaluating it would raise NameError."""
+    import importlib
+    import sys
+
+    from bench.core.typecheck import check_types
+
+    (tmp_path / "typed_part.py").write_text(
+        "from __future__ import annotations\n"
+        "from dataclasses import dataclass\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from nowhere import Client\n"
+        "class Base:\n"
+        "    client: Client\n"
+        "@dataclass\n"
+        "class Part(Base):\n"
+        "    n: int = 1\n"
+        "    share: float | None = None\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "typed_part", raising=False)
+    part = importlib.import_module("typed_part").Part
+    check_types(part(n=2, share=0.5), "arm")
+    with pytest.raises(ConfigError, match=r"arm\.n: expected int, got 'x'"):
+        check_types(part(n="x"), "arm")
+    with pytest.raises(ConfigError, match=r"arm\.share: expected float or null"):
+        check_types(part(share="half"), "arm")
