@@ -54,7 +54,7 @@ def _read(path: Path) -> list[dict]:
 def answers(out: Path, overrides: list[str]) -> list[tuple[str, str, float]]:
     """(instance, type, correct) of every headline question of one offline job."""
     from bench.runner import run
-    from bench.scoring.metrics import headline_questions
+    from bench.scoring.question_groups import headline_questions
 
     run(compose([f"output_dir={out}", "cache.enabled=false", *overrides]))
     questions = headline_questions(_read(out / "cases.jsonl"))

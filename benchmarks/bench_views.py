@@ -3,7 +3,7 @@
 For each arm (full; nlatest n=10,20,40; nlatest matched to compact; compact with each
 mechanism preset and the offline summarizer, for every summary prompt with ``--prompts``)
 the script composes the job config from ``conf/`` with Hydra's compose API, builds the
-policy with ``bench.policies.build_policy`` and turns every case of the dataset (default
+policy with ``bench.config.arms.build_policy`` and turns every case of the dataset (default
 ``tests/data/real/dev.parquet``) into its view, ``--repeat`` times, each time with a
 fresh :class:`bench.text.tokens.TokenCounter` warmed like a job's (the runner's counter has
 already counted every case's messages in ``load_cases``).

@@ -24,10 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.core.errors import console_script, program
+from bench.study.figure_text import detectable_text, difference_interval_text
 from bench.study.jobs import Job, flatten, load_job
-from bench.study.markdown import METHODS_LINE, PCT_METRICS, detectable_text, difference_interval_text, markdown_table
+from bench.study.markdown import METHODS_LINE
 from bench.study.output import print_text, write_output
 from bench.study.tables import job_row
+from bench.study.text_tables import PCT_METRICS, markdown_table
 from bench.study.uncertainty import compare_pair
 
 __all__ = ["config_diff", "metric_rows", "compare_markdown", "main"]

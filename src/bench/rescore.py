@@ -33,8 +33,8 @@ from bench.core.errors import console_script, program
 from bench.store.records import safe_line
 from bench.study.csvfile import write_csv
 from bench.study.jobs import Job, find_job_dirs, load_jobs
-from bench.study.markdown import markdown_table
 from bench.study.output import write_output
+from bench.study.text_tables import markdown_table
 
 if TYPE_CHECKING:
     from bench.scoring.judge import Judge

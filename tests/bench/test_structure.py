@@ -23,8 +23,6 @@ ONE_CONCEPT = {
     "questions/tool_output.py": "the tool_output type: a call's printed output as a reference, its candidates and "
                                 "their grading (captions, markup, tracebacks, paths)",
     "study/jobs.py": "reading job directories: records, config, status, label, the metrics recomputed from them",
-    "scoring/metrics.py": "a job's figures from its records (issue 33 splits it when the modules move into packages)",
-    "study/markdown.py": "the report's text: cells, tables and the markdown report (issue 33 splits it)",
     "stats/intervals.py": "the uncertainty of the figures: intervals of shares and paired differences (the estimand's "
                 "one-way method, the two-way one behind stats.generalize_types), the sign-flip test, t quantiles",
 }

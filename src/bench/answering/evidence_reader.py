@@ -24,7 +24,7 @@ from typing import Any
 from bench.answering.evidence import evidence_state
 from bench.core.components import ModelClient
 from bench.questions.answers import format_keys, typed_answer
-from bench.scoring.metrics import OFFLINE_READER
+from bench.scoring.metric_records import OFFLINE_READER
 from bench.store.schema import Answer, Case, Question, View
 
 __all__ = ["EvidenceReader", "answer_text", "answer_value", "ABSTENTION"]

@@ -181,7 +181,7 @@ class ChatClient:
     provider: str = "openai"  # openai (any OpenAI-compatible endpoint) | anthropic (the Messages API)
     api: str = "chat"  # openai: chat (chat completions) | responses (the Responses API)
     # messages -> messages as sent, given the length of the request's shared prefix (None: none):
-    # Anthropic's explicit cache_control breakpoints (bench.llm.anthropic); never part of the cache key
+    # Anthropic's explicit cache_control breakpoints (bench.llm.anthropic_client); never part of the cache key
     prepare: Any = field(default=None, repr=False)
     # the provider's own fail-fast check, ``check(client)`` raising ModelSetupError (None: GET {endpoint}/models)
     check: Any = field(default=None, repr=False)

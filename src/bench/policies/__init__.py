@@ -1,18 +1,20 @@
 """History policies (arms): each turns a case's history into the view a model answers from.
 
-    policy = build_policy(cfg, counter)
+    policy = build_policy(cfg, counter)   # bench.config.arms: the one place a config node becomes a policy
     view = policy(case)
 
-Arms: ``full`` (the whole history), ``nlatest`` (the N latest messages, spec 2.2) and
-``compact`` (the sre-agent compaction with its mechanisms, spec 2.3). ``build_policy``
-hands each arm what it declares from the job config: ``compact`` gets ``cfg.prompt``,
-``cfg.mechanism`` and the summarizer of ``cfg.summarizer``; ``nlatest`` with
-``arm.match=NAME`` gets the policy of arm NAME, composed (Hydra's compose API) with the
-same prompt, mechanism and summarizer groups as this job. Each arrives in one
-:class:`PolicyContext`, filled with the parts the policy's class declares in ``uses``.
+Every arm's ``conf/arm/<name>.yaml`` names its class in a module of this package
+through ``_target_`` (README, "History policies (arms)", lists the arms; ``tests/test_documented_lists.py``
+checks the list and the targets against ``conf/arm/``). :func:`bench.config.arms.build_policy` hands a
+policy the parts of the job its class declares in ``uses``, in one :class:`PolicyContext`: the summary
+prompt (``cfg.prompt``), the mechanisms (``cfg.mechanism``), the summarizer of ``cfg.summarizer``, the
+answering model, and for ``arm.match=NAME`` the policy of arm NAME (``budget_policy``), composed with the
+same groups as this job. Shared by the arms: the view and its checks (:mod:`bench.policies.policy`), the
+budget (:mod:`bench.policies.budget`), the summarizers (:mod:`bench.policies.summarize`,
+:mod:`bench.policies.llm_summarizer`).
 
-Importing this package registers the config resolver ``${bench.prompt:FILE}`` that
-reads a summary prompt (``conf/prompt/*.yaml`` use it for ``prompt.text``).
+The ``${bench.prompt:FILE}`` resolver that reads a summary prompt (``conf/prompt/*.yaml`` use it for
+``prompt.text``) is registered by :mod:`bench.config.checks`.
 """
 
 from __future__ import annotations

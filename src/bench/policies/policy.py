@@ -32,7 +32,7 @@ CONTEXT_PARTS = frozenset({"prompt", "mechanism", "summarizer", "budget_policy",
 class PolicyContext:
     """What a policy receives from the rest of the job (its own arm settings are its fields).
 
-    ``bench.policies.build_policy`` fills only the parts the policy's class declares in
+    ``bench.config.arms.build_policy`` fills only the parts the policy's class declares in
     ``uses`` (a summarizer whose endpoint needs a key is not built for an arm that does not
     summarize); the token counter is always there.
     """

@@ -9,7 +9,7 @@ with the template drops applied and the case-set hash computed. The lines and th
 ones the in-memory path (:func:`bench.data.selection.load_cases`) gives.
 
 What stays per case is a :class:`CaseEntry`: ids, question ids, the fields of its questions the
-metrics read (:func:`bench.scoring.metrics.metric_case`), and where its line is. A phase loads each case
+metrics read (:func:`bench.scoring.metric_records.metric_case`), and where its line is. A phase loads each case
 from its line when its view is built (``os.pread``: any worker thread, no shared file position)
 and lets it go when its questions are done.
 
@@ -30,7 +30,7 @@ from typing import Any
 
 from bench.data.selection import CaseStream, count_drops
 from bench.questions.guess import TemplateCount
-from bench.scoring.metrics import metric_case
+from bench.scoring.metric_records import metric_case
 from bench.store.records import JobFileError, JobStore, iter_lines
 from bench.store.schema import Case, CaseSetDigest, Rejected
 
@@ -57,7 +57,7 @@ class CaseSet:
                  stream: CaseStream) -> None:
         self.path = path  # where the lines are now (cases.jsonl.next until commit)
         self.entries = entries
-        self.metric_cases = metric_cases  # bench.scoring.metrics.metric_case of each case, in case order
+        self.metric_cases = metric_cases  # bench.scoring.metric_records.metric_case of each case, in case order
         self.case_set_hash = case_set_hash
         self.source: dict[str, Any] = stream.where()
         self.rows_read = stream.rows_read

@@ -68,7 +68,8 @@ from bench.runner.pipeline import Phase, Pipeline
 from bench.runner.provenance import now, provenance
 from bench.runner.resume import ResumeError, check_resume
 from bench.runner.setup import build, surfaced, worker_threads
-from bench.scoring.metrics import SCORE_OMITTED, VIEW_OMITTED, compute_metrics
+from bench.scoring.metric_records import SCORE_OMITTED, VIEW_OMITTED
+from bench.scoring.metrics import compute_metrics
 from bench.store.jobdir import JobDirError, JobLock, check_new, check_resume_path
 from bench.store.records import JobStore, iter_jsonl
 from bench.text.tokens import TokenCounter

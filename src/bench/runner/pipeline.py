@@ -44,7 +44,7 @@ from bench.runner.caseset import CaseEntry, CaseSet
 from bench.runner.events import Answered, JudgeFailed, PrefixWarm, Scored, ViewBuilt, ViewRecord
 from bench.runner.resume import prune
 from bench.scoring.judge import Judge
-from bench.scoring.metrics import VIEW_OMITTED
+from bench.scoring.metric_records import VIEW_OMITTED
 from bench.store.records import JobStore
 from bench.store.schema import Answer, Case, Question, Score, View
 

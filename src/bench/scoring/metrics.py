@@ -23,20 +23,36 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from bench.scoring.hedges import is_hedged
+from bench.scoring.metric_records import (
+    CASE_OMITTED,
+    OFFLINE_MEASURE,
+    OFFLINE_READER,
+    QUESTION_FIELDS,
+    SCORE_OMITTED,
+    VIEW_OMITTED,
+    metric_case,
+)
 from bench.scoring.panel import panel_metrics
+from bench.scoring.question_groups import (
+    DISTANCE_BUCKETS,
+    JUDGED,
+    distance_bucket,
+    headline_questions,
+    instance_clusters,
+    question_depth_label,
+    rate,
+    verdict_block,
+)
+from bench.scoring.view_figures import LOWER_BOUND_NOTE, budget_metrics, compaction_metrics, lower_bound
 from bench.stats import METHOD, METHOD_TYPES, accuracy_interval, detectable_difference, ratio_interval
 from bench.store.schema import STALE_REASON, VERDICTS
 
-__all__ = ["compute_metrics", "budget_metrics", "lower_bound", "LOWER_BOUND_NOTE", "metric_case", "QUESTION_FIELDS", "VIEW_OMITTED", "CASE_OMITTED", "SCORE_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket", "headline_questions", "instance_clusters"]
-
-# Tokens back from the end of the history to the latest message that shows the answer.
-DISTANCE_BUCKETS = (("<2k", 0, 2_000), ("2-8k", 2_000, 8_000), ("8-32k", 8_000, 32_000), (">32k", 32_000, None))
-
-
-# The offline reader's model name (bench.answering.evidence_reader.EvidenceReader.name): with it every answer
-# measures whether the evidence is available in the view, not what a model would answer.
-OFFLINE_READER = "offline-evidence-reader"
-OFFLINE_MEASURE = "evidence available (offline reader)"
+# compute_metrics, and the names imported from this module (bench/metrics.py before issue 33) before they moved to
+# the modules beside it: metric_records (the fields read), question_groups (headline, buckets, verdict counts),
+# view_figures (budget, lower bound, compactions)
+__all__ = ["compute_metrics", "budget_metrics", "lower_bound", "LOWER_BOUND_NOTE", "metric_case", "QUESTION_FIELDS",
+           "VIEW_OMITTED", "CASE_OMITTED", "SCORE_OMITTED", "question_depth_label", "DISTANCE_BUCKETS", "distance_bucket",
+           "headline_questions", "instance_clusters", "OFFLINE_READER", "OFFLINE_MEASURE"]
 
 
 def _answer_figures(answers: Iterable[dict[str, Any]], wrong: set[str]) -> dict[str, Any]:
@@ -61,74 +77,9 @@ def _answer_figures(answers: Iterable[dict[str, Any]], wrong: set[str]) -> dict[
             "hedged_wrong": sum(hedges.values())}
 
 
-def distance_bucket(question: dict[str, Any]) -> str | None:
-    """The distance bucket of a question (by ``nearest_back`` tokens; None when unknown)."""
-    back = question.get("nearest_back") or question.get("evidence_back")
-    if not back:
-        return None
-    tokens = back.get("tokens", 0)
-    for label, low, high in DISTANCE_BUCKETS:
-        if tokens >= low and (high is None or tokens < high):
-            return label
-    return None
-
-
-def _rate(numerator: float, denominator: float) -> float | None:
-    return round(numerator / denominator, 4) if denominator else None
-
-
-# What the metrics read of a question, and of a view: a job keeps only these of its cases and views
-# (a case set of any size; the rest is in cases.jsonl and views.jsonl).
-QUESTION_FIELDS = ("qid", "type", "in_task_text", "evidence_back", "nearest_back", "depth")
-VIEW_OMITTED = ("messages", "summary")
-CASE_OMITTED = ("messages", "tools", "system_prompt", "model_patch")  # what a report reads of cases: the rest
-SCORE_OMITTED = ("prompt", "raw")  # the judge's prompt and unparsed reply
-
-
-def metric_case(case: dict[str, Any]) -> dict[str, Any]:
-    """A ``cases.jsonl`` record as :func:`compute_metrics` reads it: ids and its questions' :data:`QUESTION_FIELDS`."""
-    return {"case_id": case["case_id"], "instance_id": case.get("instance_id"),
-            "questions": [{k: q[k] for k in QUESTION_FIELDS if k in q} for q in case["questions"]]}
-
-
-def headline_questions(cases: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """qid -> question (with its case's instance as ``_instance``), in_task_text ones left out."""
-    return {q["qid"]: {**q, "_instance": c.get("instance_id") or c["case_id"]}
-            for c in cases for q in c["questions"] if not q.get("in_task_text")}
-
-
-def instance_clusters(hits: Iterable[tuple[str, bool]]) -> list[tuple[int, int]]:
-    """Per instance, in instance order: (hits, questions), from ``(instance, hit)`` pairs (one
-    per question, of one job or pooled over several): the clusters of the bootstrap intervals."""
-    sums: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for instance, hit in hits:
-        row = sums[instance]
-        row[0] += 1 if hit else 0
-        row[1] += 1
-    return [(v[0], v[1]) for _, v in sorted(sums.items())]
-
-
 def _clusters(questions: dict[str, dict[str, Any]], hit: Callable[[str], bool]) -> list[tuple[int, int]]:
     """Per instance: (questions for which ``hit(qid)``, questions)."""
     return instance_clusters((question["_instance"], hit(qid)) for qid, question in questions.items())
-
-
-JUDGED = ("correct", "wrong", "abstained")  # verdicts that score an answer (unscored and missing do not)
-
-
-def _verdict_block(qids: list[str], verdict_of: dict[str, str]) -> dict[str, Any]:
-    counts = Counter(verdict_of.get(q, "missing") for q in qids)
-    judged = any(counts[v] for v in JUDGED)  # no scored answer is no accuracy (null), not 0%
-    return {"n": len(qids), "accuracy": _rate(counts["correct"], len(qids)) if judged else None,
-            **{v: counts.get(v, 0) for v in VERDICTS}}
-
-
-def question_depth_label(question: dict[str, Any]) -> str | None:
-    """A question's depth (``depth``, else the bucket of its earliest evidence; None: unknown)."""
-    if question.get("depth"):
-        return question["depth"]
-    back = question.get("evidence_back")
-    return distance_bucket({"evidence_back": back}) if back else None
 
 
 def _type_depth_cells(questions: dict[str, dict[str, Any]], verdict_of: dict[str, str],
@@ -151,11 +102,11 @@ def _type_depth_cells(questions: dict[str, dict[str, Any]], verdict_of: dict[str
             visible = lambda qid: bool(flags[qid].get("visible"))  # noqa: E731
             out[qtype][label] = {
                 "n": len(cell),
-                "accuracy": _rate(sum(verdict_of.get(q) == "correct" for q in cell), len(cell)),
+                "accuracy": rate(sum(verdict_of.get(q) == "correct" for q in cell), len(cell)),
                 "accuracy_ci": _interval([verdict_of.get(q) == "correct" for q in cell],
                                          [cell[q]["_instance"] for q in cell]),
                 "n_flagged": len(seen),
-                "evidence_visible": _rate(sum(visible(q) for q in seen), len(seen)),
+                "evidence_visible": rate(sum(visible(q) for q in seen), len(seen)),
                 "evidence_visible_ci": _interval([visible(q) for q in seen], [seen[q]["_instance"] for q in seen]),
             }
     return out
@@ -208,20 +159,20 @@ def compute_metrics(
         "n_headline_questions": n,
         "n_scored": sum(1 for qid in every if qid in verdict_of),
         "n_clusters": len(clusters),
-        "accuracy": _rate(verdicts["correct"], n),
+        "accuracy": rate(verdicts["correct"], n),
         "measures": figures["measures"],  # "accuracy", or "evidence available (offline reader)" (model=offline)
         "accuracy_ci": _interval(hits, instances, types=templates, generalize_types=generalize_types),
         "detectable_difference": (detectable_difference(hits, None, instances, types=templates,
                                                         generalize_types=generalize_types) if hits else None),
         "interval_method": METHOD_TYPES if generalize_types else METHOD,
-        "accuracy_all_questions": _rate(sum(1 for q in every if correct(q)), len(every)),
-        "in_task_text": _verdict_block(flagged, verdict_of),
+        "accuracy_all_questions": rate(sum(1 for q in every if correct(q)), len(every)),
+        "in_task_text": verdict_block(flagged, verdict_of),
         "verdicts": {v: verdicts.get(v, 0) for v in (*VERDICTS, "missing")},
-        "confidently_wrong_rate": _rate(verdicts["wrong"] - hedged_wrong, n),
-        "hedged_wrong_rate": _rate(hedged_wrong, n),
-        "abstain_rate": _rate(verdicts["abstained"], n),
+        "confidently_wrong_rate": rate(verdicts["wrong"] - hedged_wrong, n),
+        "hedged_wrong_rate": rate(hedged_wrong, n),
+        "abstain_rate": rate(verdicts["abstained"], n),
         "stale": sum(1 for qid in questions if qid in stale),
-        "by_type": {t: {**_verdict_block(qids, verdict_of),
+        "by_type": {t: {**verdict_block(qids, verdict_of),
                         "n_in_task_text": sum(1 for q in flagged if every[q]["type"] == t)}
                     for t, qids in sorted(by_type.items())},
     }
@@ -232,7 +183,7 @@ def compute_metrics(
         metrics.update(accuracy=None, accuracy_ci=None, accuracy_all_questions=None, confidently_wrong_rate=None,
                        abstain_rate=None)
     for t in sorted({every[q]["type"] for q in flagged} - set(by_type)):
-        metrics["by_type"][t] = {**_verdict_block([], verdict_of),
+        metrics["by_type"][t] = {**verdict_block([], verdict_of),
                                  "n_in_task_text": sum(1 for q in flagged if every[q]["type"] == t)}
     flags = {qid: f for v in views for qid, f in (v.get("evidence") or {}).items()}
     buckets: dict[str, list[str]] = defaultdict(list)
@@ -241,8 +192,8 @@ def compute_metrics(
         if label:
             buckets[label].append(qid)
     metrics["by_distance"] = {
-        label: {**_verdict_block(buckets[label], verdict_of),
-                "evidence_visible": _rate(sum(bool(flags.get(q, {}).get("visible")) for q in buckets[label]
+        label: {**verdict_block(buckets[label], verdict_of),
+                "evidence_visible": rate(sum(bool(flags.get(q, {}).get("visible")) for q in buckets[label]
                                               if q in flags), sum(1 for q in buckets[label] if q in flags))}
         for label, _, _ in DISTANCE_BUCKETS if buckets.get(label)
     }
@@ -255,7 +206,7 @@ def compute_metrics(
             mean_full_tokens=round(full / len(views), 1),
             mean_kept_messages=round(sum(v["kept_messages"] for v in views) / len(views), 1),
             mean_full_messages=round(sum(v["full_messages"] for v in views) / len(views), 1),
-            tokens_kept_ratio=_rate(kept, full),
+            tokens_kept_ratio=rate(kept, full),
             summarizer_calls=sum(v.get("summarizer_calls", 0) for v in views),
         )
         budget = budget_metrics(views)
@@ -268,20 +219,20 @@ def compute_metrics(
         for qtype, qids in sorted(by_type.items()):
             seen = [q for q in qids if q in flags]
             evidence[qtype] = {
-                "visible": _rate(sum(flags[q]["visible"] for q in seen), len(seen)),
-                "recoverable": _rate(sum(flags[q]["recoverable"] for q in seen), len(seen)),
+                "visible": rate(sum(flags[q]["visible"] for q in seen), len(seen)),
+                "recoverable": rate(sum(flags[q]["recoverable"] for q in seen), len(seen)),
             }
         all_qids = [q for q in questions if q in flags]
-        metrics["evidence_visible_rate"] = _rate(sum(flags[q]["visible"] for q in all_qids), len(all_qids))
-        metrics["evidence_recoverable_rate"] = _rate(
+        metrics["evidence_visible_rate"] = rate(sum(flags[q]["visible"] for q in all_qids), len(all_qids))
+        metrics["evidence_recoverable_rate"] = rate(
             sum(flags[q]["recoverable"] for q in all_qids), len(all_qids))
         metrics["evidence_by_type"] = evidence
     if any("compactions" in (v.get("info") or {}) for v in views):
         case_of = {q["qid"]: c["case_id"] for c in cases for q in c["questions"]}
-        metrics.update(_compaction_metrics(questions, case_of, views, flags, verdict_of))
+        metrics.update(compaction_metrics(questions, case_of, views, flags, verdict_of))
     if full_correct is not None:
         base = {q: questions[q] for q in questions if q in full_correct}
-        metrics["accuracy_relative_to_full"] = _rate(sum(correct(q) for q in base), len(base))
+        metrics["accuracy_relative_to_full"] = rate(sum(correct(q) for q in base), len(base))
         # both-correct over full-correct, over every headline question: the full arm's variance counts;
         # the full arm relative to itself is 1 by construction, not an estimate
         in_full = [q in full_correct for q in headline]
@@ -295,67 +246,3 @@ def compute_metrics(
     if panel is not None:
         metrics["panel"] = panel
     return metrics
-
-
-def _compaction_metrics(questions: dict[str, dict[str, Any]], case_of: dict[str, str], views: list[dict[str, Any]],
-                        flags: dict[str, dict[str, Any]], verdict_of: dict[str, str]) -> dict[str, Any]:
-    """Natural-trigger compaction (``info.compactions`` in the views): compactions per case,
-    accuracy by the number of compactions its case went through, and per headline question
-    the generation its evidence was last seen in (``never``: not even in the full history)."""
-    count = {v["case_id"]: len((v.get("info") or {}).get("compactions") or []) for v in views}
-    by_count: dict[int, list[str]] = defaultdict(list)
-    for qid in questions:
-        if case_of.get(qid) in count:
-            by_count[count[case_of[qid]]].append(qid)
-    last_seen = Counter(
-        "never" if flags[q].get("generation") is None else str(flags[q]["generation"])
-        for q in questions if q in flags and "generation" in flags[q])
-    survived = [q for q in questions if q in flags and "generation" in flags[q]]
-    return {
-        "compactions_per_case": round(sum(count.values()) / len(count), 3) if count else None,
-        "compactions_max": max(count.values(), default=0),
-        "by_compactions": {str(n): _verdict_block(qids, verdict_of) for n, qids in sorted(by_count.items())},
-        "evidence_last_seen_generation": dict(sorted(last_seen.items())),
-        "evidence_survived_compactions": _rate(
-            sum(1 for q in survived if flags[q]["generation"] is not None
-                and flags[q]["generation"] == count.get(case_of.get(q))), len(survived)),
-    }
-
-
-def budget_metrics(views: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """What an arm with ``arm.budget`` kept against its target (``views.jsonl`` ``budget``), or None
-    without a budget: the target and realized shares of each case's history tokens (means over the
-    views), the median realized / target, and the views more than 20% over their target."""
-    records = [(v, v["budget"]) for v in views if isinstance(v.get("budget"), dict)]
-    if not records:
-        return None
-    ratios = sorted(float(b["realized_over_target"]) for _, b in records if b.get("realized_over_target") is not None)
-    over = [v["case_id"] for v, b in records if b.get("over")]
-    first = records[0][1]
-    return {
-        "value": first.get("value"), "kind": first.get("kind"), "n_views": len(records),
-        "target_share": _rate(sum(min(b["target_tokens"], v["full_tokens"]) / v["full_tokens"]
-                                  for v, b in records if v["full_tokens"]), len(records)),
-        "realized_share": _rate(sum(v["kept_tokens"] / v["full_tokens"] for v, _ in records if v["full_tokens"]),
-                                len(records)),
-        "mean_target_tokens": round(sum(b["target_tokens"] for _, b in records) / len(records), 1),
-        "mean_realized_tokens": round(sum(v["kept_tokens"] for v, _ in records) / len(records), 1),
-        "median_realized_over_target": round(ratios[len(ratios) // 2] if len(ratios) % 2 else
-                                             (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2, 4)
-        if ratios else None,
-        "n_over": len(over),
-        "over_cases": over[:20],  # the first 20; every view's record says "over"
-    }
-
-
-LOWER_BOUND_NOTE = ("summaries written by the offline extractive stand-in (no model): what the view keeps through "
-                    "them is a lower bound of what a model's summary would keep")
-
-
-def lower_bound(views: list[dict[str, Any]], policy: dict[str, Any]) -> dict[str, Any] | None:
-    """A job whose views hold summaries of the extractive stand-in (the arm's declaration says its
-    summarizer calls no model): its figures are a lower bound, never ranked against exact ones."""
-    with_summary = sum(1 for v in views if v.get("summarizer_calls"))
-    if not policy.get("stand_in_summary") or not with_summary:
-        return None
-    return {"summarizer": policy.get("summarizer"), "views_with_summary": with_summary, "note": LOWER_BOUND_NOTE}

@@ -2,8 +2,9 @@
 
 * :func:`claim_dir` makes a new directory that no other job has (``outputs/<date>/<time>_<arm>``,
   then ``..._<arm>-2``, ``-3`` ... when two jobs start in the same second): ``os.mkdir`` is
-  atomic, so two processes never get the same one. Hydra's run and sweep directory names use it
-  through the ``bench.run_dir`` and ``bench.new_dir`` resolvers (registered by :mod:`bench.main`).
+  atomic, so two processes never get the same one. Hydra's default run and sweep directories are
+  claimed with it by :class:`bench.cli.callbacks.FreshDirCallback` (the run directory's name comes from
+  the ``bench.run_dir`` resolver, registered by :mod:`bench.config.checks`).
 * :func:`check_new` refuses a new job in a directory that already holds anything but what Hydra
   writes before the job starts (``.hydra/``, ``main.log``) and the lock file.
 * :class:`JobLock` is an exclusive ``fcntl.flock`` on ``<dir>/.lock`` held for the job's life:

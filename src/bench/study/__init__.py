@@ -2,7 +2,8 @@
 
 - :mod:`bench.study.jobs`: job directories -> :class:`Job` (records, config, status, label);
 - :mod:`bench.study.tables`: pandas frames per job, config, type, question; CSV;
-- :mod:`bench.study.markdown`: formatting and the markdown table;
+- :mod:`bench.study.figure_text`: a figure as text; :mod:`bench.study.text_tables`: the tables as cells;
+- :mod:`bench.study.markdown`: the markdown report and the notes it shares with the HTML page;
 - :mod:`bench.study.plots`: SVG plots; :mod:`bench.study.html`: the self-contained page;
 - :mod:`bench.study.assemble`: ``write_report`` and the ``python -m bench.report`` command.
 """

@@ -23,10 +23,10 @@ from typing import Any
 
 import pandas as pd
 
-from bench.scoring.metrics import headline_questions
+from bench.scoring.question_groups import headline_questions
 from bench.stats import LEVEL, paired_interval
+from bench.study.figure_text import budget_text, interval_text, is_lower_bound, is_missing, pct_text
 from bench.study.jobs import Job
-from bench.study.markdown import budget_text, interval_text, is_lower_bound, is_missing, pct_text
 
 __all__ = ["frontier_frame", "over_budget_line", "answer_sentences", "paired_comparison", "has_frontier", "FRONTIER_COLUMNS"]
 

@@ -15,24 +15,20 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
+from bench.study.figure_text import fmt, is_missing
 from bench.study.jobs import Job
-from bench.study.markdown import (
-    FRONTIER_NOTE,
-    MEASURE_NOTE,
-    METHODS_LINE,
+from bench.study.markdown import FRONTIER_NOTE, MEASURE_NOTE, METHODS_LINE, measure_of
+from bench.study.plots import has_full, plot_label, plot_n_curve, plot_tradeoff, plot_types
+from bench.study.text_tables import (
     PCT_METRICS,
     case_set_title,
     compactions_table,
     depth_table,
     distance_table,
-    fmt,
     frontier_table,
-    is_missing,
-    measure_of,
     pairs_table,
     summary_table,
 )
-from bench.study.plots import has_full, plot_label, plot_n_curve, plot_tradeoff, plot_types
 
 __all__ = ["report_html", "outcome_grid_html", "VERDICT_STYLE"]
 

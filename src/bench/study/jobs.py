@@ -28,7 +28,8 @@ from bench.core.renames import current_targets
 from bench.policies.compact_settings import MECHANISM_NAMES
 from bench.policies.policy import declaration_of
 from bench.prompts import PROMPT_NAMES
-from bench.scoring.metrics import CASE_OMITTED, VIEW_OMITTED, compute_metrics
+from bench.scoring.metric_records import CASE_OMITTED, VIEW_OMITTED
+from bench.scoring.metrics import compute_metrics
 from bench.store.records import read_jsonl
 
 __all__ = ["Job", "find_job_dirs", "load_job", "load_jobs", "flatten", "job_config",

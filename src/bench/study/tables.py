@@ -16,8 +16,8 @@ import pandas as pd
 from bench.store.records import read_jsonl
 from bench.study.cells import text_cell as _text
 from bench.study.csvfile import csv_safe, write_csv
+from bench.study.figure_text import short_labels
 from bench.study.jobs import Job
-from bench.study.markdown import short_labels
 from bench.study.panel_review import panel_columns
 from bench.study.uncertainty import config_intervals
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench.scoring.metrics import headline_questions
+from bench.scoring.question_groups import headline_questions
 from bench.stats import METHOD, METHOD_TYPES, accuracy_interval, detectable_difference, paired_interval, ratio_interval
 from bench.study.jobs import Job
 

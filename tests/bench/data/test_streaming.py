@@ -13,7 +13,7 @@ from bench.config.checks import compose
 from bench.data.selection import CaseStream, load_cases
 from bench.questions.guess import TemplateCount, drop_templates, template_key
 from bench.runner.caseset import CaseSet
-from bench.scoring.metrics import metric_case
+from bench.scoring.metric_records import metric_case
 from bench.sources import LocalFile, Shipped
 from bench.store.records import JobStore, iter_lines, read_jsonl
 from bench.store.schema import Case, case_set_hash

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from bench.answering.evidence_reader import EvidenceReader
 from bench.main import format_summary
-from bench.scoring.metrics import OFFLINE_MEASURE, compute_metrics
+from bench.scoring.metric_records import OFFLINE_MEASURE
+from bench.scoring.metrics import compute_metrics
 from bench.study.assemble import write_report
 
 from jobs import run_job

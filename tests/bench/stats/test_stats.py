@@ -13,7 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from bench.scoring.metrics import compute_metrics, distance_bucket
+from bench.scoring.metrics import compute_metrics
+from bench.scoring.question_groups import distance_bucket
 from bench.stats import (
     accuracy_batch,
     accuracy_interval,

@@ -18,7 +18,7 @@ from bench.data.selection import load_cases
 from bench.policies import view_problems
 from bench.policies.budget import OVER_TOLERANCE, Budget
 from bench.runner import run
-from bench.scoring.metrics import budget_metrics
+from bench.scoring.view_figures import budget_metrics
 from bench.study.assemble import write_report
 from bench.study.frontier import paired_comparison
 from bench.text.tokens import TokenCounter
