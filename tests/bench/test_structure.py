@@ -15,6 +15,8 @@ SRC = PROJECT / "src" / "bench"
 MAX_LINES = 350
 # Modules above MAX_LINES, each one concept (README, "Layout"):
 ONE_CONCEPT = {
+    "cli/argv.py": "the command line checked before Hydra writes anything: secrets, paths, groups, habits from "
+                   "other tools, the answering stack, Hydra's errors as one line",
     "policies/compact.py": "the compaction replay: micro_compact, collapse, auto_compact and the view, call by call",
     "llm/client.py": "the model client: cache, retries, limiter, accounting of one call, and its construction",
     "llm/limiter.py": "the concurrency limiters (fixed, adaptive AIMD with pacing) and their accounting",

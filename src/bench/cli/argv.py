@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import OmegaConf
 
 from bench.config.checks import flat_keys, quote_override
 from bench.core import redact
@@ -193,25 +193,24 @@ def check_habits(args: list[str]) -> None:
                             f"{item}); for one job whose value holds a comma, quote it: {key}='{value}'")
 
 
-def _leaf_keys(group: str, option: str) -> set[str]:
+def _option_data(group: str, option: str) -> object:
     from bench.config.checks import CONF_DIR
 
     try:
-        data = OmegaConf.to_container(OmegaConf.load(CONF_DIR / group / f"{option}.yaml"), resolve=False)
+        return OmegaConf.to_container(OmegaConf.load(CONF_DIR / group / f"{option}.yaml"), resolve=False)
     except Exception:  # noqa: BLE001 - a hint only
-        return set()
+        return None
+
+
+def _leaf_keys(group: str, option: str) -> set[str]:
+    data = _option_data(group, option)
     return set(flat_keys(data)) if isinstance(data, dict) else set()
 
 
 def _provider_of(group: str, option: str) -> str | None:
-    """The ``provider`` an option of a model group names literally (``anthropic``), None when it is interpolated."""
-    from bench.config.checks import CONF_DIR
-
-    try:
-        node = OmegaConf.load(CONF_DIR / group / f"{option}.yaml")
-        value = node.get("provider") if isinstance(node, DictConfig) else None
-    except Exception:  # noqa: BLE001 - a hint only
-        return None
+    """The ``provider`` an option of a model group names literally (``anthropic``), None when interpolated."""
+    data = _option_data(group, option)
+    value = data.get("provider") if isinstance(data, dict) else None
     return value if isinstance(value, str) and "${" not in value else None
 
 
