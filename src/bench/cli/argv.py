@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import OmegaConf
 
 from bench.config.checks import flat_keys, quote_override
 from bench.core import redact
@@ -208,8 +208,7 @@ def _provider_of(group: str, option: str) -> str | None:
     from bench.config.checks import CONF_DIR
 
     try:
-        node = OmegaConf.load(CONF_DIR / group / f"{option}.yaml")
-        value = node.get("provider") if isinstance(node, DictConfig) else None
+        value = OmegaConf.select(OmegaConf.load(CONF_DIR / group / f"{option}.yaml"), "provider")
     except Exception:  # noqa: BLE001 - a hint only
         return None
     return value if isinstance(value, str) and "${" not in value else None
