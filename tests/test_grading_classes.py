@@ -697,3 +697,68 @@ TRIAL = [{"tool": "extend_trial", "arguments": {"account_id": "A3"}, "other": {"
 ])
 def test_a_value_stated_for_another_argument_must_be_the_calls(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, TRIAL, text) == verdict
+
+
+# --- issue 31 item 4, third round: the classes of fresh8's unseen disagreements, values of their own ---------------
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py and tests/test_core.py. I looked at setup.py and docs/conf.py but didn't touch them.",
+     "correct"),                                                     # "didn't": a contracted denial
+    ("src/widgets/core.py and tests/test_core.py. I opened setup.py and haven't modified it.", "correct"),
+    ("src/widgets/core.py, tests/test_core.py and setup.py, which I didn't mean to keep.", "wrong"),  # no denial
+])
+def test_a_contracted_denial_denies(text, verdict):
+    from test_judge import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py; tests/test_core.py was only a throwaway script I ran.", "wrong"),  # set apart: missing
+    ("src/widgets/core.py; I only ran tests/test_core.py.", "wrong"),
+    ("src/widgets/core.py and tests/test_core.py (I also ran it).", "correct"),
+])
+def test_a_file_set_apart_as_a_script_it_ran_is_not_claimed(text, verdict):
+    from test_judge import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("```diff\n--- a/src/widgets/core.py\n+++ b/src/widgets/core.py\n@@ -1,3 +1,3 @@\n def size(cfg):\n"
+     "-    width = 80\n+    width = cfg.get('width', 80)\n     return width\n```", "correct"),   # git's a/ b/ prefixes
+    ("```diff\n--- a/lib/widgets/core.py\n+++ b/lib/widgets/core.py\n@@ -1,3 +1,3 @@\n"
+     "-    width = 80\n+    width = cfg.get('width', 80)\n```", "wrong"),                     # another directory
+    ("```diff\n--- src/widgets/core.py\n+++ src/widgets/core.py\n+    width = cfg.get('width', 80)\n```", "correct"),
+])
+def test_a_diffs_headers_name_its_file(text, verdict):
+    from test_judge import EDIT, grade
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"passed": 7, "failed": 2}, "7 passed, 2 failed - hmm, no, that was the rerun; the first had 9 passed.", "wrong"),
+    ({"passed": 9, "failed": 0}, "7 passed, 2 failed - hmm, no, that was the rerun; the first had 9 passed.", "correct"),
+    ({"passed": 9, "failed": 0}, "7 passed, 2 failed. No, that was the rerun: all 9 passed the first time.", "correct"),
+])
+def test_an_interjected_no_corrects_the_claim(reference, text, verdict):
+    assert grade_asked("test_counts", "?", reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"passed": 3, "failed": 0}, "It ran 3 tests and they all passed.", "correct"),
+    ({"passed": 1, "failed": 0, "errors": 0}, "It ran one test, and it passed.", "correct"),
+    ({"passed": 3, "failed": 0}, "It ran 4 tests and they all passed.", "wrong"),
+    ({"passed": 2, "failed": 1}, "Ran 3 tests and they all passed.", "wrong"),
+])
+def test_a_total_with_all_of_it_passing_counts(reference, text, verdict):
+    assert grade_asked("test_counts", "?", reference, text) == verdict
+
+
+@pytest.mark.parametrize("qtype,reference,text,verdict", [
+    ("test_counts", {"passed": 5, "failed": 0}, "That output is gone; I only remember the tests didn't pass.", "wrong"),
+    ("test_counts", {"passed": 5, "failed": 0}, "I can't recall how many tests passed.", "abstained"),
+    ("tool_output", "a.txt\nb.txt", "I no longer have it - it listed a few text files.", "wrong"),
+    ("tool_output", "a.txt\nb.txt", "I can't recall what it listed.", "abstained"),
+])
+def test_a_decline_that_says_how_the_run_went_or_what_it_held_is_a_vague_claim(qtype, reference, text, verdict):
+    question = ASK_OUTPUT if qtype == "tool_output" else "?"
+    assert grade_asked(qtype, question, reference, text) == verdict

@@ -64,6 +64,7 @@ def _without_replaced(text: str) -> str:
 # A fenced unified diff: ```diff (or ```patch), or a block whose lines all carry a diff prefix with a "+" line
 _FENCE = re.compile(r"```([\w+.-]*)[ \t]*\n?(.*?)```", re.S)
 _DIFF_LINE = re.compile(r"^(?:[+ -]|@@|\\ No newline|$)")
+_HEADER_PATH = re.compile(r"^[ab]/")  # "+++ b/src/x.py": git's side prefix
 
 
 def _diff_as_code(text: str) -> str:
@@ -77,7 +78,11 @@ def _diff_as_code(text: str) -> str:
         if not is_diff:
             return match.group(0)
         kept = [line[1:] for line in lines if line[:1] in ("+", " ") and not line.startswith(("+++", "---"))]
-        return "```\n" + "\n".join(kept) + "\n```"
+        # the file its headers name (git's a/ and b/ prefixes are no directories), said outside the code
+        files = [_HEADER_PATH.sub("", line[4:].strip()).split("\t")[0] for line in lines
+                 if line.startswith(("+++ ", "--- ")) and "/dev/null" not in line]
+        named = f"In {', '.join(dict.fromkeys(files))}:\n" if files else ""
+        return named + "```\n" + "\n".join(kept) + "\n```"
     return _FENCE.sub(rewrite, text)
 
 

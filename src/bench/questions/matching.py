@@ -98,6 +98,9 @@ _ALTERNATIVES = re.compile(rf"\beither\b{_SENTENCE}\bor\b|\bor\b{_SENTENCE}\b(?:
 # "C1001 - no wait, it was C1002", "9 times? No wait - 8", "X - sorry, no: Y", "12 times... actually, it was 14":
 # the claim is what follows the last correction ("actually" corrects only after a break: "it was actually X" does not)
 _CORRECTION = re.compile(r"(?:\b(?:no,? wait|wait,? no|scratch that|correction|i mean|make that|no,? actually"
+                         # "12 passed - hmm, no, that was after the fix; the first run had 13": an interjection that
+                         # takes the claim back, or "no, that was" (another run, another call)
+                         r"|(?:hmm+|umm*|uh+|oh|ah),? no|no,? that (?:was|is|'s|one was)"
                          r"|sorry,? (?:(?:no|nope|wrong)\b(?=\s*[:,;.!\u2013\u2014-])|i mean|it was|actually|my mistake)"
                          r"|my mistake)\b"
                          r"|(?:\.\.\.|\u2026|[-\u2013\u2014;,]|[.!?](?=\s))\s*actually\b)"
@@ -202,9 +205,12 @@ _NEGATION = re.compile(
 
 
 # a sentence that says files were not changed: the denial covers the whole sentence
-_DENIES_CHANGE = re.compile(r"\b(?:not|n't|never|no longer|without)\s+(?:\w+\s+){0,2}?(?:chang|modif|edit|touch|alter|updat|"
-                            r"writ|patch)\w*|\b(?:unchanged|untouched|unmodified)\b|\bleft (?:it|them|that|those) (?:as is|alone)\b"
-                            r"|\b(?:only|just) (?:read|viewed|looked|opened|inspected)\b"
+# (``n't`` has no word boundary before it: "didn't change them" is a denial)
+_DENIES_CHANGE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bwithout)\s+(?:\w+\s+){0,2}?(?:chang|modif|edit|touch|alter|"
+                            r"updat|writ|patch)\w*|\b(?:unchanged|untouched|unmodified)\b|\bleft (?:it|them|that|those) (?:as is|alone)\b"
+                            r"|\b(?:only|just) (?:read|viewed|looked|opened|inspected|ran|run|executed)\b"
+                            # set apart as a script it only ran ("x.py was just a scratch script I ran")
+                            r"|\b(?:only|just) an? (?:\w+ ){0,2}?(?:script|file|helper) (?:i|we) (?:ran|run|executed|used)\b"
                             r"|\boutside (?:of )?(?:the |this |my )?(?:repo|repository|project|source tree|workspace)\b"
                             r"|\bnot (?:in|inside|part of|under) (?:the |this )?(?:repo|repository)\b", re.I)
 # a sentence (or list item): a dot inside a token (a.py, 2.5) does not end it

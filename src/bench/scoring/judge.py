@@ -81,6 +81,9 @@ class ExactJudge:
             # "they gave me their phone number": no value of the kind asked is stated at all
             return Score(**base, verdict="abstained", reason="no specific claim: the answer states no value")
         claim = qtype.claim(reading.parsed, text, repo_root) if text.strip() else None
+        if claim is None and not values_only and (vague := getattr(qtype, "vague", None)) is not None \
+                and (why := vague(text)):
+            return Score(**base, verdict="wrong", reason=why)  # no count, but "the test didn't pass": a vague claim
         if claim is None:  # no specific claim: whatever else it says, the answer does not answer
             why = "the answer says it does not know" if is_abstention(text) else "no claim the question asks for"
             return Score(**base, verdict="abstained", reason=f"no specific claim: {why}")
