@@ -762,3 +762,41 @@ def test_a_total_with_all_of_it_passing_counts(reference, text, verdict):
 def test_a_decline_that_says_how_the_run_went_or_what_it_held_is_a_vague_claim(qtype, reference, text, verdict):
     question = ASK_OUTPUT if qtype == "tool_output" else "?"
     assert grade_asked(qtype, question, reference, text) == verdict
+
+
+QUOTA = {"type": "billing.QuotaExceeded", "message": "[<class 'billing.SeatLimit'>]"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("billing.SeatLimit", "wrong"),                                              # a qualified class: a claimed type
+    ("billing.QuotaExceeded", "wrong"),                                          # the right type, no message
+    ("It threw billing.QuotaExceeded, a SeatLimit problem with the plan.", "correct"),  # the class after "threw"
+    ("It raised billing.QuotaExceeded - some quota problem.", "wrong"),         # the message's class not stated
+    ("It raised billing.QuotaExceeded wrapping payments.SeatLimit.", "wrong"),  # another package's class
+])
+def test_a_class_named_by_raising_or_qualified_is_a_type(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, QUOTA, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"type": "ValueError", "message": "speed 12.0 above limit 9.5"}, "ValueError: speed 12 above limit 9.5", "correct"),
+    ({"type": "ValueError", "message": "speed 12.0 above limit 9.5"}, "ValueError: speed 12.5 above limit 9.5", "wrong"),
+    ({"type": "ValueError", "message": "speed 12.0 above limit 9.5"}, "ValueError: speed above the limit", "wrong"),
+    ({"type": "ValueError", "message": "bad token '7.0'"}, "ValueError: bad token '7'", "wrong"),  # quoted: whole
+])
+def test_a_number_of_a_message_is_compared_numerically(reference, text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+SHIM = {"type": "ImportError", "message": "cannot import name 'Shim' from 'kit' (/srv/kit/__init__.py)"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("ImportError: cannot import name 'Shim' from 'kit'", "correct"),                          # left out
+    ("ImportError: cannot import name 'Shim' from 'kit' (/srv/kit/__init__.py)", "correct"),
+    ("ImportError: cannot import name 'Shim' from 'kit' (kit/__init__.py)", "correct"),         # its end
+    ("ImportError: cannot import name 'Shim' from 'kit' (/home/me/kit/__init__.py)", "wrong"),  # under another root
+    ("ImportError: cannot import name 'Shim' from 'kit' (/srv/kit/shim.py)", "wrong"),
+])
+def test_a_location_given_under_another_root_is_another_location(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, SHIM, text) == verdict
