@@ -800,3 +800,62 @@ SHIM = {"type": "ImportError", "message": "cannot import name 'Shim' from 'kit' 
 ])
 def test_a_location_given_under_another_root_is_another_location(text, verdict):
     assert grade_asked("first_error", ASK_ERROR, SHIM, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("app: main.py util.py\ndocs: index.md", "correct"),
+    ("app: main.py\ndocs: index.md", "wrong"),                   # a file name left out
+    ("app: main.py util.py\ndocs: intro.md", "wrong"),
+])
+def test_file_names_are_values_of_a_listing(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, "app:\nmain.py\nutil.py\n\ndocs:\nindex.md", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("1. \u231b Fetch the data\n2. \u231b Plot it", "correct"),
+    ("1. \u2705 Fetch the data\n2. \u231b Plot it", "wrong"),     # a status changed: ⌛ is a marker too
+])
+def test_an_hourglass_is_a_status_marker(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, "1. \u231b Fetch the data\n2. \u231b Plot it", text) == verdict
+
+
+ROWS = "   12\tfrom lib import pd\n   13\tframe = pd.frame.copy()"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("12 from lib import pd\n13 frame = pd.frame.copy()", "correct"),   # pd.frame is in row 13's own token
+    ("12 frame = pd.frame.copy()\n13 from lib import pd", "wrong"),     # rows given each other's numbers
+])
+def test_a_rows_own_word_is_not_inside_another_rows_token(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, ROWS, text) == verdict
+
+
+VIEW = "Here's the result of running `cat -n` on /srv/app/conf.py:\n     1\tPORT = 8080\n     2\tHOST = 'db'"
+TREE = ("Here's the files and directories up to 2 levels deep in /srv/app, excluding hidden items:\n/srv/app\n"
+        "/srv/app/main.py")
+
+
+@pytest.mark.parametrize("reference,arguments,text,verdict", [
+    (VIEW, '{"path": "/srv/app/conf.py"}', "1 PORT = 8080\n2 HOST = 'db'", "correct"),  # the path is the question's
+    (VIEW, '{"path": "/srv/app/conf.py"}', "1 PORT = 8081\n2 HOST = 'db'", "wrong"),
+    (TREE, '{"path": "/srv/app"}', "One file: /srv/app/main.py", "correct"),              # the listed directory
+    (TREE, '{"path": "/srv/app"}', "One file: /srv/app/cli.py", "wrong"),
+    (TREE, '{"path": "/srv/app"}', "/srv/app/main.py and /srv/app/setup.py", "wrong"),   # an entry added
+    ("Here's the files and directories up to 2 levels deep in /srv/app, excluding hidden items:\n/srv/app",
+     '{"path": "/srv/app"}', "/srv/app/main.py and /srv/app/docs", "wrong"),              # an empty listing filled
+])
+def test_a_path_the_question_states_need_not_be_restated(reference, arguments, text, verdict):
+    question = f"The 1st time you called `view` with `{arguments}`, what did it return?"
+    assert grade_asked("tool_output", question, reference, text) == verdict
+
+
+QUOTA_OUT = '{"plan": "P7", "seats_used": "41", "seats_allowed": "40", "renewal_date": "2025-09-01"}'
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Plan P7 has 41 seats used of 40 seats allowed, renewing 2025-09-01.", "correct"),
+    ("Plan P7: used 41 seats, allowed 40, renewal 2025-09-01.", "correct"),
+    ("Plan P7 used 40 seats of its 41 allowed, renewing 2025-09-01.", "wrong"),   # numbers under each other's word
+])
+def test_numbers_beside_a_word_of_their_label(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, QUOTA_OUT, text) == verdict

@@ -20,7 +20,7 @@ from typing import Any
 __all__ = ["ABSTAIN_PATTERNS", "is_abstention", "has_values", "declined_values", "final_claim", "value_like",
            "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "path_tokens", "norm_path", "match_paths", "code_candidates",
            "has_identifier",
-           "negated_spans", "names"]
+           "negated_spans", "names", "is_file"]
 
 
 ABSTAIN_PATTERNS = re.compile(
@@ -274,6 +274,11 @@ def _is_file(token: str) -> bool:
         return False
     extension = name.rsplit(".", 1)[-1].lower()
     return extension in _EXTENSIONS
+
+
+def is_file(token: str) -> bool:
+    """A token names a file: a file name extension a repository file commonly has, or a build file without one."""
+    return _is_file(token)
 
 
 def path_tokens(text: str, *, skip_negated: bool = True) -> list[str]:

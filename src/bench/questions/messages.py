@@ -14,7 +14,7 @@ import re
 from bench.questions.matching import has_identifier, squash
 from bench.questions.values import numbers
 
-__all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause"]
+__all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause", "same_word"]
 
 
 _EXC = re.compile(r"(?<![\w.])((?:[A-Za-z_$][\w$]*\.)*(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Exit|Interrupt|"
@@ -150,7 +150,7 @@ def _other_location(location: str, text: str) -> bool:
     return False
 
 
-def _same_word(a: str, b: str) -> bool:
+def same_word(a: str, b: str) -> bool:
     """The same word in another inflection (returning / returned): a common start of all but three letters."""
     common = len(posixpath.commonprefix([a, b]))
     return a == b or common >= max(4, min(len(a), len(b)) - 3)
@@ -163,7 +163,7 @@ def _label_of(words: list[str]) -> dict[str, str]:
 
 def _times(word: str, words: list[str]) -> int:
     """How many of ``words`` are ``word`` in some inflection."""
-    return sum(1 for w in words if _same_word(word, w))
+    return sum(1 for w in words if same_word(word, w))
 
 
 def substituted(reference: str, text: str) -> str | None:
