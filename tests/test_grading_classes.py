@@ -859,3 +859,64 @@ QUOTA_OUT = '{"plan": "P7", "seats_used": "41", "seats_allowed": "40", "renewal_
 ])
 def test_numbers_beside_a_word_of_their_label(text, verdict):
     assert grade_asked("tool_output", ASK_OUTPUT, QUOTA_OUT, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("QX7KP2", "wrong"),                      # a code in capitals as the whole answer: a claim
+    ("`QX7KP2`", "wrong"),
+    ("IDK", "abstained"),
+    ("2025-03-09T08:30:00", "correct"),
+])
+def test_a_bare_code_is_a_claim(text, verdict):
+    question = "In what `open_ticket` with `{\"topic\": \"billing\"}` returned the 1st time, what was `opened_at`?"
+    assert grade_asked("tool_value", question, "2025-03-09T08:30:00", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("The user never gave me an account number; I looked them up by email.", "wrong"),  # there was none: a claim
+    ("No account number was given in the chat.", "wrong"),
+    ("I can't recall which account number they gave.", "abstained"),
+    ("+44 AC-44817", "wrong"),                                                          # a prefix added: another value
+    ("AC-44817 7", "wrong"),
+    ("They gave AC-44817.", "correct"),
+])
+def test_a_user_value_claimed_absent_or_with_more_attached(text, verdict):
+    question = "What `account_number` did the user give you for `lookup_account`?"
+    assert grade_asked("user_fact", question, "AC-44817", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("18 - plus 4 apply_patch calls.", "correct"),          # another tool's count told beside the answer's own
+    ("18, and 6 more `grep` calls besides.", "correct"),
+    ("4 apply_patch calls.", "wrong"),                     # the count given is the other tool's
+    ("18 apply_patch calls.", "wrong"),
+])
+def test_another_tools_count_told_beside_the_count(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 18, text) == verdict
+
+
+NOT_FOUND = {"tool": "file_editor",
+             "message": "Invalid `path` parameter: /srv/kit/lib/io.c. The path /srv/kit/lib/io.c does not exist. "
+                        "Please provide a valid path."}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Opening lib/io.c failed because that path does not exist.", "correct"),   # relative path, the sentence of it
+    ("file_editor: Invalid `path` parameter: lib/io.c. The path lib/io.c does not exist.", "correct"),
+    ("Opening lib/io.c failed because it is a directory.", "wrong"),
+    ("Opening lib/os.c failed because that path does not exist.", "wrong"),
+    ("shell_exec: the path lib/io.c does not exist.", "wrong"),                # another tool named
+])
+def test_a_message_path_relative_to_the_root_and_its_saying_sentence(text, verdict):
+    assert grade_rooted("first_tool_error", ASK_TOOL_ERROR, NOT_FOUND, text, "/srv/kit") == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("No replacement was performed, old_str `if (open_count > 0) {\\n  reset_all();` did not appear verbatim.",
+     "correct"),                                    # snake_case inside the quoted old_str names no tool
+    ("`file_editor` said: No replacement was performed, old_str `if (open_count > 0) {`", "correct"),
+    ("`shell_exec` said: No replacement was performed, old_str `if (open_count > 0) {`", "wrong"),
+])
+def test_words_of_quoted_code_name_no_tool(text, verdict):
+    reference = {"tool": "file_editor", "message": "No replacement was performed, old_str `if (open_count > 0) {"}
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict

@@ -41,6 +41,11 @@ _BEFORE_NTH = re.compile(r"\b(?:times?|calls?|attempts?|tries)\s+before\b[^.;\n]
                          r")\b", re.I)
 
 
+# a count of a named tool: "7 execute_bash calls", "7 more `grep` calls"
+_OTHER_COUNT = re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?([a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][\w-]*)`?"
+                          r"\s+(?:calls?|times?|runs?|invocations?)\b", re.I)
+
+
 def call_key(tool: str) -> str:
     """How a call of ``tool`` shows in a view's text (``bench.text.content.message_text``): one per call."""
     return f"[{tool}]\n"
@@ -108,8 +113,12 @@ class CallCount:
         asked = re.search(r"`([^`]+)`", question.question)
         tool = (question.target or {}).get("tool") or (asked.group(1) if asked else "")
         # a part of the asked tool's name (`file_view` of `file_view_editor`: its command) is no other tool
+        # another tool's count told beside the answer's own ("10 - plus 7 execute_bash calls") is that tool's
+        claimed = self.claim(None, text, None)
+        beside = [m.group(2) for m in _OTHER_COUNT.finditer(text)
+                  if claimed is not None and (n := numbers(m.group(1))) and not same_number(n[0], claimed)]
         named = [t.strip("`") for t in _TOOL_NAME.findall(_COMPARED.sub(" ", text))
-                 if not re.search(rf"(?:^|_){re.escape(t.strip('`'))}(?:_|$)", tool or "")]
+                 if not re.search(rf"(?:^|_){re.escape(t.strip('`'))}(?:_|$)", tool or "") and t.strip("`") not in beside]
         if tool and named and not has_identifier(tool, text):
             return f"the count of another tool ({named[0]}), not of {tool}"
         return None

@@ -101,7 +101,10 @@ class FirstError:
         if not same_type(claimed, reference["type"]):
             return False, f"type {claimed} differs from {reference['type']}"
         message = claim["message"] if claim["message"] is not None else claim["text"]
-        if reference["message"] and not in_substance(reference["message"], message):
+        wanted = reference["message"]
+        if repo_root and wanted:  # a path may be stated relative to the repository root
+            wanted, message = (t.replace(repo_root.rstrip("/") + "/", "") for t in (wanted, message))
+        if wanted and not in_substance(wanted, message):
             return False, "type matches, message differs"
         return True, "same exception type and message"
 

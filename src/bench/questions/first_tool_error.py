@@ -23,6 +23,8 @@ __all__ = ["FIRST_TOOL_ERROR", "error_message"]
 
 NAME = "first_tool_error"
 _TOOL_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+# quoted code or text (not a name alone in backticks, `execute_bash`, which names a tool)
+_QUOTED = re.compile(r"`(?![a-z][a-z0-9_]*`)[^`]*`|\"(?![a-z][a-z0-9_]*\")[^\"\n]*\"")
 _LABEL_ONLY = re.compile(r"^\W*(?:error|exception|failed|failure)\W*$", re.I)
 # Lines that say an error happened but not which: markup only (``<returncode>1</returncode>``, ``<output>``),
 # a traceback's header or one of its frames, an exit code, a label alone (``ERROR:``).
@@ -92,10 +94,14 @@ class FirstToolError:
         if claim["tool"] and str(claim["tool"]).strip("` ") != reference["tool"]:
             return False, f"tool {claim['tool']} differs from {reference['tool']}"
         if claim["tool"] is None:  # a tool named in prose: snake_case names that are not part of the message
-            named = set(_TOOL_NAME.findall(claim["text"])) - set(_TOOL_NAME.findall(reference["message"]))
+            # (nor of the code or strings the message quotes: `pattern_type` in an old_str names no tool)
+            named = set(_TOOL_NAME.findall(_QUOTED.sub(" ", claim["text"]))) - set(_TOOL_NAME.findall(reference["message"]))
             if named and not any(n == reference["tool"] or reference["tool"].startswith(n) for n in named):
                 return False, f"names another tool ({', '.join(sorted(named))}), not {reference['tool']}"
-        if in_substance(_strip_label(reference["message"]), claim["text"]):
+        message, said = _strip_label(reference["message"]), claim["text"]
+        if repo_root:  # a path may be stated relative to the repository root
+            message, said = (t.replace(repo_root.rstrip("/") + "/", "") for t in (message, said))
+        if in_substance(message, said):
             return True, "same error message"
         return False, "error message differs"
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ABSTAIN_PATTERNS", "is_abstention", "has_values", "declined_values", "final_claim", "value_like",
+__all__ = ["ABSTAIN_PATTERNS", "is_abstention", "claims_none", "has_values", "declined_values", "final_claim", "value_like",
            "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "path_tokens", "norm_path", "match_paths", "code_candidates",
            "has_identifier",
            "negated_spans", "names", "is_file"]
@@ -45,6 +45,19 @@ ABSTAIN_PATTERNS = re.compile(
     r"|^\W*(?:unknown|not sure|n/a|none available|-+|\?+)\W*$|^\W*not (?:sure|certain)\s*[-\u2013\u2014,:;]",
     re.I,
 )
+
+
+# "The user never gave me a phone number", "no phone number was given", "there was no such field": a claim that
+# there was none (wrong where the reference has one), not a decline
+_NONE_GIVEN = re.compile(r"(?:\bnever|\bdid not|n't)\s+(?:\w+\s+){0,2}?(?:gave|give|given|provided?|stated?|mentioned|"
+                         r"shared?|told|tell|returned|return)\b"
+                         r"|\bno (?:\w+ ){0,2}(?:was|were) (?:ever )?(?:given|provided|stated|mentioned|returned|shared)\b"
+                         r"|\bthere (?:was|were|is) no (?:such )?\w+", re.I)
+
+
+def claims_none(text: str) -> bool:
+    """The answer says there was none ("the user never gave me a phone number"): a claim, not an abstention."""
+    return bool(_NONE_GIVEN.search(text or ""))
 
 
 def is_abstention(text: str) -> bool:

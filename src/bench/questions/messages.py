@@ -248,6 +248,19 @@ def _requoted(reference: str, text: str) -> str | None:
     return None
 
 
+def _present(words: list[str], text: str) -> int:
+    """How many of ``words`` the text has in some inflection (its stem: all but the last two letters, at least four)."""
+    return sum(1 for w in words if re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", text.lower()))
+
+
+def _a_sentence_said(rest: str, text: str) -> bool:
+    """A message of several sentences (its key identifiers taken out) has one whose words the text states, two
+    thirds of them at least."""
+    sentences = [re.findall(r"[A-Za-z]{3,}", s.lower()) for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", rest)]
+    sentences = [[w for w in s if w not in _STOP] for s in sentences]
+    return len(sentences) >= 2 and any(s and _present(s, text) * 3 >= len(s) * 2 for s in sentences)
+
+
 def in_substance(reference: str, text: str) -> bool:
     """The reference message is in the text in substance: verbatim (whitespace folded), or every
     key identifier of it (quoted strings, names with digits, dots, underscores or inner capitals,
@@ -277,6 +290,7 @@ def in_substance(reference: str, text: str) -> bool:
     words = [w for w in re.findall(r"[A-Za-z]{3,}", rest.lower()) if w not in _STOP]
     if not words:
         return bool(keys)
-    # a word counts in any inflection: its stem (all but the last two letters, at least four) is enough
-    present = sum(1 for w in words if re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", text.lower()))
+    if keys and _a_sentence_said(rest, text):  # "Invalid `path` parameter: X. The path X does not exist. ...": its
+        return True                            # keys and the sentence that says what went wrong
+    present = _present(words, text)  # a word counts in any inflection
     return present * 4 >= len(words) if keys else present * 3 >= len(words) * 2

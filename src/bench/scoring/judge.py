@@ -22,6 +22,7 @@ from bench.questions import REGISTRY, question_type
 from bench.questions.answers import read_typed
 from bench.questions.matching import (
     ABSTAIN_PATTERNS,
+    claims_none,
     declined_values,
     final_claim,
     has_values,
@@ -77,7 +78,8 @@ class ExactJudge:
                 return Score(**base, verdict="wrong", reason=why)
             return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
         if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)
-                                                                   or bare_value(text, question.question)):
+                                                                   or bare_value(text, question.question)
+                                                                   or claims_none(text)):
             # "they gave me their phone number": no value of the kind asked is stated at all
             return Score(**base, verdict="abstained", reason="no specific claim: the answer states no value")
         claim = qtype.claim(reading.parsed, text, repo_root) if text.strip() else None
