@@ -920,3 +920,49 @@ def test_a_message_path_relative_to_the_root_and_its_saying_sentence(text, verdi
 def test_words_of_quoted_code_name_no_tool(text, verdict):
     reference = {"tool": "file_editor", "message": "No replacement was performed, old_str `if (open_count > 0) {"}
     assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+TOPUP = [{"tool": "recharge_wallet", "arguments": {"account_id": "A9"}, "other": {"euros": 15}},
+         {"tool": "set_billing_cycle", "arguments": {"cycle": "quarterly"}},
+         {"tool": "grant_seat_license", "arguments": {"team": "ops", "license": "viewer"}},
+         {"tool": "grant_seat_license", "arguments": {"team": "ops", "license": "editor"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a change told by its verb and a value of its own
+    ("Recharged 15 euros on A9, set quarterly, granted ops the viewer and then the editor license.", "correct"),
+    ("Recharged 15 on A9; set quarterly; granted ops the viewer and then the editor license.", "correct"),
+    ("Recharged 15 on A9; set monthly; granted ops the viewer and then the editor license.", "wrong"),  # another value
+    ("Recharged 15 on A9; granted ops the viewer and then the editor license.", "wrong"),               # one left out
+    ("Recharged 20 euros on A9, set quarterly, granted ops the viewer and then the editor license.", "wrong"),
+])
+def test_a_change_told_by_its_verb_and_its_own_values(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, TOPUP, text) == verdict
+
+
+LIGHTS = [{"tool": "toggle_night_light", "arguments": {}}, {"tool": "toggle_fan", "arguments": {}},
+          {"tool": "set_room_mode", "arguments": {"mode": "eco_plus"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("1. toggled fan\n2. toggled night light\n3. set room mode eco_plus", "wrong"),         # not across items
+    ("1. toggled night light\n2. toggled fan\n3. set room mode eco_plus", "correct"),
+    ("1. Turned Night Light off\n2. Turned the fan on\n3. Switched the room mode to eco_plus", "correct"),  # "off"
+    ("Turned the night light off, switched the fan on, changed the room mode to eco_plus.", "correct"),     # set_
+])
+def test_a_tools_words_stay_in_their_item_and_set_is_switched_to(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, LIGHTS, text) == verdict
+
+
+TWO = [{"tool": "issue_refund", "arguments": {"order_id": "O5"}},
+       {"tool": "close_order", "arguments": {"order_id": "O5"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("I closed order O5, after first issuing a refund for it.", "correct"),     # the order the answer states
+    ("Before closing order O5, I issued a refund for it.", "correct"),
+    ("I closed order O5, then issued a refund for it.", "wrong"),
+    ("I closed order O5, after that I issued a refund for it.", "wrong"),
+])
+def test_the_order_the_answer_states(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, TWO, text) == verdict
