@@ -966,3 +966,17 @@ TWO = [{"tool": "issue_refund", "arguments": {"order_id": "O5"}},
 ])
 def test_the_order_the_answer_states(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, TWO, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # the run imported kit from another install (/opt/kit): the answer's workspace path is another location
+    ({"type": "ImportError", "message": "cannot import name 'Shim' from 'kit' (/opt/kit/__init__.py)"},
+     "ImportError: cannot import name 'Shim' from 'kit' (/work/kit/kit/__init__.py)", "wrong"),
+    # a path under the repository root may be stated relative to it
+    ({"type": "FileNotFoundError", "message": "[Errno 2] No such file or directory: '/work/kit/conf/app.toml'"},
+     "FileNotFoundError: [Errno 2] No such file or directory: 'conf/app.toml'", "correct"),
+    ({"type": "FileNotFoundError", "message": "[Errno 2] No such file or directory: '/work/kit/conf/app.toml'"},
+     "FileNotFoundError: [Errno 2] No such file or directory: 'conf/db.toml'", "wrong"),
+])
+def test_a_message_path_relative_to_the_repository_root(reference, text, verdict):
+    assert grade_rooted("first_error", ASK_ERROR, reference, text, "/work/kit") == verdict

@@ -102,7 +102,7 @@ class FirstError:
             return False, f"type {claimed} differs from {reference['type']}"
         message = claim["message"] if claim["message"] is not None else claim["text"]
         wanted = reference["message"]
-        if repo_root and wanted:  # a path may be stated relative to the repository root
+        if repo_root and repo_root.rstrip("/") + "/" in wanted:  # its path may be stated relative to the root
             wanted, message = (t.replace(repo_root.rstrip("/") + "/", "") for t in (wanted, message))
         if wanted and not in_substance(wanted, message):
             return False, "type matches, message differs"

@@ -99,7 +99,7 @@ class FirstToolError:
             if named and not any(n == reference["tool"] or reference["tool"].startswith(n) for n in named):
                 return False, f"names another tool ({', '.join(sorted(named))}), not {reference['tool']}"
         message, said = _strip_label(reference["message"]), claim["text"]
-        if repo_root:  # a path may be stated relative to the repository root
+        if repo_root and repo_root.rstrip("/") + "/" in message:  # its path may be stated relative to the root
             message, said = (t.replace(repo_root.rstrip("/") + "/", "") for t in (message, said))
         if in_substance(message, said):
             return True, "same error message"
