@@ -803,12 +803,13 @@ def test_a_location_given_under_another_root_is_another_location(text, verdict):
 
 
 @pytest.mark.parametrize("text,verdict", [
-    ("app: main.py util.py\ndocs: index.md", "correct"),
-    ("app: main.py\ndocs: index.md", "wrong"),                   # a file name left out
-    ("app: main.py util.py\ndocs: intro.md", "wrong"),
+    ("app: main.py util.py v2_io.py\ndocs: index.md", "correct"),
+    ("app: main.py v2_io.py\ndocs: index.md", "wrong"),          # a file name left out
+    ("app: main.py util.py v2_io.py\ndocs: guide.md", "wrong"),
 ])
 def test_file_names_are_values_of_a_listing(text, verdict):
-    assert grade_asked("tool_output", ASK_OUTPUT, "app:\nmain.py\nutil.py\n\ndocs:\nindex.md", text) == verdict
+    listing = "app:\nmain.py\nutil.py\nv2_io.py\n\ndocs:\nindex.md"
+    assert grade_asked("tool_output", ASK_OUTPUT, listing, text) == verdict
 
 
 @pytest.mark.parametrize("text,verdict", [
@@ -819,12 +820,12 @@ def test_an_hourglass_is_a_status_marker(text, verdict):
     assert grade_asked("tool_output", ASK_OUTPUT, "1. \u231b Fetch the data\n2. \u231b Plot it", text) == verdict
 
 
-ROWS = "   12\tfrom lib import pd\n   13\tframe = pd.frame.copy()"
+ROWS = "   12\t@register(app.io)\n   13\treturn app.io.load()"
 
 
 @pytest.mark.parametrize("text,verdict", [
-    ("12 from lib import pd\n13 frame = pd.frame.copy()", "correct"),   # pd.frame is in row 13's own token
-    ("12 frame = pd.frame.copy()\n13 from lib import pd", "wrong"),     # rows given each other's numbers
+    ("12: @register(app.io)\n13: return app.io.load()", "correct"),   # app.io is inside row 13's own token too
+    ("12: return app.io.load()\n13: @register(app.io)", "wrong"),     # rows given each other's numbers
 ])
 def test_a_rows_own_word_is_not_inside_another_rows_token(text, verdict):
     assert grade_asked("tool_output", ASK_OUTPUT, ROWS, text) == verdict
@@ -862,8 +863,8 @@ def test_numbers_beside_a_word_of_their_label(text, verdict):
 
 
 @pytest.mark.parametrize("text,verdict", [
-    ("QX7KP2", "wrong"),                      # a code in capitals as the whole answer: a claim
-    ("`QX7KP2`", "wrong"),
+    ("KQZMTR", "wrong"),                      # a code in capitals as the whole answer: a claim
+    ("`KQZMTR`", "wrong"),
     ("IDK", "abstained"),
     ("2025-03-09T08:30:00", "correct"),
 ])
