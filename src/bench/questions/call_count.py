@@ -33,7 +33,7 @@ _CONCLUSION = re.compile(r"\b(?:so|thus|therefore|hence|making(?: it)?|(?:that|w
                          re.I)
 # An answer that opens with its number ("4 - I also checked once after ...", "24: mostly edits"): that number
 _LEADING = re.compile(r"^\W*" + _NUMBER + r"(?:\s+(?:times?|calls?))?\s*(?:[-\u2013\u2014:;,(]|\.?\s*$)", re.I)
-# A tool named as what the count is compared with ("the same number as my str_replace_editor calls") is not counted
+# A tool named as what the count is compared with ("the same number as my apply_patch calls") is not counted
 _COMPARED = re.compile(r"\b(?:(?:the )?same (?:number|count|amount)(?: of \w+)? as|as (?:many|often) as|equal to|"
                        r"(?:more|fewer|less) than|compared (?:to|with)|just like|like)\b[^.;\n]*", re.I)
 # "four times before it succeeded on the fifth": the last call's ordinal is the count
@@ -41,7 +41,7 @@ _BEFORE_NTH = re.compile(r"\b(?:times?|calls?|attempts?|tries)\s+before\b[^.;\n]
                          r")\b", re.I)
 
 
-# a count of a named tool: "7 execute_bash calls", "7 more `grep` calls"
+# a count of a named tool: "7 run_shell calls", "7 more `grep` calls"
 _OTHER_COUNT = re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?([a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][\w-]*)`?"
                           r"\s+(?:calls?|times?|runs?|invocations?)\b", re.I)
 
@@ -61,7 +61,8 @@ class CallCount:
               "is 22; \"four times before it worked on the fifth\" is 5). A count of another tool is wrong; a "
               "command of the asked tool (`file_view` of `file_view_editor`) is no other tool, nor is a tool the count "
               "is compared with (\"24, the same number as my edit calls\"). The number the answer opens with is its "
-              "count (\"4 - I also checked once more\" is 4).")
+              "count (\"4 - I also checked once more\" is 4); another tool's count told beside it (\"10 - plus 7 "
+              "run_shell calls\") is that tool's, not the answer's.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"]) + (self.uncounted if target.get("uncounted") else "")
@@ -113,7 +114,7 @@ class CallCount:
         asked = re.search(r"`([^`]+)`", question.question)
         tool = (question.target or {}).get("tool") or (asked.group(1) if asked else "")
         # a part of the asked tool's name (`file_view` of `file_view_editor`: its command) is no other tool
-        # another tool's count told beside the answer's own ("10 - plus 7 execute_bash calls") is that tool's
+        # another tool's count told beside the answer's own ("10 - plus 7 run_shell calls") is that tool's
         claimed = self.claim(None, text, None)
         beside = [m.group(2) for m in _OTHER_COUNT.finditer(text)
                   if claimed is not None and (n := numbers(m.group(1))) and not same_number(n[0], claimed)]

@@ -97,7 +97,8 @@ class FirstEdit:
               "`code`), whitespace and indentation ignored. The other lines of `code` and `context` are "
               "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "
               "Code the answer names as what the edit replaced (\"replaced `old` with `new`\") is not claimed "
-              "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines.")
+              "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines; its "
+              "`--- a/x` / `+++ b/x` headers name its file (a/ and b/ are git's prefixes).")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION

@@ -23,7 +23,7 @@ __all__ = ["FIRST_TOOL_ERROR", "error_message"]
 
 NAME = "first_tool_error"
 _TOOL_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
-# quoted code or text (not a name alone in backticks, `execute_bash`, which names a tool)
+# quoted code or text (not a name alone in backticks, `run_shell`, which names a tool)
 _QUOTED = re.compile(r"`(?![a-z][a-z0-9_]*`)[^`]*`|\"(?![a-z][a-z0-9_]*\")[^\"\n]*\"")
 _LABEL_ONLY = re.compile(r"^\W*(?:error|exception|failed|failure)\W*$", re.I)
 # Lines that say an error happened but not which: markup only (``<returncode>1</returncode>``, ``<output>``),
@@ -59,7 +59,11 @@ class FirstToolError:
               "and quoted strings is fine). If the answer names the tool, it must be the reference tool. A word "
               "changed (\"must be active\" for \"must be suspended\") or the opposite cause (not found for "
               "multiple occurrences, or the reverse; the state a requirement asks for, \"already suspended\" for "
-              "\"must be suspended\") is another message.")
+              "\"must be suspended\") is another message. The value a message echoes (the old_str, new_str or path of the "
+              "failed call) is part of it; a path under the repository root may be given relative to it. A message "
+              "of several sentences may be stated by its key values and the sentence that says what went wrong "
+              "(\"... failed because that path does not exist\"). Words inside the code a message quotes name no "
+              "tool.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template

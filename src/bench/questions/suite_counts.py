@@ -113,8 +113,10 @@ class TestCounts:
     rubric = ("Test counts: passed and failed equal the reference. When the reference has `errors` and the "
               "answer does not name errors, its failed count must include them (failed + errors: an answer "
               "that counts the errored tests nowhere is wrong); when the answer names errors they must equal. A count the answer leaves out is zero only when it says "
-              "so or implies it (\"all 21 tests passed\" = 21 passed, 0 failed). A runner's own summary quoted counts as the "
-              "runner reports it (Maven's `Tests run: 12, Failures: 0, Errors: 0, Skipped: 0` = 12 passed).")
+              "so or implies it (\"all 21 tests passed\" = 21 passed, 0 failed; \"it ran 1 test and it passed\" = 1 passed, "
+              "0 failed). A runner's own summary quoted counts as the runner reports it (Maven's `Tests run: 12, "
+              "Failures: 0, Errors: 0, Skipped: 0` = 12 passed). An answer with no count that says how the run went "
+              "(\"I only remember the test didn't pass\") is a vague claim: wrong.")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)

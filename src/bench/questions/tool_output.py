@@ -290,8 +290,13 @@ class ToolOutput:
               "(`env['X']` for `env[\"X\"]`). A caption line introducing the output (\"Here's the files ... up to 2 "
               "levels deep in /a:\") and a traceback's frames are not values to restate (its exception line is; a "
               "line number given must be a frame's). A path may be given relative to the repository root, or by its "
-              "file name when no other path of the output has it. An empty output ([] or {}) may be said in words "
-              "(\"an empty list\"). A decline that says how the call went (\"it didn't work\") is a vague claim: wrong.")
+              "file name when no other path of the output has it; file names (cache.py) are values like any other, and an "
+              "entry added under a listed directory is wrong. A path the question itself states (the viewed file, "
+              "the listed directory: the call's own argument echoed back) need not be restated. Numbers told in prose "
+              "beside a word of their label (\"used 15.0 GB of its 15.1 GB limit\") are that label's values. Status "
+              "markers (\u2705 \U0001f504 \u23f3) are their line's values. An empty output ([] or {}) may be said in "
+              "words (\"an empty list\"). A decline that says how the call went or what it held (\"it didn't work\", "
+              "\"it listed a handful of files\") is a vague claim: wrong.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(nth=ordinal(target["ordinal"]), tool=target["tool"],

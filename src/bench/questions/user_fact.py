@@ -63,7 +63,8 @@ class UserFact:
     answer_format = {"value": "the value the user gave"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("User fact: the stated value equals the reference: ids and names character for character "
               "(case and quotes ignored; a phone number's separators too: 5551232002 is not 555-123-2002), "
-              "numbers numerically. A different value, or several values offered without choosing, is wrong.")
+              "numbers numerically; something joined to it, \"+1 555-123-2002\", is another value. A different value, or "
+              "several values offered without choosing, is wrong; so is an answer that the user gave none.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(argument=target["argument"], tool=target["tool"])

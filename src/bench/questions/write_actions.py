@@ -61,7 +61,11 @@ class WriteActions:
               "listed as a change that is none of the reference's (a read-only call, a transfer, a call that "
               "failed) is an extra change; calls mentioned only as context, or said to have failed, do not count. "
               "The values of a change's other arguments (`other`) need not be stated, but a value the answer states "
-              "for one (\"gb_amount: 4\", \"4 GB\" for gb_amount 2) must be the call's.")
+              "for one (\"gb_amount: 4\", \"4 GB\" for gb_amount 2, \"business-class\" for cabin economy) must be "
+              "the call's. Prose may name a change by its verb and a value of its own (\"refueled 2 GB on L1002\" = "
+              "refuel_data, \"set 4g_5g_preferred\" = set_network_mode_preference); \"switched/changed X to V\" is "
+              "set_X; the order is the one the answer states (\"resumed L1, after first sending a payment request\" "
+              "tells the payment request first).")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
