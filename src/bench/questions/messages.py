@@ -106,7 +106,7 @@ def _key_said(key: str, reference: str, text: str) -> bool:
     if _NUMBER_KEY.fullmatch(key) and not re.search(rf"['\"`]{re.escape(key)}['\"`]", reference):
         return any(abs(float(key) - n) < 1e-9 for n in numbers(text))
     qualified = _QUALIFIED_CLASS.fullmatch(key)
-    return bool(qualified) and has_identifier(qualified.group(1), text)
+    return qualified is not None and has_identifier(qualified.group(1), text)
 
 
 # Where an error happened, appended to its message: "... from 'conans' (/testbed/conans/__init__.py)",
