@@ -13,7 +13,8 @@ from typing import Any
 
 from bench.extract import edited_files
 from bench.profiles import Profile
-from bench.questions.matching import is_abstention, match_paths, names, negated_spans, path_tokens
+from bench.questions.matching import is_abstention
+from bench.questions.paths import match_paths, names, negated_spans, path_tokens
 from bench.questions.question_type import CaseFacts, make_question
 from bench.store.schema import DroppedQuestion, Question
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from bench.extract import added_lines, changed_lines, relative_to_repo
 from bench.profiles import Profile
-from bench.questions.matching import code_candidates, is_abstention, match_paths, nows, path_tokens
+from bench.questions.matching import code_candidates, is_abstention, nows
+from bench.questions.paths import match_paths, path_tokens
 from bench.questions.question_type import CaseFacts, make_question
 from bench.store.schema import DroppedQuestion, Question
 

@@ -24,7 +24,6 @@ from bench.questions.matching import (
     has_identifier,
     has_values,
     is_abstention,
-    is_file,
     parse_json,
     squash,
     stated_bool,
@@ -39,6 +38,7 @@ from bench.questions.outputs import (
     without_caption,
     without_frames,
 )
+from bench.questions.paths import is_file
 from bench.questions.question_type import CaseFacts, args_text, make_question, ordinal, value_spans
 from bench.questions.values import numbers, same_date, same_number
 from bench.store.schema import DroppedQuestion, Question
