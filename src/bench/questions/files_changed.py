@@ -13,7 +13,8 @@ from typing import Any
 
 from bench.extract import edited_files
 from bench.profiles import Profile
-from bench.questions.matching import is_abstention, match_paths, names, negated_spans, path_tokens
+from bench.questions.matching import is_abstention
+from bench.questions.paths import match_paths, names, negated_spans, path_tokens
 from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.store.schema import DroppedQuestion, Question
 
@@ -50,8 +51,9 @@ class FilesChanged:
               "file name counts when exactly one reference path has that name. The right file name in the "
               "wrong directory, a missing file or an extra file makes it wrong. Things that are not file "
               "paths (a module.function, a version number) are not files; build files without an extension "
-              "(Makefile, Dockerfile) are. Files the answer says it only opened, did not change or are outside the "
-              "repository are not named as changed. An answer that it changed no file claims the empty set.")
+              "(Makefile, Dockerfile) are. Files the answer says it only opened or only ran (\"just a scratch script I "
+              "ran\"), did not change or are outside the repository are not named as changed. An answer that it "
+              "changed no file claims the empty set.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION

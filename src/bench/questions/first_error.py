@@ -52,9 +52,14 @@ class FirstError:
               "so is a class of the same name from another package (requests.exceptions.ConnectionError is not the "
               "built-in ConnectionError) and an error described without its type (\"some botocore error about "
               "credentials\"). `Exception in thread \"main\"` is Java's header, not the type; a class printed as "
-              "`Name: message` (`InvalidOperation: [...]`) is the type. A quoted value is stated whole (\"12.5 kg\" "
-              "is not \"12.5\"); a location in the message (a trailing `(x.py, line 3)`, make's `[Makefile:9: all]`) "
-              "may be left out, but one given must be the reference's.")
+              "`Name: message` (`InvalidOperation: [...]`), named after \"raised\"/\"threw\" or qualified by its "
+              "package (`decimal.ConversionSyntax`) is the claimed type. A class in the message may be named "
+              "unqualified (`ConversionSyntax` for `<class 'decimal.ConversionSyntax'>`). Numbers of the message are "
+              "compared as numbers (286 = 286.0), but one replaced by words (\"step argument\" for \"arg 3\") is "
+              "not stated. A quoted value is stated whole (\"12.5 kg\" is not \"12.5\"); a path under the "
+              "repository root may be given relative to it; a location in the message (a trailing `(x.py, line 3)`, "
+              "make's `[Makefile:9: all]`) may be left out, but one given must be the reference's (the same path "
+              "under another root, `/workspace/x/pkg/a.py` for `/testbed/pkg/a.py`, is another location).")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)
@@ -101,7 +106,10 @@ class FirstError:
         if not same_type(claimed, reference["type"]):
             return False, f"type {claimed} differs from {reference['type']}"
         message = claim["message"] if claim["message"] is not None else claim["text"]
-        if reference["message"] and not in_substance(reference["message"], message):
+        wanted = reference["message"]
+        if repo_root and repo_root.rstrip("/") + "/" in wanted:  # its path may be stated relative to the root
+            wanted, message = (t.replace(repo_root.rstrip("/") + "/", "") for t in (wanted, message))
+        if wanted and not in_substance(wanted, message):
             return False, "type matches, message differs"
         return True, "same exception type and message"
 

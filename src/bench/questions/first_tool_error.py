@@ -23,6 +23,8 @@ __all__ = ["FIRST_TOOL_ERROR", "error_message"]
 
 NAME = "first_tool_error"
 _TOOL_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+# quoted code or text (not a name alone in backticks, `run_shell`, which names a tool)
+_QUOTED = re.compile(r"`(?![a-z][a-z0-9_]*`)[^`]*`|\"(?![a-z][a-z0-9_]*\")[^\"\n]*\"")
 _LABEL_ONLY = re.compile(r"^\W*(?:error|exception|failed|failure)\W*$", re.I)
 # Lines that say an error happened but not which: markup only (``<returncode>1</returncode>``, ``<output>``),
 # a traceback's header or one of its frames, an exit code, a label alone (``ERROR:``).
@@ -57,7 +59,11 @@ class FirstToolError:
               "and quoted strings is fine). If the answer names the tool, it must be the reference tool. A word "
               "changed (\"must be active\" for \"must be suspended\") or the opposite cause (not found for "
               "multiple occurrences, or the reverse; the state a requirement asks for, \"already suspended\" for "
-              "\"must be suspended\") is another message.")
+              "\"must be suspended\") is another message. The value a message echoes (the old_str, new_str or path of the "
+              "failed call) is part of it; a path under the repository root may be given relative to it. A message "
+              "of several sentences may be stated by its key values and the sentence that says what went wrong "
+              "(\"... failed because that path does not exist\"). Words inside the code a message quotes name no "
+              "tool.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template
@@ -92,10 +98,14 @@ class FirstToolError:
         if claim["tool"] and str(claim["tool"]).strip("` ") != reference["tool"]:
             return False, f"tool {claim['tool']} differs from {reference['tool']}"
         if claim["tool"] is None:  # a tool named in prose: snake_case names that are not part of the message
-            named = set(_TOOL_NAME.findall(claim["text"])) - set(_TOOL_NAME.findall(reference["message"]))
+            # (nor of the code or strings the message quotes: `pattern_type` in an old_str names no tool)
+            named = set(_TOOL_NAME.findall(_QUOTED.sub(" ", claim["text"]))) - set(_TOOL_NAME.findall(reference["message"]))
             if named and not any(n == reference["tool"] or reference["tool"].startswith(n) for n in named):
                 return False, f"names another tool ({', '.join(sorted(named))}), not {reference['tool']}"
-        if in_substance(_strip_label(reference["message"]), claim["text"]):
+        message, said = _strip_label(reference["message"]), claim["text"]
+        if repo_root and repo_root.rstrip("/") + "/" in message:  # its path may be stated relative to the root
+            message, said = (t.replace(repo_root.rstrip("/") + "/", "") for t in (message, said))
+        if in_substance(message, said):
             return True, "same error message"
         return False, "error message differs"
 

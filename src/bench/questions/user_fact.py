@@ -46,6 +46,16 @@ def _stated(value: str, text: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", text, re.I) is not None
 
 
+def _stated_whole(value: str, text: str) -> bool:
+    """``value`` is stated as the answer's value: a whole word, and, for a value with digits, with no digit group
+    joined to it ("+1 555-123-2002" is another value than 555-123-2002: a country code added)."""
+    for match in re.finditer(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", text, re.I):
+        joined = re.search(r"(?:\+\d{1,3}|\d)[ .-]?$", text[: match.start()]) or re.match(r"[ .-]\d", text[match.end():])
+        if not (re.search(r"\d", value) and joined):
+            return True
+    return False
+
+
 class UserFact:
     name = NAME
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
@@ -53,7 +63,8 @@ class UserFact:
     answer_format = {"value": "the value the user gave"}  # the typed answer's keys (bench.questions.answers)
     rubric = ("User fact: the stated value equals the reference: ids and names character for character "
               "(case and quotes ignored; a phone number's separators too: 5551232002 is not 555-123-2002), "
-              "numbers numerically. A different value, or several values offered without choosing, is wrong.")
+              "numbers numerically; something joined to it, \"+1 555-123-2002\", is another value. A different value, or "
+              "several values offered without choosing, is wrong; so is an answer that the user gave none.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(argument=target["argument"], tool=target["tool"])
@@ -138,7 +149,7 @@ class UserFact:
         elif isinstance(reference, (int, float)):
             ok = any(same_number(reference, n) for n in numbers(claim["text"], words=False))
         else:
-            ok = _stated(want, claim["text"])
+            ok = _stated_whole(want, claim["text"])
         return (True, "same value") if ok else (False, f"expected {want!r}")
 
     def answer_keys(self, reference: Any) -> list[str]:

@@ -23,6 +23,7 @@ from bench.questions import REGISTRY, question_type
 from bench.questions.answers import read_typed
 from bench.questions.matching import (
     ABSTAIN_PATTERNS,
+    claims_none,
     declined_values,
     final_claim,
     has_values,
@@ -97,10 +98,14 @@ class ExactJudge:
                 return Score(**base, verdict="wrong", reason=why)
             return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
         if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)
-                                                                   or bare_value(text, question.question)):
+                                                                   or bare_value(text, question.question)
+                                                                   or claims_none(text)):
             # "they gave me their phone number": no value of the kind asked is stated at all
             return Score(**base, verdict="abstained", reason="no specific claim: the answer states no value")
         claim = qtype.claim(reading.parsed, text, repo_root) if text.strip() else None
+        if claim is None and not values_only and (vague := getattr(qtype, "vague", None)) is not None \
+                and (why := vague(text)):
+            return Score(**base, verdict="wrong", reason=why)  # no count, but "the test didn't pass": a vague claim
         if claim is None:  # no specific claim: whatever else it says, the answer does not answer
             why = "the answer says it does not know" if is_abstention(text) else "no claim the question asks for"
             return Score(**base, verdict="abstained", reason=f"no specific claim: {why}")
@@ -122,12 +127,14 @@ GRADING_RULE = """- "correct": the answer states what the reference states. Word
 code fences), order of items and extra explanation do not matter.
 - "wrong": the answer makes a specific claim that differs from the reference or gives only part of it, or \
 offers conflicting candidates without choosing one ("X or Y", "X, or maybe Y"). A vague description that still \
-says something about what is asked ("some error about the credentials", "I can't see it, but it didn't work") is \
-a claim; so is an answer that there was none ("None: I changed no file") and a bare name ("John Smith").
+says something about what is asked ("some error about the credentials", "I can't see it, but it didn't work", "I \
+can't see it any more - it listed a handful of Java files") is a claim; so is an answer that there was none ("None: I changed no file", "the user never gave me one") and a bare name or code \
+("John Smith", "HATHAT").
 - "abstained": the answer makes no specific claim: it says it does not know, cannot recall or cannot see the \
 information. An answer that hedges ("I think", "probably", "if I remember correctly") but still makes a specific \
 claim is graded on that claim, not as abstained.
-- An answer that corrects itself ("X - sorry, no: Y", "X... actually, Y") is graded on its final claim; a \
+- An answer that corrects itself ("X - sorry, no: Y", "X... actually, Y", "X - hmm, no, that was the rerun; Y") is \
+graded on its final claim; a \
 correction that takes back one item of a list by name ("a.py, b.py - wait, no: c.py; b.py I only read") replaces \
 that item only."""
 

@@ -698,3 +698,287 @@ TRIAL = [{"tool": "extend_trial", "arguments": {"account_id": "A3"}, "other": {"
 ])
 def test_a_value_stated_for_another_argument_must_be_the_calls(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, TRIAL, text) == verdict
+
+
+# --- issue 31 item 4, third round: the classes of fresh8's unseen disagreements, values of their own ---------------
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py and tests/test_core.py. I looked at setup.py and docs/conf.py but didn't touch them.",
+     "correct"),                                                     # "didn't": a contracted denial
+    ("src/widgets/core.py and tests/test_core.py. I opened setup.py and haven't modified it.", "correct"),
+    ("src/widgets/core.py, tests/test_core.py and setup.py, which I didn't mean to keep.", "wrong"),  # no denial
+])
+def test_a_contracted_denial_denies(text, verdict):
+    from test_judge import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py; tests/test_core.py was only a throwaway script I ran.", "wrong"),  # set apart: missing
+    ("src/widgets/core.py; I only ran tests/test_core.py.", "wrong"),
+    ("src/widgets/core.py and tests/test_core.py (I also ran it).", "correct"),
+])
+def test_a_file_set_apart_as_a_script_it_ran_is_not_claimed(text, verdict):
+    from test_judge import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("```diff\n--- a/src/widgets/core.py\n+++ b/src/widgets/core.py\n@@ -1,3 +1,3 @@\n def size(cfg):\n"
+     "-    width = 80\n+    width = cfg.get('width', 80)\n     return width\n```", "correct"),   # git's a/ b/ prefixes
+    ("```diff\n--- a/lib/widgets/core.py\n+++ b/lib/widgets/core.py\n@@ -1,3 +1,3 @@\n"
+     "-    width = 80\n+    width = cfg.get('width', 80)\n```", "wrong"),                     # another directory
+    ("```diff\n--- src/widgets/core.py\n+++ src/widgets/core.py\n+    width = cfg.get('width', 80)\n```", "correct"),
+])
+def test_a_diffs_headers_name_its_file(text, verdict):
+    from test_judge import EDIT, grade
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"passed": 7, "failed": 2}, "7 passed, 2 failed - hmm, no, that was the rerun; the first had 9 passed.", "wrong"),
+    ({"passed": 9, "failed": 0}, "7 passed, 2 failed - hmm, no, that was the rerun; the first had 9 passed.", "correct"),
+    ({"passed": 9, "failed": 0}, "7 passed, 2 failed. No, that was the rerun: all 9 passed the first time.", "correct"),
+])
+def test_an_interjected_no_corrects_the_claim(reference, text, verdict):
+    assert grade_asked("test_counts", "?", reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"passed": 3, "failed": 0}, "It ran 3 tests and they all passed.", "correct"),
+    ({"passed": 1, "failed": 0, "errors": 0}, "It ran one test, and it passed.", "correct"),
+    ({"passed": 3, "failed": 0}, "It ran 4 tests and they all passed.", "wrong"),
+    ({"passed": 2, "failed": 1}, "Ran 3 tests and they all passed.", "wrong"),
+])
+def test_a_total_with_all_of_it_passing_counts(reference, text, verdict):
+    assert grade_asked("test_counts", "?", reference, text) == verdict
+
+
+@pytest.mark.parametrize("qtype,reference,text,verdict", [
+    ("test_counts", {"passed": 5, "failed": 0}, "That output is gone; I only remember the tests didn't pass.", "wrong"),
+    ("test_counts", {"passed": 5, "failed": 0}, "I can't recall how many tests passed.", "abstained"),
+    ("tool_output", "a.txt\nb.txt", "I no longer have it - it listed a few text files.", "wrong"),
+    ("tool_output", "a.txt\nb.txt", "I can't recall what it listed.", "abstained"),
+])
+def test_a_decline_that_says_how_the_run_went_or_what_it_held_is_a_vague_claim(qtype, reference, text, verdict):
+    question = ASK_OUTPUT if qtype == "tool_output" else "?"
+    assert grade_asked(qtype, question, reference, text) == verdict
+
+
+QUOTA = {"type": "billing.QuotaExceeded", "message": "[<class 'billing.SeatLimit'>]"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("billing.SeatLimit", "wrong"),                                              # a qualified class: a claimed type
+    ("billing.QuotaExceeded", "wrong"),                                          # the right type, no message
+    ("It threw billing.QuotaExceeded, a SeatLimit problem with the plan.", "correct"),  # the class after "threw"
+    ("It raised billing.QuotaExceeded - some quota problem.", "wrong"),         # the message's class not stated
+    ("It raised billing.QuotaExceeded wrapping payments.SeatLimit.", "wrong"),  # another package's class
+])
+def test_a_class_named_by_raising_or_qualified_is_a_type(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, QUOTA, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"type": "ValueError", "message": "speed 12.0 above limit 9.5"}, "ValueError: speed 12 above limit 9.5", "correct"),
+    ({"type": "ValueError", "message": "speed 12.0 above limit 9.5"}, "ValueError: speed 12.5 above limit 9.5", "wrong"),
+    ({"type": "ValueError", "message": "speed 12.0 above limit 9.5"}, "ValueError: speed above the limit", "wrong"),
+    ({"type": "ValueError", "message": "bad token '7.0'"}, "ValueError: bad token '7'", "wrong"),  # quoted: whole
+])
+def test_a_number_of_a_message_is_compared_numerically(reference, text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+SHIM = {"type": "ImportError", "message": "cannot import name 'Shim' from 'kit' (/srv/kit/__init__.py)"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("ImportError: cannot import name 'Shim' from 'kit'", "correct"),                          # left out
+    ("ImportError: cannot import name 'Shim' from 'kit' (/srv/kit/__init__.py)", "correct"),
+    ("ImportError: cannot import name 'Shim' from 'kit' (kit/__init__.py)", "correct"),         # its end
+    ("ImportError: cannot import name 'Shim' from 'kit' (/home/me/kit/__init__.py)", "wrong"),  # under another root
+    ("ImportError: cannot import name 'Shim' from 'kit' (/srv/kit/shim.py)", "wrong"),
+])
+def test_a_location_given_under_another_root_is_another_location(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, SHIM, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("app: main.py util.py v2_io.py\ndocs: index.md", "correct"),
+    ("app: main.py v2_io.py\ndocs: index.md", "wrong"),          # a file name left out
+    ("app: main.py util.py v2_io.py\ndocs: guide.md", "wrong"),
+])
+def test_file_names_are_values_of_a_listing(text, verdict):
+    listing = "app:\nmain.py\nutil.py\nv2_io.py\n\ndocs:\nindex.md"
+    assert grade_asked("tool_output", ASK_OUTPUT, listing, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("1. \u231b Fetch the data\n2. \u231b Plot it", "correct"),
+    ("1. \u2705 Fetch the data\n2. \u231b Plot it", "wrong"),     # a status changed: ⌛ is a marker too
+])
+def test_an_hourglass_is_a_status_marker(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, "1. \u231b Fetch the data\n2. \u231b Plot it", text) == verdict
+
+
+ROWS = "   12\t@register(app.io)\n   13\treturn app.io.load()"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("12: @register(app.io)\n13: return app.io.load()", "correct"),   # app.io is inside row 13's own token too
+    ("12: return app.io.load()\n13: @register(app.io)", "wrong"),     # rows given each other's numbers
+])
+def test_a_rows_own_word_is_not_inside_another_rows_token(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, ROWS, text) == verdict
+
+
+VIEW = "Here's the result of running `cat -n` on /srv/app/conf.py:\n     1\tPORT = 8080\n     2\tHOST = 'db'"
+TREE = ("Here's the files and directories up to 2 levels deep in /srv/app, excluding hidden items:\n/srv/app\n"
+        "/srv/app/main.py")
+
+
+@pytest.mark.parametrize("reference,arguments,text,verdict", [
+    (VIEW, '{"path": "/srv/app/conf.py"}', "1 PORT = 8080\n2 HOST = 'db'", "correct"),  # the path is the question's
+    (VIEW, '{"path": "/srv/app/conf.py"}', "1 PORT = 8081\n2 HOST = 'db'", "wrong"),
+    (TREE, '{"path": "/srv/app"}', "One file: /srv/app/main.py", "correct"),              # the listed directory
+    (TREE, '{"path": "/srv/app"}', "One file: /srv/app/cli.py", "wrong"),
+    (TREE, '{"path": "/srv/app"}', "/srv/app/main.py and /srv/app/setup.py", "wrong"),   # an entry added
+    ("Here's the files and directories up to 2 levels deep in /srv/app, excluding hidden items:\n/srv/app",
+     '{"path": "/srv/app"}', "/srv/app/main.py and /srv/app/docs", "wrong"),              # an empty listing filled
+])
+def test_a_path_the_question_states_need_not_be_restated(reference, arguments, text, verdict):
+    question = f"The 1st time you called `view` with `{arguments}`, what did it return?"
+    assert grade_asked("tool_output", question, reference, text) == verdict
+
+
+QUOTA_OUT = '{"plan": "P7", "seats_used": "41", "seats_allowed": "40", "renewal_date": "2025-09-01"}'
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Plan P7 has 41 seats used of 40 seats allowed, renewing 2025-09-01.", "correct"),
+    ("Plan P7: used 41 seats, allowed 40, renewal 2025-09-01.", "correct"),
+    ("Plan P7 used 40 seats of its 41 allowed, renewing 2025-09-01.", "wrong"),   # numbers under each other's word
+])
+def test_numbers_beside_a_word_of_their_label(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, QUOTA_OUT, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("KQZMTR", "wrong"),                      # a code in capitals as the whole answer: a claim
+    ("`KQZMTR`", "wrong"),
+    ("IDK", "abstained"),
+    ("2025-03-09T08:30:00", "correct"),
+])
+def test_a_bare_code_is_a_claim(text, verdict):
+    question = "In what `open_ticket` with `{\"topic\": \"billing\"}` returned the 1st time, what was `opened_at`?"
+    assert grade_asked("tool_value", question, "2025-03-09T08:30:00", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("The user never gave me an account number; I looked them up by email.", "wrong"),  # there was none: a claim
+    ("No account number was given in the chat.", "wrong"),
+    ("I can't recall which account number they gave.", "abstained"),
+    ("+44 AC-44817", "wrong"),                                                          # a prefix added: another value
+    ("AC-44817 7", "wrong"),
+    ("They gave AC-44817.", "correct"),
+])
+def test_a_user_value_claimed_absent_or_with_more_attached(text, verdict):
+    question = "What `account_number` did the user give you for `lookup_account`?"
+    assert grade_asked("user_fact", question, "AC-44817", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("18 - plus 4 apply_patch calls.", "correct"),          # another tool's count told beside the answer's own
+    ("18, and 6 more `grep` calls besides.", "correct"),
+    ("4 apply_patch calls.", "wrong"),                     # the count given is the other tool's
+    ("18 apply_patch calls.", "wrong"),
+])
+def test_another_tools_count_told_beside_the_count(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 18, text) == verdict
+
+
+NOT_FOUND = {"tool": "file_editor",
+             "message": "Invalid `path` parameter: /srv/kit/lib/io.c. The path /srv/kit/lib/io.c does not exist. "
+                        "Please provide a valid path."}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Opening lib/io.c failed because that path does not exist.", "correct"),   # relative path, the sentence of it
+    ("file_editor: Invalid `path` parameter: lib/io.c. The path lib/io.c does not exist.", "correct"),
+    ("Opening lib/io.c failed because it is a directory.", "wrong"),
+    ("Opening lib/os.c failed because that path does not exist.", "wrong"),
+    ("shell_exec: the path lib/io.c does not exist.", "wrong"),                # another tool named
+])
+def test_a_message_path_relative_to_the_root_and_its_saying_sentence(text, verdict):
+    assert grade_rooted("first_tool_error", ASK_TOOL_ERROR, NOT_FOUND, text, "/srv/kit") == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("No replacement was performed, old_str `if (open_count > 0) {\\n  reset_all();` did not appear verbatim.",
+     "correct"),                                    # snake_case inside the quoted old_str names no tool
+    ("`file_editor` said: No replacement was performed, old_str `if (open_count > 0) {`", "correct"),
+    ("`shell_exec` said: No replacement was performed, old_str `if (open_count > 0) {`", "wrong"),
+])
+def test_words_of_quoted_code_name_no_tool(text, verdict):
+    reference = {"tool": "file_editor", "message": "No replacement was performed, old_str `if (open_count > 0) {"}
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+TOPUP = [{"tool": "recharge_wallet", "arguments": {"account_id": "A9"}, "other": {"euros": 15}},
+         {"tool": "set_billing_cycle", "arguments": {"cycle": "quarterly"}},
+         {"tool": "grant_seat_license", "arguments": {"team": "ops", "license": "viewer"}},
+         {"tool": "grant_seat_license", "arguments": {"team": "ops", "license": "editor"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a change told by its verb and a value of its own
+    ("Recharged 15 euros on A9, set quarterly, granted ops the viewer and then the editor license.", "correct"),
+    ("Recharged 15 on A9; set quarterly; granted ops the viewer and then the editor license.", "correct"),
+    ("Recharged 15 on A9; set monthly; granted ops the viewer and then the editor license.", "wrong"),  # another value
+    ("Recharged 15 on A9; granted ops the viewer and then the editor license.", "wrong"),               # one left out
+    ("Recharged 20 euros on A9, set quarterly, granted ops the viewer and then the editor license.", "wrong"),
+])
+def test_a_change_told_by_its_verb_and_its_own_values(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, TOPUP, text) == verdict
+
+
+LIGHTS = [{"tool": "toggle_night_light", "arguments": {}}, {"tool": "toggle_fan", "arguments": {}},
+          {"tool": "set_room_mode", "arguments": {"mode": "eco_plus"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("1. toggled fan\n2. toggled night light\n3. set room mode eco_plus", "wrong"),         # not across items
+    ("1. toggled night light\n2. toggled fan\n3. set room mode eco_plus", "correct"),
+    ("1. Turned Night Light off\n2. Turned the fan on\n3. Switched the room mode to eco_plus", "correct"),  # "off"
+    ("Turned the night light off, switched the fan on, changed the room mode to eco_plus.", "correct"),     # set_
+])
+def test_a_tools_words_stay_in_their_item_and_set_is_switched_to(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, LIGHTS, text) == verdict
+
+
+TWO = [{"tool": "issue_refund", "arguments": {"order_id": "O5"}},
+       {"tool": "close_order", "arguments": {"order_id": "O5"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("I closed order O5, after first issuing a refund for it.", "correct"),     # the order the answer states
+    ("Before closing order O5, I issued a refund for it.", "correct"),
+    ("I closed order O5, then issued a refund for it.", "wrong"),
+    ("I closed order O5, after that I issued a refund for it.", "wrong"),
+])
+def test_the_order_the_answer_states(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, TWO, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # the run imported kit from another install (/opt/kit): the answer's workspace path is another location
+    ({"type": "ImportError", "message": "cannot import name 'Shim' from 'kit' (/opt/kit/__init__.py)"},
+     "ImportError: cannot import name 'Shim' from 'kit' (/work/kit/kit/__init__.py)", "wrong"),
+    # a path under the repository root may be stated relative to it
+    ({"type": "FileNotFoundError", "message": "[Errno 2] No such file or directory: '/work/kit/conf/app.toml'"},
+     "FileNotFoundError: [Errno 2] No such file or directory: 'conf/app.toml'", "correct"),
+    ({"type": "FileNotFoundError", "message": "[Errno 2] No such file or directory: '/work/kit/conf/app.toml'"},
+     "FileNotFoundError: [Errno 2] No such file or directory: 'conf/db.toml'", "wrong"),
+])
+def test_a_message_path_relative_to_the_repository_root(reference, text, verdict):
+    assert grade_rooted("first_error", ASK_ERROR, reference, text, "/work/kit") == verdict
