@@ -9,13 +9,20 @@ be walks over attribute names and forwarding methods: the fail-fast check of eve
 
     preflight(answerer, judge, policy)       # each client checks its key and endpoint, once
     calls_model(policy)                      # True when a view needs a model call
+    check_part(judge, "judge")               # the Judge protocol's members, or one ContractError line
+
+An answerer and a judge are named by ``_target_`` in the config: :func:`check_part` reads each against
+its protocol when the job builds it, before any case is read.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-__all__ = ["ModelClient", "Component", "Answerer", "Judge", "clients_of", "calls_model", "preflight"]
+from bench.core.contracts import check, problems
+
+__all__ = ["ModelClient", "Component", "Answerer", "AnswererOptions", "Judge", "KINDS", "check_part", "clients_of",
+           "calls_model", "preflight"]
 
 
 class ModelClient(Protocol):
@@ -47,6 +54,26 @@ class Judge(Component, Protocol):
     name: str
 
     def score(self, question: Any, answer: Any, repo_root: str | None = None) -> Any: ...
+
+
+class AnswererOptions(Protocol):
+    """What an answerer may add; each is read only when it has it."""
+
+    warm_prefix: bool  # send a view's first question alone, so the others read its prefix from the cache
+    calls_model: bool  # it calls a model although it lists no client (the start line, the stack check)
+
+
+# The parts a job config names by ``_target_`` and checks here: group -> (kind, protocol, its optional members)
+KINDS: dict[str, tuple[str, type, type | None]] = {"model": ("answerer", Answerer, AnswererOptions),
+                                                   "judge": ("judge", Judge, None)}
+
+
+def check_part(part: Any, group: str, label: str | None = None) -> Any:
+    """``part`` (built from the config group ``model`` or ``judge``) when it has its protocol's members;
+    else ContractError, one line: ``judge 'mine': missing clients``."""
+    kind, protocol, optional = KINDS[group]
+    return check(part, protocol, kind, label,
+                 rules=(lambda p: problems(p, optional, optional=True)) if optional is not None else None)
 
 
 def clients_of(*components: Any) -> list[Any]:

@@ -19,6 +19,7 @@ from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
 from bench.config.checks import ConfigError
+from bench.core.components import check_part
 from bench.core.errors import BenchError
 from bench.llm import ModelSetupError
 from bench.llm.limiter import group_workers
@@ -61,7 +62,9 @@ def _unknown_setting(err: BaseException, groups: dict[str, Any]) -> str | None:
 
 
 def build(node: Any, group: str) -> Any:
-    return surfaced(instantiate, node, _convert_="object", groups={group: node})
+    """The part a config group names (``model``: an answerer, ``judge``), checked against its protocol
+    (``bench.core.components.check_part``): a missing member is one line now, not an error mid-job."""
+    return check_part(surfaced(instantiate, node, _convert_="object", groups={group: node}), group)
 
 
 def worker_threads(model: Any) -> int:
