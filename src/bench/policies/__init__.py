@@ -1,15 +1,14 @@
 """History policies (arms): each turns a case's history into the view a model answers from.
 
-    policy = build_policy(cfg, counter)
+    policy = build_policy(cfg, counter)       # bench.config.arms: the arm its _target_ names
     view = policy(case)
 
-Arms: ``full`` (the whole history), ``nlatest`` (the N latest messages, spec 2.2) and
-``compact`` (the sre-agent compaction with its mechanisms, spec 2.3). ``build_policy``
-hands each arm what it declares from the job config: ``compact`` gets ``cfg.prompt``,
-``cfg.mechanism`` and the summarizer of ``cfg.summarizer``; ``nlatest`` with
-``arm.match=NAME`` gets the policy of arm NAME, composed (Hydra's compose API) with the
-same prompt, mechanism and summarizer groups as this job. Each arrives in one
-:class:`PolicyContext`, filled with the parts the policy's class declares in ``uses``.
+One module per arm (``conf/arm/<name>.yaml`` names its class), behind the :class:`Policy` protocol
+(``bench.policies.policy``): ``name``, ``calls_model``, ``uses``, ``context`` and ``__call__``.
+``build_policy`` hands each arm the parts of the job it declares in ``uses`` (the summary prompt,
+the mechanism, the summarizer, the policy of ``arm.match`` as ``budget_policy``, the answering model),
+in one :class:`PolicyContext`, and checks the built arm against the protocol (one line naming what
+is missing, docs/extending.md).
 
 Importing this package registers the config resolver ``${bench.prompt:FILE}`` that
 reads a summary prompt (``conf/prompt/*.yaml`` use it for ``prompt.text``).
