@@ -8,6 +8,7 @@ question, and the accounting of what it kept. Every view must be valid for the c
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -177,8 +178,8 @@ def policy_class_problems(cls: Any) -> list[str]:
     hands it, and ``uses`` names parts of it (:data:`CONTEXT_PARTS`)."""
     found = []
     try:
-        parameters = inspect.signature(cls).parameters
-    except (TypeError, ValueError):
+        parameters: Mapping[str, inspect.Parameter] = inspect.signature(cls).parameters
+    except (TypeError, ValueError):  # no signature to read: left to the build
         parameters = {}
     if parameters and "context" not in parameters and not any(
             p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
