@@ -59,7 +59,7 @@ PLACEHOLDERS: list[tuple[str, str]] = [
     (r"http://localhost:\d+/v1", URL),                                 # a local model server (vLLM, Ollama)
 ]
 # Capitals that are names, not placeholders (environment variables, file names).
-NAMES = {"OPENAI_API_KEY", "LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL", "FAKE_URL",
+NAMES = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_BASE_URL", "FAKE_URL",
          "FAKE_LANGFUSE", "README", "PGPASSWORD"}
 
 FAKE_ANSWER = [f"model.base_url={URL}", "model.api_key_env=null"]

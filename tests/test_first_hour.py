@@ -17,7 +17,7 @@ import pytest
 from bench.sources.chatlog import ChatLogError, iter_chat_rows
 
 from cli_batch import JOB_MODULES, MODEL_MODULES, run_commands
-from conftest import OPS_JSONL, PROJECT
+from conftest import CONF_DIR, OPS_JSONL, PROJECT
 from fake_openai import FakeOpenAI
 
 CHAT = PROJECT / "tests" / "data" / "real" / "chat"
@@ -45,15 +45,21 @@ def plain_chat_log(path: Path) -> Path:
 
 # ------------------------------------------------------------------ habits from other tools
 
+# the options of conf/model/ as the refusal lists them (the group's files, not a copy of them)
+MODEL_OPTIONS, JUDGE_OPTIONS = (", ".join(sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml")))
+                                for group in ("model", "judge"))
 HABITS = [
     (["experiment=smoke"], "error: experiment=smoke: experiment has no default to override, add it with +: write "
                            f"+experiment=smoke (options: {EXPERIMENTS})"),
     (["arm=full,none"], "error: arm=full,none is a sweep (one job per value): add -m to run it (python -m bench.main "
                         "-m arm=full,none); for one job whose value holds a comma, quote it: arm='full,none'"),
-    (["model=openai/gpt-4o"], "error: unknown option model=openai/gpt-4o: model is one of offline, openai and a "
-                              "model's name goes in model.name: write model=openai model.name=gpt-4o"),
-    (["judge=gpt-4o"], "error: unknown option judge=gpt-4o: judge is one of exact, llm, panel and a model's name "
-                       "goes in judge.name: write judge=llm judge.name=gpt-4o"),
+    (["model=openai/gpt-4o"], "error: unknown option model=openai/gpt-4o: model is one of "
+                              f"{MODEL_OPTIONS} and a model's name goes in model.name: write model=openai model.name=gpt-4o"),
+    (["judge=gpt-4o"], "error: unknown option judge=gpt-4o: judge is one of "
+                       f"{JUDGE_OPTIONS} and a model's name goes in judge.name: write judge=llm judge.name=gpt-4o"),
+    (["judge=claude-sonnet-4-5"], "error: unknown option judge=claude-sonnet-4-5: judge is one of "
+                                  f"{JUDGE_OPTIONS} and a model's name goes in judge.name: write judge=anthropic "
+                                  "judge.name=claude-sonnet-4-5"),
     (["n=10"], "error: unknown config key 'n': keys are written in full, e.g. arm.n=10 (arm=nlatest)"),
     (["arm=nlatest", "n=10"], "error: unknown config key 'n': keys are written in full, e.g. arm.n=10 (arm=nlatest)"),
     (["--arm", "full"], "error: --arm full: bench takes key=value overrides, not --options: write arm=full "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hydra import compose, initialize_config_dir
 
 from bench.runner import run
@@ -62,12 +63,15 @@ def test_full_arm_scores_everything_on_the_real_sample(tmp_path, dev_parquet):
     assert metrics["accuracy"] == 1.0, metrics["by_type"]
 
 
-def test_a_file_of_only_bad_rows_gives_an_empty_complete_job(tmp_path):
+def test_a_file_of_only_bad_rows_is_refused_naming_the_rejection(tmp_path):
+    """No question, no job (issue 32): the refusal names the rows read and the first rejection's reason."""
+    from bench.core.errors import DatasetError
+
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"instance_id": "x", "trajectory": "not json"}) + "\n")
-    metrics = run(job_cfg(tmp_path / "job", "dataset=local", f"dataset.path={bad}"))
-    assert metrics["n_cases"] == 0 and metrics["accuracy"] is None
-    assert read_jsonl(tmp_path / "job" / "rejected.jsonl")[0]["reason"] == "trajectory is a string that is not valid JSON"
+    with pytest.raises(DatasetError, match=r"1 row\(s\) read; 0 case\(s\) selected; 1 rejected \(first: trajectory is a "
+                                           r"string that is not valid JSON\)"):
+        run(job_cfg(tmp_path / "job", "dataset=local", f"dataset.path={bad}"))
 
 
 def test_job_files_hold_every_message_exactly_on_the_real_sample(tmp_path, dev_parquet):

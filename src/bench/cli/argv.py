@@ -203,6 +203,17 @@ def _leaf_keys(group: str, option: str) -> set[str]:
     return set(flat_keys(data)) if isinstance(data, dict) else set()
 
 
+def _provider_of(group: str, option: str) -> str | None:
+    """The ``provider`` an option of a model group names literally (``anthropic``), None when it is interpolated."""
+    from bench.config.checks import CONF_DIR
+
+    try:
+        value = OmegaConf.load(CONF_DIR / group / f"{option}.yaml").get("provider")
+    except Exception:  # noqa: BLE001 - a hint only
+        return None
+    return value if isinstance(value, str) and "${" not in value else None
+
+
 def _qualified(key: str) -> list[str]:
     """``group.key (group=option)`` for every group option that has ``key`` (``n`` -> ``arm.n (arm=nlatest)``)."""
     found = []
@@ -222,7 +233,11 @@ def _bad_option_line(group: str, option: str, options: list[str]) -> str | None:
     if not clients or option in options:
         return None
     provider, _, rest = option.partition("/")  # openai/gpt-4o: a provider prefix; Qwen/Qwen2.5-7B: a name
-    client, name = (provider, rest) if rest and provider in clients else (clients[0], option)
+    # a bare name goes with the Anthropic-native option when it is a Claude model, else with an OpenAI-compatible one
+    native = [o for o in clients if _provider_of(group, o) == "anthropic"]
+    compatible = [o for o in clients if o not in native] or clients
+    bare = native[0] if native and option.lower().startswith("claude") else compatible[0]
+    client, name = (provider, rest) if rest and provider in clients else (bare, option)
     return (f"unknown option {group}={option}: {group} is one of {', '.join(options)} and a model's name goes in "
             f"{group}.name: write {group}={client} {group}.name={name}")
 

@@ -33,7 +33,7 @@ _CONCLUSION = re.compile(r"\b(?:so|thus|therefore|hence|making(?: it)?|(?:that|w
                          re.I)
 # An answer that opens with its number ("4 - I also checked once after ...", "24: mostly edits"): that number
 _LEADING = re.compile(r"^\W*" + _NUMBER + r"(?:\s+(?:times?|calls?))?\s*(?:[-\u2013\u2014:;,(]|\.?\s*$)", re.I)
-# A tool named as what the count is compared with ("the same number as my editor calls") is not counted
+# A tool named as what the count is compared with ("the same number as my edit calls") is not counted
 _COMPARED = re.compile(r"\b(?:(?:the )?same (?:number|count|amount)(?: of \w+)? as|as (?:many|often) as|equal to|"
                        r"(?:more|fewer|less) than|compared (?:to|with)|just like|like)\b[^.;\n]*", re.I)
 # "four times before it succeeded on the fifth": the last call's ordinal is the count
