@@ -47,7 +47,7 @@ def members(protocol: type) -> tuple[Member, ...]:
     attributes: dict[str, Member] = {}
     methods: dict[str, Member] = {}
     for cls in reversed(protocol.__mro__):
-        if not getattr(cls, "_is_protocol", False) or cls is typing.Protocol or cls is typing.Generic:
+        if not _is_protocol(cls):
             continue
         for name in cls.__dict__.get("__annotations__", {}):
             attributes[name] = Member(name, False, hints.get(name))
@@ -56,6 +56,11 @@ def members(protocol: type) -> tuple[Member, ...]:
                 params = tuple(inspect.signature(value).parameters)[1:]
                 methods[name] = Member(name, True, params=params)
     return (*attributes.values(), *methods.values())
+
+
+def _is_protocol(cls: Any) -> bool:
+    """A protocol class: one that lists ``Protocol`` among its bases (PEP 544: only those are protocols)."""
+    return typing.Protocol in getattr(cls, "__bases__", ())
 
 
 def _expected(annotation: Any) -> tuple[type, ...] | None:
@@ -72,7 +77,7 @@ def _expected(annotation: Any) -> tuple[type, ...] | None:
         return (type(None),)
     if annotation in (frozenset, set, collections.abc.Set):
         return (collections.abc.Set,)  # ``uses = {"prompt"}`` works as well as a frozenset
-    if isinstance(annotation, type) and not getattr(annotation, "_is_protocol", False) and annotation is not object:
+    if isinstance(annotation, type) and not _is_protocol(annotation) and annotation is not object:
         return (annotation,)
     return None
 
