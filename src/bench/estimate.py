@@ -12,7 +12,7 @@ the history the offline summarizer was given):
   request is the one measured), the full-history reference of a non-full arm, LLM judge calls,
   summary calls;
 - **input tokens** (system prompt, tools, the view, the question) and **output tokens** (a typical
-  answer of the question's type, ``bench.runner.costing.OUTPUT_TOKENS``; a judge's verdict; a summary);
+  answer of the question's type, its ``answer_tokens``; a judge's verdict; a summary);
 - **cached share**: under ``model.warm_prefix`` every question of a view after the first reads the
   view's prefix from a provider's prefix cache (from 1,024 tokens on);
 - **cost** at the price tables (``model.price``, ``judge.price``, ``summarizer.price``), with and

@@ -57,8 +57,9 @@ def build_judge(name: str = "exact", overrides: list[str] | None = None) -> tupl
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=[f"judge={name}", *(overrides or [])])
     from bench.core.components import preflight
+    from bench.scoring.judge import check_judge
 
-    judge = instantiate(cfg.judge, _convert_="object")
+    judge = check_judge(instantiate(cfg.judge, _convert_="object"))  # its members, before any row
     preflight(judge)  # every model client of the judge (a panel's members too): unreachable fails now, not after the work
     return judge, cfg
 

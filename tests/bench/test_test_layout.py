@@ -17,7 +17,8 @@ from paths import PROJECT, TESTS
 
 # Root tests that are about the whole package rather than one command: its import structure, this layout,
 # the commands the docs show, the pinned records, the extension guide, the benchmarks, a real model end to end.
-WHOLE_PACKAGE = {"structure", "test_layout", "documented_commands", "documented_lists", "pins", "extending", "benchmarks",
+WHOLE_PACKAGE = {"structure", "test_layout", "documented_commands", "documented_lists", "pins", "extending",
+                 "throwaway_parts", "extension_contracts", "benchmarks",
                  "bench_coverage", "e2e_llama"}
 # Words that name when or why a test was written, not what it tests.
 HISTORY = re.compile(r"hostile|rough_edges|issue|newcomer|first_hour|second_pass|pass\d|round\d|phase\d|regression"

@@ -10,12 +10,13 @@ the import contract keeps core below the records.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from bench.core.components import Component
+from bench.core.contracts import check, problems
 from bench.store.schema import Answer, Case, Question, View
 
-__all__ = ["Answerer"]
+__all__ = ["Answerer", "AnswererOptions", "check_answerer"]
 
 
 class Answerer(Component, Protocol):
@@ -26,3 +27,16 @@ class Answerer(Component, Protocol):
 
     def answer(self, case: Case, view: View, question: Question) -> Answer:
         """The answer, with its usage (an error of the call raises: resume asks again)."""
+
+
+class AnswererOptions(Protocol):
+    """What an answerer may add; each is read only when it has it."""
+
+    warm_prefix: bool  # send a view's first question alone, so the others read its prefix from the cache
+    calls_model: bool  # it calls a model although it lists no client (the start line, the stack check)
+
+
+def check_answerer(part: Any, label: str | None = None) -> Any:
+    """``part`` (built from the config group ``model``) when it has the :class:`Answerer` members; else
+    ContractError, one line: ``answerer 'mine': missing clients``."""
+    return check(part, Answerer, "answerer", label, rules=lambda p: problems(p, AnswererOptions, optional=True))

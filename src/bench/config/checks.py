@@ -21,12 +21,13 @@ from typing import Any
 from omegaconf import OmegaConf
 from omegaconf.errors import ValidationError
 
+from bench.core.contracts import check
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
-from bench.prompts import load_prompt
+from bench.prompts import load_prompt, prompt_problems
 from bench.sources import KEY_HINTS, Source, as_source, source_classes
 
-__all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
+__all__ = ["ConfigError", "validate", "check_prompt", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
            "quote_override", "plain", "mapping", "flat_keys", "dataset_source", "generalize_types"]
 
 MAX_JOB_NAME = 200  # bytes of a sweep job's directory name (many overrides, long URLs: the rest is a hash)
@@ -128,6 +129,8 @@ def validate(cfg: Any) -> None:
     _merge(TopSchema, top, "")
     _merge(StatsSchema, cfg.get("stats") or {}, "stats")
     dataset_source(cfg.dataset)
+    if cfg.get("prompt") is not None:
+        check_prompt(cfg.prompt)
     types = (cfg.get("questions") or {}).get("types")
     if types is not None:
         from bench.questions import QuestionTypeError, select_types
@@ -217,6 +220,14 @@ def dataset_source(node: Any) -> Source:
     if not settings.get("_target_"):
         raise ConfigError("dataset._target_: missing (the source class, e.g. bench.sources.LocalFile)")
     return as_source(settings)
+
+
+def check_prompt(node: Any) -> None:
+    """A prompt option (``conf/prompt/<name>.yaml``) with what a summarizing arm reads of it, else one
+    ContractError line: ``summary prompt 'mine': missing name`` (``bench.prompts.prompt_problems``)."""
+    settings = plain(node)
+    label = str(settings.get("name") or settings.get("file") or "?") if isinstance(settings, dict) else "?"
+    check(settings, None, "summary prompt", label, rules=prompt_problems)
 
 
 def _check_secrets(cfg: Any) -> None:

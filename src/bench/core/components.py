@@ -9,6 +9,10 @@ be walks over attribute names and forwarding methods: the fail-fast check of eve
 
     preflight(answerer, judge, policy)       # each client checks its key and endpoint, once
     calls_model(policy)                      # True when a view needs a model call
+
+An answerer and a judge are named by ``_target_`` in the config: ``bench.answering.answerer.check_answerer``
+and ``bench.scoring.judge.check_judge`` read each against its protocol when the job builds it, before any
+case is read.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ question, and the accounting of what it kept. Every view must be valid for the c
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -14,6 +15,7 @@ from typing import Any, Protocol
 from langchain_core.messages import BaseMessage
 
 from bench.core.components import Component, ModelClient, calls_model, clients_of
+from bench.core.contracts import check, problems
 from bench.extract.history import clean_start, steps, unpaired
 from bench.policies.compact_settings import Mechanisms
 from bench.policies.summarize import Summarizer
@@ -21,8 +23,9 @@ from bench.store.schema import Case, View, assign_message_ids
 from bench.text.tokens import TokenCounter
 from bench.text.view_contents import verbatim_ids
 
-__all__ = ["Policy", "PolicyContext", "CONTEXT_PARTS", "Declaration", "declare", "declaration_of", "ROLES",
-           "SummarizingArm", "view_problems", "make_view", "steps", "clean_start"]
+__all__ = ["Policy", "PolicyOptions", "PolicyContext", "CONTEXT_PARTS", "Declaration", "declare", "declaration_of",
+           "ROLES", "SummarizingArm", "check_policy", "policy_class_problems", "view_problems", "make_view", "steps",
+           "clean_start"]
 
 # The parts of a PolicyContext a policy class may declare it uses (``Policy.uses``).
 CONTEXT_PARTS = frozenset({"prompt", "mechanism", "summarizer", "budget_policy", "model"})
@@ -166,6 +169,49 @@ class Policy(Protocol):
 
     def __call__(self, case: Case) -> View:
         """The view of the case's history the answering model sees."""
+
+
+class PolicyOptions(Protocol):
+    """What a policy may add; each is read only when it has it (:func:`declare`, the runner)."""
+
+    role: str  # one of ROLES (default candidate)
+    order: int  # its place in study tables and plots (default 50)
+    uses_tokenizer: bool  # its views depend on the token counter (default True)
+
+    def clients(self) -> list[Any]: ...  # the model clients it calls through (SummarizingArm: the summarizer's)
+
+    def declaration(self) -> Declaration: ...  # its own declaration instead of the one derived from ``uses``
+
+
+def policy_class_problems(cls: Any) -> list[str]:
+    """What an arm's class (its ``_target_``) lacks before it is built: it takes the ``context`` the job
+    hands it, and ``uses`` names parts of it (:data:`CONTEXT_PARTS`)."""
+    found = []
+    try:
+        parameters: Mapping[str, inspect.Parameter] = inspect.signature(cls).parameters
+    except (TypeError, ValueError):  # no signature to read: left to the build
+        parameters = {}
+    if parameters and "context" not in parameters and not any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        found.append("it takes no context (a field context: PolicyContext)")
+    unknown = sorted(set(getattr(cls, "uses", frozenset())) - CONTEXT_PARTS)
+    if unknown:
+        found.append(f"uses unknown context parts {unknown} (known: {', '.join(sorted(CONTEXT_PARTS))})")
+    return found
+
+
+def _policy_rules(policy: Any) -> list[str]:
+    found = problems(policy, PolicyOptions, optional=True) + policy_class_problems(type(policy))
+    role = getattr(policy, "role", "candidate")
+    if role not in ROLES:
+        found.append(f"role must be one of {ROLES}, got {role!r}")
+    return found
+
+
+def check_policy(policy: Any, label: str | None = None) -> Any:
+    """``policy`` when it has the :class:`Policy` protocol's members and its options are well-formed; else
+    ContractError, one line: ``arm 'mine': missing calls_model``."""
+    return check(policy, Policy, "arm", label, rules=_policy_rules)
 
 
 def view_problems(messages: list[BaseMessage]) -> list[str]:

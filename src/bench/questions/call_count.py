@@ -56,6 +56,7 @@ class CallCount:
     template = "How many times did you call `{tool}`?"
     uncounted = " Do not count the last call(s) of it you made, which got no result."
     answer_format = {"count": "number of calls"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 15  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\"). "
               "A count the answer concludes with is its claim (\"23 in total, but the last got no result, so 22\" "
               "is 22; \"four times before it worked on the fifth\" is 5). A count of another tool is wrong; a "

@@ -46,6 +46,7 @@ def denied_names(text: str) -> set[str]:
 class FilesChanged:
     name = NAME
     answer_format = {"files": "list of the paths of the files you changed, relative to the repository root"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 60  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Files: the set of repository files the answer names as changed equals the reference set. "
               "Absolute paths under the repository root and paths relative to it are the same file; a bare "
               "file name counts when exactly one reference path has that name. The right file name in the "

@@ -94,6 +94,7 @@ _ELSEWHERE = re.compile(r"\b(?:later|other|another|subsequent|afterwards?|next|s
 class FirstEdit:
     name = NAME
     answer_format = {"path": "the edited file's path", "code": "the lines the edit added or changed"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 150  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Code: the right file (as for files) and the lines the edit changed (`changed`, all inside "
               "`code`), whitespace and indentation ignored. The other lines of `code` and `context` are "
               "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "

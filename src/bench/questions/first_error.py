@@ -45,6 +45,8 @@ class FirstError:
     name = NAME
     template = "What exception (type and message) did the {nth} run of `{command}` print?"
     answer_format = {"type": "the exception type", "message": "its message"}  # the typed answer's keys (bench.questions.answers)
+    reference_kind = "error"  # an error message (bench.questions.guess)
+    answer_tokens = 60  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Errors: the same exception type (qualified or not: java.lang.NullPointerException = "
               "NullPointerException) and the message in substance: a paraphrase is fine if it keeps the key "
               "identifiers (names, numbers, quoted strings, paths). When the reference message is empty, the "
@@ -115,6 +117,10 @@ class FirstError:
 
     def answer_keys(self, reference: dict[str, str]) -> list[str]:
         return [reference["type"].rsplit(".", 1)[-1]] + ([reference["message"]] if reference["message"] else [])
+
+    def template_text(self, reference: dict[str, str]) -> str:
+        """The error as the template rule compares it across cases (bench.questions.guess)."""
+        return f"{reference['type']}: {reference.get('message') or ''}"
 
 
 FIRST_ERROR: QuestionType[dict[str, str], dict[str, Any]] = FirstError()  # its reference, its claim

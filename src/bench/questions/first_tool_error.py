@@ -55,6 +55,8 @@ class FirstToolError:
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "What error did the first failed tool call return?"
     answer_format = {"tool": "the tool's name", "message": "the error message"}  # the typed answer's keys (bench.questions.answers)
+    reference_kind = "error"  # an error message (bench.questions.guess)
+    answer_tokens = 50  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Tool error: the error message in substance (a paraphrase keeping the key identifiers, numbers "
               "and quoted strings is fine). If the answer names the tool, it must be the reference tool. A word "
               "changed (\"must be active\" for \"must be suspended\") or the opposite cause (not found for "
@@ -111,6 +113,10 @@ class FirstToolError:
 
     def answer_keys(self, reference: dict[str, str]) -> list[str]:
         return [_strip_label(reference["message"])]
+
+    def template_text(self, reference: dict[str, str]) -> str:
+        """The error as the template rule compares it across cases, whatever tool returned it (bench.questions.guess)."""
+        return reference.get("message") or ""
 
 
 def _strip_label(message: str) -> str:

@@ -79,6 +79,8 @@ class LatestValue:
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "What was `{field}` the last time you called `{tool}` with `{arguments}`?"
     answer_format = {"value": "the value in the latest result"}  # the typed answer's keys (bench.questions.answers)
+    reference_kind = "value"  # a value a tool returned (bench.questions.guess)
+    answer_tokens = 20  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Latest value: the value the field had in the LAST result of that call, as in the reference "
               "(numbers numerically, strings case-insensitively, booleans as true/false or yes/no; a message-like "
               "value in substance, its identifiers and numbers kept, a location optional; every part of a "

@@ -111,6 +111,7 @@ class TestCounts:
     template = ("The {nth} time you ran `{command}`, how many tests passed and how many failed? "
                 "Report errors separately if the test runner did.")
     answer_format = {"passed": "number of tests passed", "failed": "number failed", "errors?": "number of errors, if the run reported errors"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 30  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Test counts: passed and failed equal the reference. When the reference has `errors` and the "
               "answer does not name errors, its failed count must include them (failed + errors: an answer "
               "that counts the errored tests nowhere is wrong); when the answer names errors they must equal. A count the answer leaves out is zero only when it says "

@@ -283,6 +283,8 @@ class ToolOutput:
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "The {nth} time you called `{tool}` with `{arguments}`, what did it return?"
     answer_format = {"output": "the output, as the tool returned it"}  # the typed answer's keys (bench.questions.answers)
+    reference_kind = "output"  # a tool's whole output (bench.questions.guess)
+    answer_tokens = 120  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Tool output: every value in the reference output (numbers with their units, identifiers, "
               "names, status words) is stated, and stated correctly; format, quoting and order may differ. "
               "A missing or different value makes it wrong, so does a word changed in a restated line or an "

@@ -47,6 +47,8 @@ class ToolValue:
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "In what `{tool}` with `{arguments}` returned the {nth} time, what was `{field}`?"
     answer_format = {"value": "the value"}  # the typed answer's keys (bench.questions.answers)
+    reference_kind = "value"  # a value a tool returned (bench.questions.guess)
+    answer_tokens = 20  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Value: the stated value equals the reference: numbers numerically (275 = 275.00, a unit may "
               "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no. A value "
               "that is a message (several words with an identifier or a number) is stated in substance: its "

@@ -61,6 +61,7 @@ class UserFact:
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "What `{argument}` did the user give you for `{tool}`?"
     answer_format = {"value": "the value the user gave"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 20  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("User fact: the stated value equals the reference: ids and names character for character "
               "(case and quotes ignored; a phone number's separators too: 5551232002 is not 555-123-2002), "
               "numbers numerically; something joined to it, \"+1 555-123-2002\", is another value. A different value, or "

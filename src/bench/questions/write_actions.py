@@ -52,6 +52,7 @@ def _change(profile: Profile, event: ToolEvent) -> dict[str, Any]:
 class WriteActions:
     name = NAME
     answer_format = {"actions": "list of {\"tool\": name, \"arguments\": {...}}, in the order made"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 80  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Changes: the state-changing calls the answer lists are the reference's, in the same order "
               "(a missing, extra or reordered change is wrong), each with every key argument value of the "
               "reference (ids character for character, numbers numerically; a value several changes share may be "

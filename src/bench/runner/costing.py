@@ -16,16 +16,16 @@ from types import SimpleNamespace
 from typing import Any
 
 from bench.answering.request import first_messages, tools_for
+from bench.questions import REGISTRY
 from bench.store.schema import Case
 from bench.text.tokens import TokenCounter
 
-__all__ = ["OUTPUT_TOKENS", "JUDGE_INPUT", "JUDGE_OUTPUT", "SUMMARY_OUTPUT", "MIN_CACHED", "new_tally", "tally",
+__all__ = ["OUTPUT_TOKENS", "answer_tokens", "JUDGE_INPUT", "JUDGE_OUTPUT", "SUMMARY_OUTPUT", "MIN_CACHED", "new_tally", "tally",
            "tally_judge", "priced", "job_estimate"]
 
-# A typical answer's output tokens per question type (a typed JSON answer, a sentence or two of prose)
-OUTPUT_TOKENS = {"files_changed": 60, "first_edit": 150, "test_counts": 30, "first_error": 60, "tool_output": 120,
-                 "tool_value": 20, "call_count": 15, "first_tool_error": 50, "user_fact": 20, "latest_value": 20,
-                 "write_actions": 80}
+# A typical answer's output tokens (a typed JSON answer, a sentence or two of prose): each type's own
+# (``answer_tokens``), this for a type that declares none
+OUTPUT_TOKENS = 60
 JUDGE_INPUT, JUDGE_OUTPUT, SUMMARY_OUTPUT, MIN_CACHED = 500, 40, 1500, 1024
 KINDS = ("answer", "reference", "judge", "summarizer")
 
@@ -33,6 +33,11 @@ KINDS = ("answer", "reference", "judge", "summarizer")
 # Per kind of call: the expected calls and tokens (floats under a fractional --steps; a count nothing
 # was added to stays the integer 0).
 Tally = dict[str, defaultdict[str, float]]
+
+
+def answer_tokens(qtype: str) -> int:
+    """A typical answer's output tokens for a question type (its ``answer_tokens``, else OUTPUT_TOKENS)."""
+    return int(getattr(REGISTRY.get(qtype), "answer_tokens", OUTPUT_TOKENS))
 
 
 def new_tally() -> Tally:
@@ -57,7 +62,7 @@ def tally(kinds: Tally, kind: str, case: Case, kept_tokens: int, guidance: str |
         row["calls"] += steps
         row["input_tokens"] += prompt * steps
         row["cached_tokens"] += cached + (prompt * (steps - 1) if steps > 1 and prompt >= MIN_CACHED else 0)
-        row["output_tokens"] += OUTPUT_TOKENS.get(question.type, 60) * steps
+        row["output_tokens"] += answer_tokens(question.type) * steps
 
 
 def tally_judge(kinds: Tally, case: Case, counter: TokenCounter, calls: int = 1) -> None:

@@ -19,10 +19,12 @@ from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
+from bench.answering.answerer import check_answerer
 from bench.config.checks import ConfigError, mapping
 from bench.core.errors import BenchError
 from bench.llm import ModelSetupError
 from bench.llm.limiter import group_workers
+from bench.scoring.judge import check_judge
 
 __all__ = ["surfaced", "build", "worker_threads", "check_prerequisites", "check_sweep_prerequisites",
            "BASIC_SWEEPER", "JOBLIB_LAUNCHER"]
@@ -62,7 +64,10 @@ def _unknown_setting(err: BaseException, groups: dict[str, Any]) -> str | None:
 
 
 def build(node: Any, group: str) -> Any:
-    return surfaced(instantiate, node, _convert_="object", groups={group: node})
+    """The part a config group names (``model``: an answerer, ``judge``), checked against its protocol
+    (``check_answerer``, ``check_judge``): a missing member is one line now, not an error mid-job."""
+    part = surfaced(instantiate, node, _convert_="object", groups={group: node})
+    return check_judge(part) if group == "judge" else check_answerer(part)
 
 
 def worker_threads(model: Any) -> int:

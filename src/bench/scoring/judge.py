@@ -19,6 +19,7 @@ import re
 from typing import Any, Protocol, TypedDict
 
 from bench.core.components import Component, ModelClient
+from bench.core.contracts import check
 from bench.questions import REGISTRY, question_type
 from bench.questions.answers import read_typed
 from bench.questions.matching import (
@@ -35,7 +36,7 @@ from bench.questions.matching import (
 from bench.questions.values import bare_value, numbers
 from bench.store.schema import STALE_REASON, Answer, Question, Score
 
-__all__ = ["Judge", "ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
+__all__ = ["Judge", "check_judge", "ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
            "JUDGE_SYSTEM", "GRADING_RULE", "rubric_for"]
 
 class Judge(Component, Protocol):
@@ -285,3 +286,9 @@ def _gives_stale(question: Question, text: str, repo_root: str | None) -> bool:
         return False
     claim = qtype.claim(parse_json(text), text, repo_root)
     return claim is not None and grade_question(question, claim, repo_root)[1].startswith(STALE_REASON)
+
+
+def check_judge(part: Any, label: str | None = None) -> Any:
+    """``part`` (built from the config group ``judge``, or a panel's member) when it has the :class:`Judge`
+    members; else ContractError, one line: ``judge 'mine': missing clients``."""
+    return check(part, Judge, "judge", label)

@@ -12,11 +12,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from bench.core.contracts import check
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
 from bench.profiles import PROFILES, Profile, declared_profile
 
-__all__ = ["Source", "Filters", "as_source", "KEY_HINTS", "sample_path", "SHIPPED"]
+__all__ = ["Source", "Filters", "as_source", "source_problems", "KEY_HINTS", "sample_path", "SHIPPED"]
 
 log = logging.getLogger("bench.data.selection")  # reported as the data loading it belongs to
 
@@ -239,6 +240,17 @@ def source_classes() -> list[type[Source]]:
     return [c for c in _subclasses(Source) if c.names]
 
 
+def source_problems(cls: type[Source]) -> list[str]:
+    """What a source class lacks, checked when a job names it (before any row is read): its own
+    ``names`` and ``rows()``, and its keys as dataclass fields (an undecorated class's keys would be
+    refused as settings no source takes)."""
+    missing = [member for member, absent in (("names", not cls.names), ("rows", cls.rows is Source.rows)) if absent]
+    found = [f"missing {', '.join(missing)}"] if missing else []
+    if "__dataclass_fields__" not in cls.__dict__:
+        found.append("not a dataclass (@dataclass(kw_only=True) on the class: its keys are its fields)")
+    return found
+
+
 def as_source(settings: Source | Mapping[str, Any]) -> Source:
     """``settings`` as a source: a :class:`Source` as is; a mapping (a config node or a dict) by its
     ``_target_``, or else by its ``source`` name among the classes' ``names`` (for Python callers)."""
@@ -261,6 +273,7 @@ def as_source(settings: Source | Mapping[str, Any]) -> Source:
             known = sorted({n for c in _subclasses(Source) for n in c.names})
             raise ConfigError(f"dataset.source: {name!r} is not one of {tuple(known)}")
         cls = found[0]
+    check(cls, None, "source", rules=source_problems)
     return cls.build(data)
 
 

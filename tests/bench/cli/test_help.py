@@ -6,13 +6,16 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from bench.config.checks import CONF_DIR
+
 from commands import bench
 
 
 def test_help_shows_bench_groups_options_and_examples(tmp_path):
     done = bench(tmp_path, "--help")
     assert done.returncode == 0
-    for text in ("arm: anthropic_clear, anthropic_compact, compact, condenser, context_edit, custom, full, inspect, lc_summary, mask, nlatest, none, openai_compact, trim", "mechanism: collapse, offload, shipped, stepcut, tail, verify",
+    options = {group: ", ".join(sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml"))) for group in ("arm", "mechanism")}
+    for text in (f"arm: {options['arm']}", f"mechanism: {options['mechanism']}",
                  "dataset:\n  _target_: bench.sources.Shipped\n  source: sample", "python -m bench.main -m arm=nlatest arm.n=10,20,40",
                  "bench.cache stats"):
         assert text in done.stdout, text

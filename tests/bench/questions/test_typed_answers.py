@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -11,14 +12,38 @@ from bench.questions.answers import ask_text, read_typed, typed_answer
 from bench.scoring.judge import ExactJudge
 from bench.store.schema import Answer, Question
 
-FORMATS = {"files_changed": ["files"], "first_edit": ["path", "code"], "test_counts": ["passed", "failed", "errors"],
-           "first_error": ["type", "message"], "tool_output": ["output"], "tool_value": ["value"],
-           "user_fact": ["value"], "latest_value": ["value"], "call_count": ["count"],
-           "first_tool_error": ["tool", "message"], "write_actions": ["actions"]}
+
+@pytest.fixture(scope="module")
+def shipped_questions() -> dict[str, list[Question]]:
+    """The questions the shipped rows ask (the coding sample and the operations runs), by type."""
+    from bench.data.selection import load_cases
+    from bench.sources import Shipped
+    from bench.text.tokens import TokenCounter
+
+    found: dict[str, list[Question]] = {}
+    for source, profile in (("sample", "openhands"), ("ops", "tau2")):
+        for case in load_cases(Shipped(source=source, profile=profile), TokenCounter()).cases:
+            for question in case.questions:
+                found.setdefault(question.type, []).append(question)
+    return found
 
 
-def test_every_type_declares_the_issues_format():
-    assert {name: [k.rstrip("?") for k in t.answer_format] for name, t in REGISTRY.items()} == FORMATS
+@pytest.mark.parametrize("name", list(REGISTRY))  # every registered type, read from the registry
+def test_every_type_declares_a_format_the_reader_writes_and_the_judge_reads_back(name, shipped_questions):
+    from bench.answering.evidence_reader import answer_text, answer_value
+    from bench.questions.answers import format_keys
+
+    answer_format = REGISTRY[name].answer_format
+    required = [key for key in answer_format if not key.endswith("?")]
+    assert required and all(re.fullmatch(r"[a-z_]+", key) for key in format_keys(answer_format))
+    questions = shipped_questions.get(name, [])
+    assert questions, f"no shipped row asks {name}"
+    for question in questions:
+        assert question.answer_format == answer_format  # the question carries its type's format
+        text = answer_text(answer_value(question), question.answer_format)
+        assert set(required) <= set(json.loads(text)) <= set(format_keys(answer_format)), (question.qid, text)
+        answer = Answer(case_id=question.qid.split(":")[0], qid=question.qid, type=name, answer=text)
+        assert ExactJudge().score(question, answer).verdict == "correct", (question.qid, text)
 
 
 @pytest.mark.parametrize("value", [3, "a b", ["x.py"], {"passed": 2, "failed": 1}, None])

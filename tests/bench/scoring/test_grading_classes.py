@@ -709,7 +709,7 @@ def test_a_value_stated_for_another_argument_must_be_the_calls(text, verdict):
     ("src/widgets/core.py, tests/test_core.py and setup.py, which I didn't mean to keep.", "wrong"),  # no denial
 ])
 def test_a_contracted_denial_denies(text, verdict):
-    from test_judge import FILES, grade
+    from grading import FILES, grade
     assert grade("files_changed", FILES, text) == verdict
 
 
@@ -719,7 +719,7 @@ def test_a_contracted_denial_denies(text, verdict):
     ("src/widgets/core.py and tests/test_core.py (I also ran it).", "correct"),
 ])
 def test_a_file_set_apart_as_a_script_it_ran_is_not_claimed(text, verdict):
-    from test_judge import FILES, grade
+    from grading import FILES, grade
     assert grade("files_changed", FILES, text) == verdict
 
 
@@ -731,7 +731,7 @@ def test_a_file_set_apart_as_a_script_it_ran_is_not_claimed(text, verdict):
     ("```diff\n--- src/widgets/core.py\n+++ src/widgets/core.py\n+    width = cfg.get('width', 80)\n```", "correct"),
 ])
 def test_a_diffs_headers_name_its_file(text, verdict):
-    from test_judge import EDIT, grade
+    from grading import EDIT, grade
     assert grade("first_edit", EDIT, text) == verdict
 
 

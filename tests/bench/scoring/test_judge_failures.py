@@ -95,6 +95,9 @@ def test_a_panel_whose_every_member_fails_names_them_all():
         def __init__(self, name: str) -> None:
             self.name = name
 
+        def clients(self):
+            return []
+
         def score(self, question, answer, repo_root=None):  # noqa: ANN001, ARG002
             raise RuntimeError(f"{self.name} is down")
 

@@ -38,6 +38,9 @@ class Fixed:
     def __init__(self, name: str, verdict: str, reason: str = "fixed") -> None:
         self.name, self.verdict, self.reason = name, verdict, reason
 
+    def clients(self) -> list:
+        return []  # no model
+
     def score(self, question: Question, answer: Answer, repo_root: str | None = None) -> Score:
         return Score(case_id=answer.case_id, qid=answer.qid, type=question.type, verdict=self.verdict,
                      reason=self.reason, judge=self.name)
