@@ -9,7 +9,7 @@
 #   bash .ci/llama_server.sh path     # same, then print the .gguf path on the last line
 #
 # Env: LLAMA_VENV (default $HOME/.cache/bench-llama-venv).
-# This script never starts a server (tests/llama_server.py does).
+# This script never starts a server (tests/support/llama_server.py does).
 set -euo pipefail
 
 VENV="${LLAMA_VENV:-$HOME/.cache/bench-llama-venv}"

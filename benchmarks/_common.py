@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "tests" / "data" / "real" / "dev.parquet"  # 15 real OpenHands trajectories, in the repository
-FAKE = ROOT / "tests" / "fake_openai.py"
+FAKE = ROOT / "tests" / "support" / "fake_openai.py"
 
 
 def compose(overrides: list[str]):
@@ -29,7 +29,7 @@ def compose(overrides: list[str]):
 
 @contextlib.contextmanager
 def fake_server(*args: str) -> Iterator[tuple[str, dict]]:
-    """tests/fake_openai.py in its own process (its CPU is not the runner's): ``(base_url, stats)``.
+    """tests/support/fake_openai.py in its own process (its CPU is not the runner's): ``(base_url, stats)``.
 
     ``stats`` is filled with the server's counters when the block ends.
     """

@@ -2,7 +2,7 @@
 
 Runs the grid the README's studies run (``arm=compact``, ``prompt`` x ``mechanism``, each
 seed) as real jobs (``bench.runner.run``) with ``summarizer=openai`` and ``model=openai``
-pointed at ``tests/fake_openai.py`` (no latency; it counts the prompt tokens of every
+pointed at ``tests/support/fake_openai.py`` (no latency; it counts the prompt tokens of every
 request with tiktoken and returns them as ``usage``), on the first ``--cases`` cases of
 ``dev.parquet``, with one fresh response cache shared by the whole grid. Every job
 writes each model request to ``calls.jsonl`` (kind, phase, cache hit, input tokens), so

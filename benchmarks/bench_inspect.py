@@ -1,7 +1,7 @@
 """This runner beside inspect_ai on the same model calls: process wall time, side by side.
 
 Both sides answer the same questions of the same cases (``--cases`` rows of ``dev.parquet``
-with distinct ids, ``arm=full``) against the same fake server (``tests/fake_openai.py``, a
+with distinct ids, ``arm=full``) against the same fake server (``tests/support/fake_openai.py``, a
 ``finish`` tool call after ``--latency`` seconds), one answering call per question, at most
 ``--concurrency`` requests in flight, no response cache, no model call to score:
 

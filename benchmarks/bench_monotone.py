@@ -39,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DEV, ROOT, compose  # noqa: E402
 
-sys.path.insert(0, str(ROOT / "tests"))  # custom_policies: the custom arm's function
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # custom_policies: the custom arm's function
 
 CHAT = ROOT / "tests" / "data" / "real" / "chat"
 SOURCES = {

@@ -5,7 +5,7 @@ last). A provider's automatic prefix cache serves a prefix only once a *complete
 wrote it, so questions sent together all pay for it; with ``model.warm_prefix`` the pipeline
 sends a view's first question alone and the others once its answer is in.
 
-Runs the same job twice (``model=openai`` against ``tests/fake_openai.py --prefix-cache``, which
+Runs the same job twice (``model=openai`` against ``tests/support/fake_openai.py --prefix-cache``, which
 counts a request's leading tokens as cached when a completed earlier request had the same ones,
 from 1,024 tokens on, in blocks of 128), ``model.warm_prefix=false`` then ``true``, response
 cache off, and prints side by side: answer calls, input tokens, cached input tokens and their

@@ -32,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import compose  # noqa: E402
 from bench_monotone import SOURCES  # noqa: E402
 
+from bench.questions import REGISTRY  # noqa: E402
+
 CLASSES = ("wrapper", "uninformative error", "negative count", "derived count", "exception field", "shared error")
 _WRAPPER = re.compile(r"</?returncode>|</?output>|^\s*OBSERVATION:|\[Command finished with|\[Command exited with|"
                       r"\[The command completed with exit code|\[Current working directory:|\[Python Interpreter:|"
@@ -111,10 +113,9 @@ def main(argv: list[str] | None = None) -> int:
                 for kind in noise(case, question, case.messages):
                     counts[kind] += 1
                     examples[kind].append(f"{question.qid}: {str(question.reference)[:110]!r}")
-                if question.type in ("first_tool_error", "first_error") and isinstance(question.reference, dict):
-                    ref = question.reference
-                    said = f"{ref.get('type')}: {ref.get('message')}" if question.type == "first_error" else ref["message"]
-                    errors[squash(str(said))].add(case.case_id)
+                qtype = REGISTRY.get(question.type)
+                if getattr(qtype, "reference_kind", None) == "error" and isinstance(question.reference, dict):
+                    errors[squash(qtype.template_text(question.reference))].add(case.case_id)  # as the template rule
         for message, holders in errors.items():
             if len(holders) >= 3 and message:
                 counts["shared error"] += len(holders)

@@ -1,6 +1,6 @@
 """Runner efficiency: a 20-case job against a loopback server with a fixed latency per reply.
 
-``tests/fake_openai.py`` runs in its own process and answers every chat request after
+``tests/support/fake_openai.py`` runs in its own process and answers every chat request after
 ``--latency`` seconds (default 0.2): an answering request gets a ``finish`` call (so each
 answer costs exactly one model call), a judge request (``response_format: json_object``)
 a JSON verdict. The job is the real one (``bench.runner.run`` on a composed config:

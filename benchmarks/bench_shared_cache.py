@@ -1,6 +1,6 @@
 """A cache a cluster can share: three jobs on one PostgreSQL cache, model calls per job.
 
-Three ``python -m bench.main`` processes (``model=openai`` against ``tests/fake_openai.py``
+Three ``python -m bench.main`` processes (``model=openai`` against ``tests/support/fake_openai.py``
 in its own process, ``--latency`` per reply; the shipped sample, one seed), three arms that
 each need the full-history reference: ``nlatest n=10``, ``nlatest n=20``, ``compact``.
 Side by side, each on a fresh cache:
@@ -40,7 +40,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 from _common import fake_server  # noqa: E402
 
 ARMS = (("nlatest n=10", ("arm=nlatest", "arm.n=10")), ("nlatest n=20", ("arm=nlatest", "arm.n=20")),

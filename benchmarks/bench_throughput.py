@@ -3,7 +3,7 @@
 Each configuration runs the same real job (``bench.runner.run``: ``dataset=local`` with the
 rows of ``dev.parquet`` repeated, ``arm=full``, ``model=openai`` and ``judge=llm`` on the
 same endpoint, response cache off, so one answering and one judging call per question)
-against its own fresh ``tests/fake_openai.py`` process that answers every chat request
+against its own fresh ``tests/support/fake_openai.py`` process that answers every chat request
 after ``--latency`` seconds (1 s) and enforces a token bucket: ``--rate`` requests per
 second (R), ``--burst`` requests (B); a request beyond it is refused at once with HTTP
 429, ``Retry-After`` and ``retry-after-ms``. Everything else is the shipped default

@@ -2,7 +2,7 @@
 """Generate the shipped sample ``src/bench/samples/sample.jsonl`` (and its README), then check it.
 
 The generator is the package ``scripts/samplegen`` (one module per row, a trajectory DSL shared
-with ``tests/builders.py``, and a check that reads the rows through bench's case and question code).
+with ``tests/support/builders.py``, and a check that reads the rows through bench's case and question code).
 
 Usage::
 

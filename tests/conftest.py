@@ -1,18 +1,14 @@
-"""Shared fixtures: paths to the project's config and the real samples shipped with the project."""
+"""Shared fixtures: the real samples shipped with the project, and finished offline jobs on the shipped
+sample that tests in several folders read (made once per worker process, never written to)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-PROJECT = Path(__file__).resolve().parents[1]
-CONF_DIR = PROJECT / "conf"
-DEV_PARQUET = PROJECT / "tests" / "data" / "real" / "dev.parquet"  # 15 real OpenHands runs (README beside it)
-OPS_JSONL = PROJECT / "src" / "bench" / "samples" / "ops" / "dev.jsonl"  # 12 real tau2-bench runs (dataset=ops)
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/builders.py
+# the helper modules are on sys.path (`pythonpath` in pyproject); the paths were defined here once
+from paths import CONF_DIR, DEV_PARQUET, OPS_JSONL, PROJECT  # noqa: F401 - re-exported for older imports
 
 
 @pytest.fixture
@@ -27,3 +23,28 @@ def ops_jsonl() -> Path:
     """The real operations sample (a copy of ../shared/data/ops/dev.jsonl)."""
     assert OPS_JSONL.exists(), f"missing shipped sample {OPS_JSONL}"
     return OPS_JSONL
+
+
+@pytest.fixture(scope="session")
+def finished(tmp_path_factory) -> Path:
+    """An uninterrupted offline job on the shipped sample (the reference of every comparison)."""
+    from bench.runner import run
+
+    from jobs import job_cfg
+
+    out = tmp_path_factory.mktemp("finished") / "job"
+    run(job_cfg(output_dir=str(out)))
+    return out
+
+
+@pytest.fixture(scope="session")
+def two_jobs(tmp_path_factory) -> tuple[Path, Path]:
+    """Two finished offline jobs on the shipped sample (full and nlatest)."""
+    from bench.runner import run
+
+    from jobs import job_cfg
+
+    root = tmp_path_factory.mktemp("jobs")
+    run(job_cfg(output_dir=str(root / "a")))
+    run(job_cfg("arm=nlatest", "arm.n=2", output_dir=str(root / "b")))
+    return root / "a", root / "b"

@@ -7,7 +7,7 @@ plus ``synthetic`` (always true) and ``notes``. Each row exercises one part of t
 conversion and reference extraction (SPEC 1.2, 1.3) and declares its expected outcome.
 
 - ``trajectory``: the DSL rows are written in (messages, calls, exchanges, call ids, shell and
-  editor observations, the in-memory ``Repo`` that applies edits); ``tests/builders.py`` uses it too
+  editor observations, the in-memory ``Repo`` that applies edits); ``tests/support/builders.py`` uses it too
 - ``openhands``: OpenHands' tool schemas, prompts and think / task_tracker / finish calls
 - ``runners``: test-runner output lines; ``expected``: what a row is expected to become
 - ``rows/row_NNN.py``: one module per row; ``rows.ROWS``: their order in the file

@@ -1,7 +1,7 @@
 """A small DSL for OpenHands-style trajectories in the nebius column schema.
 
 Shared by the sample generator (``samplegen.rows``) and the tests' row builders
-(``tests/builders.py``): one home for the shape of a message, a tool call, an exchange (an
+(``tests/support/builders.py``): one home for the shape of a message, a tool call, an exchange (an
 assistant message and the results of its calls, in call order), a row, and the observation
 texts OpenHands writes (shell markers, editor replies).
 

@@ -89,9 +89,12 @@ def _interval_cell(value: Any) -> str | None:
     """An accuracy interval (``[lo, hi]`` or the table's ``"lo-hi"`` fractions) in percent, as its value."""
     parts = value if isinstance(value, (list, tuple)) else str(value).split("-") if isinstance(value, str) else []
     bounds = [_number(p) for p in parts]
-    if len(bounds) != 2 or None in bounds:
+    if len(bounds) != 2:
         return None
-    return f"{100 * bounds[0]:.1f}-{100 * bounds[1]:.1f}%"
+    low, high = bounds
+    if low is None or high is None:
+        return None
+    return f"{100 * low:.1f}-{100 * high:.1f}%"
 
 
 def _cell(metric: str, value: Any) -> str:

@@ -32,8 +32,7 @@ log = logging.getLogger(__name__)
 
 def download(cfg: Any, out: Path) -> dict[str, Any]:
     """Select the rows of ``cfg.dataset`` and write them and the manifest; return the manifest."""
-    from omegaconf import OmegaConf
-
+    from bench.config.checks import mapping
     from bench.config.job_cases import load_job_cases
     from bench.data.selection import DatasetError
     from bench.text.tokens import TokenCounter
@@ -45,7 +44,7 @@ def download(cfg: Any, out: Path) -> dict[str, Any]:
         _write_rows(rows, out)
     except OSError as err:  # disk full, read-only: no partial file is left to pass for a download
         raise DatasetError(_removed(out, err)) from None
-    dataset = OmegaConf.to_container(cfg.dataset, resolve=True)
+    dataset = mapping(cfg.dataset, "dataset")
     manifest = {
         "written": datetime.now(UTC).isoformat(timespec="seconds"),
         "file": out.name,

@@ -12,7 +12,7 @@ the history the offline summarizer was given):
   request is the one measured), the full-history reference of a non-full arm, LLM judge calls,
   summary calls;
 - **input tokens** (system prompt, tools, the view, the question) and **output tokens** (a typical
-  answer of the question's type, ``bench.runner.costing.OUTPUT_TOKENS``; a judge's verdict; a summary);
+  answer of the question's type, its ``answer_tokens``; a judge's verdict; a summary);
 - **cached share**: under ``model.warm_prefix`` every question of a view after the first reads the
   view's prefix from a provider's prefix cache (from 1,024 tokens on);
 - **cost** at the price tables (``model.price``, ``judge.price``, ``summarizer.price``), with and
@@ -43,15 +43,15 @@ __all__ = ["estimate_job", "estimate_jobs", "sweep_overrides", "main"]
 def sweep_overrides(args: list[str], multirun: bool) -> list[list[str]]:
     """The override lists of the jobs: ``args`` alone, or the product of the sweep's parameters."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
-    from omegaconf import OmegaConf
 
-    from bench.config.checks import compose
+    from bench.config.checks import compose, mapping
 
     if not multirun:
         return [list(args)]
     cfg = compose([a for a in args if not _is_sweep(a)], return_hydra_config=True)
-    params = OmegaConf.to_container(cfg.hydra.sweeper.params, resolve=False) if cfg.hydra.sweeper.get("params") else {}
-    arguments = [f"{key}={value}" for key, value in (params or {}).items()] + list(args)
+    params = mapping(cfg.hydra.sweeper.params, "hydra.sweeper.params", resolve=False) if cfg.hydra.sweeper.get(
+        "params") else {}
+    arguments = [f"{key}={value}" for key, value in params.items()] + list(args)
     choices: dict[str, list[str]] = {}
     for override in OverridesParser.create().parse_overrides(arguments):
         key = override.get_key_element()
@@ -131,7 +131,7 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
               "summarizer": _price(cfg.get("summarizer"), "summarizer")}
     if cfg.arm.get("provider"):  # its views come from the provider's server: the history, one call each
         full = {case.case_id: counter.count_messages(case.messages) for case in cases}
-        views = [{"case_id": c.case_id, "kept_tokens": full[c.case_id], "full_tokens": full[c.case_id],
+        views: list[dict[str, Any]] = [{"case_id": c.case_id, "kept_tokens": full[c.case_id], "full_tokens": full[c.case_id],
                   "guidance": None, "handles": [], "summarizer_calls": 1, "view_call_tokens": full[c.case_id]}
                  for c in cases if c.questions]
         prices["summarizer"] = prices["answer"]  # the view calls are the answering model's
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         line = hydra_error_line(err, args.overrides) if isinstance(err, HydraException) else one_line(err)
         print(f"error: {line}", file=sys.stderr)
         return 2
-    grand: Counter = Counter()
+    grand: Counter[str] = Counter()
     cost: float | None = 0.0
     batch: float | None = 0.0
     for job in jobs:

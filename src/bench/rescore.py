@@ -25,16 +25,22 @@ import logging
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from bench.core.errors import console_script, program
 from bench.store.records import safe_line
 from bench.study.csvfile import write_csv
-from bench.study.jobs import find_job_dirs, load_jobs
+from bench.study.jobs import Job, find_job_dirs, load_jobs
 from bench.study.output import write_output
 from bench.study.text_tables import markdown_table
+
+if TYPE_CHECKING:
+    from bench.scoring.judge import Judge
+
+# one stored answer to judge: its job, case and question records, the answer (None: none), the original score
+_Task = tuple[Job, dict[str, Any], dict[str, Any], dict[str, Any] | None, dict[str, Any]]
 
 __all__ = ["build_judge", "rescore_jobs", "write_rows", "main"]
 
@@ -51,8 +57,9 @@ def build_judge(name: str = "exact", overrides: list[str] | None = None) -> tupl
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose("config", overrides=[f"judge={name}", *(overrides or [])])
     from bench.core.components import preflight
+    from bench.scoring.judge import check_judge
 
-    judge = instantiate(cfg.judge, _convert_="object")
+    judge = check_judge(instantiate(cfg.judge, _convert_="object"))  # its members, before any row
     preflight(judge)  # every model client of the judge (a panel's members too): unreachable fails now, not after the work
     return judge, cfg
 
@@ -66,12 +73,12 @@ def judge_workers(node: Any) -> int:
                 *(group_workers(m, f"judge.members.{k}.max_concurrency") for k, m in members.items())])
 
 
-def rescore_jobs(paths: list[Path | str], judge: Any, workers: int = 1) -> list[dict[str, Any]]:
+def rescore_jobs(paths: list[Path | str], judge: Judge, workers: int = 1) -> list[dict[str, Any]]:
     """One row per question of every job under ``paths``, judged by ``judge``."""
     from bench.store.schema import Answer, Question
 
     jobs = load_jobs(paths)
-    tasks = []
+    tasks: list[_Task] = []
     for job in jobs:
         answers = {a["qid"]: a for a in job.answers}  # a resumed job's later line wins
         original = {s["qid"]: s for s in job.scores}
@@ -81,7 +88,7 @@ def rescore_jobs(paths: list[Path | str], judge: Any, workers: int = 1) -> list[
     fields = set(Answer.__dataclass_fields__)
     qfields = set(Question.__dataclass_fields__)
 
-    def judge_one(task) -> dict[str, Any]:
+    def judge_one(task: _Task) -> dict[str, Any]:
         job, case, q, stored, original = task
         row = {
             "job": job.name, "job_dir": str(job.path), "config": job.label, "arm": job.arm, "seed": job.seed,

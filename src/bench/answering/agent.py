@@ -32,7 +32,7 @@ import functools
 import operator
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, TypedDict, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
@@ -108,7 +108,7 @@ class LangGraphAnswerer:
         self.max_concurrency = self.client.max_concurrency
         self.name = f"llm:{self.client.model}"
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ChatClient]:
         return [self.client]
 
     # ------------------------------------------------------------------ graph
@@ -122,7 +122,7 @@ class LangGraphAnswerer:
             ctx = runtime.context
             reply, record = client.chat(state["messages"], ctx.tools, tags=ctx.tags, extra=ctx.extra,
                                         prefix=ctx.prefix)
-            update = {"messages": [reply], "records": [record], "steps": state["steps"] + 1}
+            update: dict[str, Any] = {"messages": [reply], "records": [record], "steps": state["steps"] + 1}
             calls = reply.tool_calls
             if calls and not reply.invalid_tool_calls and all(ctx.profile.is_finish(c["name"]) for c in calls):
                 # only finish calls: the run ends here (their replies are recorded as the tools node would)
@@ -141,7 +141,7 @@ class LangGraphAnswerer:
 
         def run_tools(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
             store, profile = runtime.context.store, runtime.context.profile
-            last = state["messages"][-1]
+            last = cast(AIMessage, state["messages"][-1])  # routed here by after_agent: a reply with calls
             replies: list[BaseMessage] = []
             opened: list[str] = []
             final = None
@@ -162,7 +162,7 @@ class LangGraphAnswerer:
             if state["final"] is not None:  # `finish` was the only call
                 return END
             last = state["messages"][-1]
-            return "tools" if (last.tool_calls or last.invalid_tool_calls) else END
+            return "tools" if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls) else END
 
         def after_tools(state: AgentState) -> str:
             if state["final"] is not None:
@@ -222,7 +222,6 @@ class LangGraphAnswerer:
                              f"model {self.client.model} is {self.client.provider}'s")
         context = AgentContext(tools=self.tools_for(case, view), tags=tags, store=view.store, profile=case.profile,
                                extra=request.get("params") or None, prefix=len(messages) - 1)
-        base = {"case_id": case.case_id, "qid": question.qid, "type": question.type}
         if callbacks:
             config["callbacks"] = callbacks
         state: dict[str, Any] = {}
@@ -247,7 +246,7 @@ class LangGraphAnswerer:
         history = state.get("messages") or []
         limit = bool(state.get("limit")) or (final is None and bool(history) and isinstance(history[-1], ToolMessage))
         usage = sum_usage(records, model=self.client.model, steps=steps, step_limit=int(limit))
-        return Answer(**base, answer=text, usage=usage, retrievals=list(state.get("retrievals") or []),
+        return Answer(case_id=case.case_id, qid=question.qid, type=question.type, answer=text, usage=usage, retrievals=list(state.get("retrievals") or []),
                       outcome=outcome, error=error)
 
 

@@ -66,10 +66,10 @@ class _ViewEvidence:
 
 def view_shown(case: Case, view: View) -> _ViewEvidence:
     shown = Shown.of(view.messages, case.messages, case.profile)  # what make_view records as view.verbatim
-    exposed = set()
+    exposed: set[str] = set()
     for message in view.messages:
         exposed.update(find_handles(content_text(message.content)))
-    opened = {}
+    opened: dict[str, tuple[tuple[str, ...], list[str]]] = {}
     exchanges: dict[str, tuple[str, str, str]] | None = None
     for handle in sorted(h for h in exposed if h in view.store):
         output = view.store[handle]

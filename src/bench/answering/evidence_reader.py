@@ -22,6 +22,7 @@ import json
 from typing import Any
 
 from bench.answering.evidence import evidence_state
+from bench.core.components import ModelClient
 from bench.questions.answers import format_keys, typed_answer
 from bench.scoring.metric_records import OFFLINE_READER
 from bench.store.schema import Answer, Case, Question, View
@@ -56,7 +57,7 @@ class EvidenceReader:
 
     name = OFFLINE_READER
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         return []  # no model
 
     def answer(self, case: Case, view: View, question: Question) -> Answer:

@@ -64,9 +64,14 @@ _OPEN_LOCK = threading.Lock()
 
 def open_cache(path: str | Path | None, enabled: bool = True, url: str | None = None) -> ReplyStore | None:
     """The process-wide cache object for a URL (PostgreSQL) or else a path (SQLite); None when disabled."""
-    if not enabled or not (path or url):
+    if not enabled:
         return None
-    resolved = url.strip() if url else str(Path(path).expanduser().resolve())  # type: ignore[arg-type]
+    if url:
+        resolved = url.strip()
+    elif path:
+        resolved = str(Path(path).expanduser().resolve())
+    else:
+        return None
     with _OPEN_LOCK:
         if resolved not in _OPEN:
             _OPEN[resolved] = PostgresCache(resolved) if url else ResponseCache(resolved)

@@ -8,7 +8,7 @@ import logging
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,7 +27,7 @@ def _connect(path: Path, wait_s: float = 60.0) -> sqlite3.Connection:
     return conn
 
 
-def _entries(conn: sqlite3.Connection):
+def _entries(conn: sqlite3.Connection) -> Iterator[tuple[str, str, str, float, Any, str | None]]:
     columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
     has_sum = "checksum" in columns
     query = f"SELECT key, kind, model, created, response, {'checksum' if has_sum else 'NULL'} FROM responses"

@@ -139,7 +139,7 @@ def _known_top_level() -> set[str]:
     """Top-level names an override may add with ``+``: the primary config's keys, its groups, ``hydra``."""
     from bench.config.checks import CONF_DIR
 
-    keys = {k for k in OmegaConf.load(CONF_DIR / "config.yaml") if k != "defaults"}
+    keys = {str(k) for k in OmegaConf.load(CONF_DIR / "config.yaml") if k != "defaults"}
     return keys | {p.name for p in CONF_DIR.iterdir() if p.is_dir()} | {"hydra"}
 
 
@@ -193,24 +193,24 @@ def check_habits(args: list[str]) -> None:
                             f"{item}); for one job whose value holds a comma, quote it: {key}='{value}'")
 
 
-def _leaf_keys(group: str, option: str) -> set[str]:
+def _option_data(group: str, option: str) -> object:
     from bench.config.checks import CONF_DIR
 
     try:
-        data = OmegaConf.to_container(OmegaConf.load(CONF_DIR / group / f"{option}.yaml"), resolve=False)
+        return OmegaConf.to_container(OmegaConf.load(CONF_DIR / group / f"{option}.yaml"), resolve=False)
     except Exception:  # noqa: BLE001 - a hint only
-        return set()
+        return None
+
+
+def _leaf_keys(group: str, option: str) -> set[str]:
+    data = _option_data(group, option)
     return set(flat_keys(data)) if isinstance(data, dict) else set()
 
 
 def _provider_of(group: str, option: str) -> str | None:
-    """The ``provider`` an option of a model group names literally (``anthropic``), None when it is interpolated."""
-    from bench.config.checks import CONF_DIR
-
-    try:
-        value = OmegaConf.load(CONF_DIR / group / f"{option}.yaml").get("provider")
-    except Exception:  # noqa: BLE001 - a hint only
-        return None
+    """The ``provider`` an option of a model group names literally (``anthropic``), None when interpolated."""
+    data = _option_data(group, option)
+    value = data.get("provider") if isinstance(data, dict) else None
     return value if isinstance(value, str) and "${" not in value else None
 
 

@@ -24,8 +24,10 @@ from typing import Any
 from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from bench.config.checks import CONF_DIR, ConfigError, compose
-from bench.policies import CONTEXT_PARTS, Policy, PolicyContext, load_prompt
+from bench.config.checks import CONF_DIR, ConfigError, check_prompt, compose
+from bench.core.contracts import check
+from bench.policies import Policy, PolicyContext, load_prompt
+from bench.policies.policy import check_policy, policy_class_problems
 from bench.text.tokens import TokenCounter
 
 __all__ = ["build_policy", "arm_config", "summarizes", "real_model", "stack", "stack_line", "mixed_stack",
@@ -75,15 +77,16 @@ def arm_config(cfg: Any, name: str) -> DictConfig:
 
 def build_policy(cfg: Any, counter: TokenCounter) -> Policy:
     """The arm of a composed job config, with the parts of its context its class declares it uses."""
-    uses: frozenset[str] = getattr(get_class(cfg.arm._target_), "uses", frozenset())
-    unknown = set(uses) - CONTEXT_PARTS
-    if unknown:
-        raise ConfigError(f"{cfg.arm._target_} uses unknown context parts {sorted(unknown)}")
+    cls = get_class(cfg.arm._target_)
+    label = str(cfg.arm.get("name") or cfg.arm._target_)
+    check(cls, None, "arm", label, rules=policy_class_problems)  # before anything is built for it
+    uses: frozenset[str] = getattr(cls, "uses", frozenset())
     parts: dict[str, Any] = {}
     if "mechanism" in uses and cfg.get("mechanism") is not None:
         parts["mechanism"] = OmegaConf.to_container(cfg.mechanism, resolve=True)
     if "prompt" in uses and cfg.get("prompt") is not None:
         prompt = cfg.prompt
+        check_prompt(prompt)
         parts["prompt"] = prompt.get("text") or load_prompt(prompt.get("file") or prompt.name)
         parts["prompt_name"] = prompt.get("name", "custom")
     if "summarizer" in uses and cfg.get("summarizer") is not None:
@@ -97,7 +100,7 @@ def build_policy(cfg: Any, counter: TokenCounter) -> Policy:
     # The context is passed to the partial, not through the config: OmegaConf would turn the
     # objects it holds (summarizer, matched policy) into configs and copy them.
     factory = instantiate(cfg.arm, _partial_=True, _convert_="object")
-    return factory(context=PolicyContext(counter=counter, **parts))
+    return check_policy(factory(context=PolicyContext(counter=counter, **parts)), label)
 
 
 def _class_of(node: Any) -> Any:

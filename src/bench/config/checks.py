@@ -21,13 +21,14 @@ from typing import Any
 from omegaconf import OmegaConf
 from omegaconf.errors import ValidationError
 
+from bench.core.contracts import check
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
-from bench.prompts import load_prompt
+from bench.prompts import load_prompt, prompt_problems
 from bench.sources import KEY_HINTS, Source, as_source, source_classes
 
-__all__ = ["ConfigError", "validate", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
-           "quote_override", "plain", "flat_keys", "dataset_source", "generalize_types"]
+__all__ = ["ConfigError", "validate", "check_prompt", "check_types", "CONF_DIR", "compose", "PATH_KEYS", "absolute_paths",
+           "quote_override", "plain", "mapping", "flat_keys", "dataset_source", "generalize_types"]
 
 MAX_JOB_NAME = 200  # bytes of a sweep job's directory name (many overrides, long URLs: the rest is a hash)
 
@@ -128,6 +129,8 @@ def validate(cfg: Any) -> None:
     _merge(TopSchema, top, "")
     _merge(StatsSchema, cfg.get("stats") or {}, "stats")
     dataset_source(cfg.dataset)
+    if cfg.get("prompt") is not None:
+        check_prompt(cfg.prompt)
     types = (cfg.get("questions") or {}).get("types")
     if types is not None:
         from bench.questions import QuestionTypeError, select_types
@@ -219,6 +222,14 @@ def dataset_source(node: Any) -> Source:
     return as_source(settings)
 
 
+def check_prompt(node: Any) -> None:
+    """A prompt option (``conf/prompt/<name>.yaml``) with what a summarizing arm reads of it, else one
+    ContractError line: ``summary prompt 'mine': missing name`` (``bench.prompts.prompt_problems``)."""
+    settings = plain(node)
+    label = str(settings.get("name") or settings.get("file") or "?") if isinstance(settings, dict) else "?"
+    check(settings, None, "summary prompt", label, rules=prompt_problems)
+
+
 def _check_secrets(cfg: Any) -> None:
     """No key in the config itself: every ``api_key_env`` names a variable, no key-like value anywhere."""
     from bench.core.redact import check_key_env, secret_in_setting
@@ -243,6 +254,15 @@ def plain(cfg: Any) -> Any:
         return OmegaConf.to_container(cfg, resolve=True)
     except Exception:  # noqa: BLE001 - any resolver's error
         return OmegaConf.to_container(cfg, resolve=False)
+
+
+def mapping(node: Any, where: str, resolve: bool = True) -> dict[str, Any]:
+    """A mapping node of the config (``where``: its key) as a plain dict with string keys; anything else is
+    one error line."""
+    data = OmegaConf.to_container(node, resolve=resolve)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: a mapping of keys to values, got {data!r}")
+    return {str(key): value for key, value in data.items()}
 
 
 def flat_keys(data: Any, prefix: str = "", split_lists: bool = False) -> dict[str, Any]:

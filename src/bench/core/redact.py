@@ -23,6 +23,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["register", "register_basic_auth", "register_env", "register_url", "register_urls", "scrub", "scrub_file", "mask_urls", "install_logging",
            "console_once", "literal_secret", "secret_in_setting", "looks_like_key", "check_key_env", "FILE_ONLY"]
@@ -186,7 +187,7 @@ def install_logging() -> None:
         _INSTALLED = True
         previous = logging.getLogRecordFactory()
 
-    def factory(*args, **kwargs) -> logging.LogRecord:  # noqa: ANN002, ANN003
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(*args, **kwargs)
         try:
             message = record.getMessage()
@@ -288,7 +289,8 @@ def secret_in_setting(key: str, value: str, *, command_line: bool = True) -> str
     if _SECRET_NAMES.search(key) or dict_key:
         return f"{key}: do not put keys in the config or on the command line; {_ENV_HINT}"
     cache_url = key == "cache.url" or key.endswith(".cache_url")  # as given, and as a model group reads it
-    if _USERINFO.search(value) and not (cache_url and ":" not in _USERINFO.search(value).group()[3:]):
+    userinfo = _USERINFO.search(value)
+    if userinfo and not (cache_url and ":" not in userinfo.group()[3:]):
         # a database user alone is not a credential (cache.url=postgresql://bench@db/bench; scrubbed anyway);
         # a password is refused like everywhere: PGPASSWORD or ~/.pgpass hold it
         hint = _PG_HINT if cache_url else _ENV_HINT

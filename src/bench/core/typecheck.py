@@ -9,6 +9,7 @@ given without importing the config machinery.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 import typing
 from typing import Any
@@ -24,7 +25,7 @@ def check_types(obj: Any, prefix: str) -> None:
     """Raise ConfigError when a dataclass field holds a value of the wrong simple type."""
     if not dataclasses.is_dataclass(obj):
         return
-    hints = typing.get_type_hints(type(obj))
+    hints = _field_types(type(obj))
     for item in dataclasses.fields(obj):
         expected = hints.get(item.name)
         value = getattr(obj, item.name)
@@ -37,6 +38,20 @@ def check_types(obj: Any, prefix: str) -> None:
         if not ok:
             names = " or ".join(_SIMPLE.get(t, "null") for t in allowed)
             raise ConfigError(f"{prefix}.{item.name}: expected {names}, got {value!r}")
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    """The annotations of the class's dataclass fields, each evaluated in the module that wrote it. Only
+    the fields': another annotation of the class or a base (``client: ChatClient``, its name imported
+    for the type checker only) is no field, and evaluating it would raise NameError."""
+    names = {item.name for item in dataclasses.fields(cls)}
+    hints: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        own = {name: note for name, note in vars(klass).get("__annotations__", {}).items() if name in names}
+        if own:
+            fields_only = type("_Fields", (), {"__annotations__": own})
+            hints.update(typing.get_type_hints(fields_only, globalns=vars(sys.modules[klass.__module__])))
+    return hints
 
 
 def _allowed(annotation: Any) -> tuple[type, ...] | None:

@@ -167,9 +167,11 @@ def _drop_trailing(messages: list[BaseMessage], profile: Profile, dropped: list[
     last_ai = next(
         (i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], AIMessage)), None
     )
-    if last_ai is None or not messages[last_ai].tool_calls:
+    if last_ai is None:
         return messages
     ai = messages[last_ai]
+    if not isinstance(ai, AIMessage) or not ai.tool_calls:  # an AIMessage (found so): with calls?
+        return messages
     trailing_only_results = all(isinstance(m, ToolMessage) for m in messages[last_ai + 1 :])
     if not trailing_only_results:
         return messages

@@ -139,9 +139,13 @@ def repo_edits(events: list[ToolEvent], repo_root: str | None, profile: Profile)
     """Applied changes inside the repository, in order (an applied undo of the editor is an edit
     of kind ``undo``: it reverts the last editor edit of its file)."""
     edits: list[Edit] = []
+    if not repo_root:  # no repository: no path lies inside it
+        return edits
     for event in events:
         if profile.is_editor(event.name):
             command = event.args.get(profile.editor_command_arg)
+            if not isinstance(command, str):  # no command: neither an edit nor an undo
+                continue
             argument = profile.edit_argument(command)
             undo = profile.editor_undo is not None and command == profile.editor_undo
             if (argument is None and not undo) or profile.editor_failed(event.output):
@@ -149,7 +153,7 @@ def repo_edits(events: list[ToolEvent], repo_root: str | None, profile: Profile)
             path = event.args.get(profile.editor_path_arg)
             if relative_to_repo(path, repo_root) is None:
                 continue
-            if undo:
+            if undo or argument is None:  # argument None: an undo (anything else was skipped above)
                 edits.append(Edit("undo", path, None, command, event.call_index, event.result_index))
                 continue
             code = event.args.get(argument)

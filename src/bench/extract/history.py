@@ -16,13 +16,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolCall, ToolMessage
 
 from bench.profiles import Profile
 from bench.text.content import content_text
 from bench.text.formats import is_placeholder
 
-__all__ = ["ToolEvent", "pair_results", "tool_events", "args_text", "steps", "clean_start", "unpaired"]
+__all__ = ["ToolEvent", "pair_results", "tool_events", "args_text", "steps", "clean_start", "unpaired", "calls_of"]
+
+
+def calls_of(message: BaseMessage) -> list[ToolCall]:
+    """The tool calls of an assistant message; any other message makes none."""
+    return message.tool_calls if isinstance(message, AIMessage) else []
 
 
 def args_text(args: dict[str, Any]) -> str:
@@ -54,15 +59,15 @@ def pair_results(messages: list[BaseMessage]) -> dict[tuple[int, int], int]:
     for index, message in enumerate(messages):
         if not isinstance(message, AIMessage) or not message.tool_calls:
             continue
-        group = []
+        group: list[tuple[int, ToolMessage]] = []
         end = index + 1
-        while end < len(messages) and isinstance(messages[end], ToolMessage):
-            group.append(end)
+        while end < len(messages) and isinstance(tool := messages[end], ToolMessage):
+            group.append((end, tool))
             end += 1
         used: set[int] = set()
         for position, call in enumerate(message.tool_calls):
-            for result in group:
-                if result not in used and messages[result].tool_call_id == call.get("id"):
+            for result, tool in group:
+                if result not in used and tool.tool_call_id == call.get("id"):
                     used.add(result)
                     pairs[(index, position)] = result
                     break
@@ -107,7 +112,7 @@ def steps(messages: list[BaseMessage], start: int = 0) -> list[tuple[int, int]]:
     index = start
     while index < len(messages):
         end = index + 1
-        if isinstance(messages[index], AIMessage) and messages[index].tool_calls:
+        if calls_of(messages[index]):
             while end < len(messages) and isinstance(messages[end], ToolMessage):
                 end += 1
         spans.append((index, end))
@@ -128,11 +133,11 @@ def clean_start(messages: list[BaseMessage], start: int) -> int:
     return start
 
 
-def unpaired(messages: list[BaseMessage]) -> Iterator[tuple[str, int | None, dict[str, int]]]:
+def unpaired(messages: list[BaseMessage]) -> Iterator[tuple[str, int | None, dict[str | None, int]]]:
     """Where calls and results break the step invariant, in order: ``("result", i, {id: i})`` a result
     whose call is not pending; ``("calls", i, {id: call index})`` calls whose results are missing when
-    message ``i`` comes (``None``: the history ends)."""
-    pending: dict[str, int] = {}
+    message ``i`` comes (``None``: the history ends). A call without an id (None) is answered by no result."""
+    pending: dict[str | None, int] = {}
     for index, message in enumerate(messages):
         if isinstance(message, ToolMessage):
             if message.tool_call_id not in pending:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -96,16 +96,17 @@ USAGE_KEYS = ("calls", "cache_hits", "input_tokens", "cached_tokens", "output_to
 _TOKENS = ("input_tokens", "cached_tokens", "output_tokens")
 
 
-def _totals(records: Iterable[dict[str, Any]]) -> Counter:
+def _totals(records: Iterable[dict[str, Any]]) -> defaultdict[str, float]:
     """The one summation of call records: requests, calls made vs cache hits, failures, tokens of the
-    replies used (``spent_*``: of the calls made only), retries, latency of the calls made."""
-    row: Counter = Counter()
+    replies used (``spent_*``: of the calls made only), retries, latency of the calls made. A sum starts
+    as the integer 0 (a sum nothing was added to stays ``0`` in the records, not ``0.0``)."""
+    row: defaultdict[str, float] = defaultdict(int)
     for record in records:
         _add(row, record)
     return row
 
 
-def _add(row: Counter, record: dict[str, Any]) -> None:
+def _add(row: defaultdict[str, float], record: dict[str, Any]) -> None:
     """One call record into :func:`_totals`' sums."""
     hit = bool(record.get("cached"))
     row["requests"] += 1
@@ -152,11 +153,11 @@ def summarize_calls(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, An
     reply used (for a hit, the original call's), and ``spent_*`` only the calls made;
     ``latency_s`` sums the latency of the calls made.
     """
-    by_kind: dict[str, Counter] = defaultdict(Counter)  # summed one record at a time: a job's calls may stream
+    by_kind: defaultdict[str, defaultdict[str, float]] = defaultdict(lambda: defaultdict(int))  # summed one record at a time: a job's calls may stream
     for record in records:
         _add(by_kind[record.get("kind", "unknown")], record)
         _add(by_kind["total"], record)
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for kind, row in sorted(by_kind.items()):
         row["latency_s"] = row["spent_latency_s"]
         out[kind] = {f: (round(row[f], 3) if f == "latency_s" else int(row[f])) for f in _CALL_FIELDS}

@@ -137,11 +137,11 @@ def anthropic_client(
         kwargs["max_tokens"] = int(max_tokens)
     if temperature is not None:
         kwargs["temperature"] = float(temperature)
-    llm = ChatAnthropic(  # type: ignore[call-arg]
-        model=name,
+    llm = ChatAnthropic(  # by the names its signature declares (the fields' aliases)
+        model_name=name,
         base_url=endpoint,
         api_key=SecretStr(key),
-        default_request_timeout=float(timeout),
+        timeout=float(timeout),
         max_retries=0,  # retried by the ChatClient: every retry counted and logged
         model_kwargs=body,
         **kwargs,

@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import httpx
 
@@ -67,7 +67,7 @@ class _Gone(Exception):
     """The server does not know the batch (404): its requests are sent again."""
 
 
-def _valid_id(value: Any) -> bool:
+def _valid_id(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and bool(_ID.match(value))
 
 

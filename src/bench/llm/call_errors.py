@@ -26,9 +26,13 @@ class ModelSetupError(BenchError, RuntimeError):
 class ContextOverflow(RuntimeError):
     """The endpoint refused the request as longer than the model's context (not retried)."""
 
+    retries: int = 0  # the retries made before it (set where it is raised)
+
 
 class ModelCallError(RuntimeError):
     """A model call that failed for good (after retries, or an error that is not transient)."""
+
+    retries: int = 0  # the retries made before it (set where it is raised)
 
 
 class EmptyReply(RuntimeError):
@@ -42,10 +46,14 @@ _OVERFLOW = re.compile(
     re.IGNORECASE,
 )
 _RETRY_STATUS = {408, 409, 425, 429}
+# LangChain's own overflow error (a tuple for isinstance: empty on a langchain-core without it)
+_LC_OVERFLOW: tuple[type[BaseException], ...]
 try:
-    from langchain_core.exceptions import ContextOverflowError as _LC_OVERFLOW
+    from langchain_core.exceptions import ContextOverflowError
+
+    _LC_OVERFLOW = (ContextOverflowError,)
 except ImportError:  # pragma: no cover - older langchain-core
-    _LC_OVERFLOW = None
+    _LC_OVERFLOW = ()
 
 
 def _sdks() -> tuple:
@@ -64,7 +72,7 @@ def _is(err: BaseException, name: str) -> bool:
 
 def classify_error(err: BaseException) -> str:
     """``overflow`` (not retried), ``retry`` (transient) or ``fatal``."""
-    if _LC_OVERFLOW and isinstance(err, _LC_OVERFLOW):
+    if isinstance(err, _LC_OVERFLOW):
         return "overflow"
     code = str(getattr(err, "code", "") or "")
     status = getattr(err, "status_code", None)

@@ -31,18 +31,21 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import openai
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
+    InputTokenDetails,
     ToolMessage,
+    UsageMetadata,
     convert_to_messages,
     convert_to_openai_messages,
     message_to_dict,
     messages_from_dict,
 )
+from langchain_core.runnables import Runnable, RunnableConfig
 
 from bench.cache import ReplyStore, open_cache, request_key
 from bench.core import redact
@@ -89,8 +92,8 @@ def _usage_of(message: AIMessage) -> dict[str, int]:
     """The call's tokens as LangChain reports them: ``input_tokens`` counts every input token (Anthropic's
     ``input_tokens`` + ``cache_read_input_tokens`` + ``cache_creation_input_tokens``), ``cached_tokens``
     those read from the provider's cache, ``cache_write_tokens`` (only when any) those written to it."""
-    meta = message.usage_metadata or {}
-    details = meta.get("input_token_details") or {}
+    meta: dict[str, Any] = dict(message.usage_metadata or {})
+    details: dict[str, Any] = dict(meta.get("input_token_details") or {})
     usage = {
         "input_tokens": int(meta.get("input_tokens") or 0),
         "cached_tokens": int(details.get("cache_read") or 0),
@@ -189,9 +192,10 @@ class ChatClient:
             self.max_concurrency_cap = parse_cap(self.max_concurrency_cap, f"{self.role}.max_concurrency_cap")
         except ValueError as err:
             raise ModelSetupError(str(err)) from None
-        if self.limiter is None:
-            self.limiter = (shared_limiter(self.endpoint, cap=self.max_concurrency_cap)
-                            if self.max_concurrency == AUTO else FixedLimiter(self.max_concurrency, self.endpoint))
+        if self.limiter is None:  # parsed: an integer, or auto
+            fixed = self.max_concurrency
+            self.limiter = (FixedLimiter(fixed, self.endpoint) if isinstance(fixed, int)
+                            else shared_limiter(self.endpoint, cap=self.max_concurrency_cap))
         self._secrets = tuple(s for s in (self.api_key,) if s and s != "no-key")
 
     def __repr__(self) -> str:  # never shows the key
@@ -269,7 +273,7 @@ class ChatClient:
             record["key"] = key[:16]
         cached = self.cache.get(key) if self.cache is not None and key is not None else None
         if cached is not None:
-            reply = messages_from_dict([cached["message"]])[0]
+            reply = cast(AIMessage, messages_from_dict([cached["message"]])[0])  # stored from an AIMessage (below)
             record.update(cached=True, retries=0, **cached["usage"], latency_s=cached.get("latency_s", 0.0))
             self._priced(record)
             emit(record)
@@ -341,7 +345,7 @@ class ChatClient:
         emit(record)
         return data, record
 
-    def _invoke_batch(self, messages: list[BaseMessage], tools, tool_choice: str | None,
+    def _invoke_batch(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None, tool_choice: str | None,
                       key: str | None = None) -> tuple[Any, float, int]:
         """One call through the Batch API: the request body as the chat endpoint takes it, its reply
         as a LangChain message (public converters of langchain_core), latency from submit to reply."""
@@ -353,30 +357,31 @@ class ChatClient:
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict) \
                 or not isinstance(choices[0].get("message"), dict):
             raise ModelCallError(f"{self.model} at {self.endpoint}: a batch reply without a message")
-        message = convert_to_messages([{**choices[0]["message"], "role": "assistant"}])[0]
-        usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
-        details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
-        message.usage_metadata = {  # a count that is not a number counts 0, as on a direct call
-            "input_tokens": tokens(usage.get("prompt_tokens")), "output_tokens": tokens(usage.get("completion_tokens")),
-            "total_tokens": tokens(usage.get("total_tokens")),
-            "input_token_details": {"cache_read": tokens(details.get("cached_tokens"))}}
+        message = cast(AIMessage, convert_to_messages([{**choices[0]["message"], "role": "assistant"}])[0])
+        usage: dict[str, Any] = reply["usage"] if isinstance(reply.get("usage"), dict) else {}
+        details: dict[str, Any] = (usage["prompt_tokens_details"] if isinstance(usage.get("prompt_tokens_details"), dict)
+                                   else {})
+        message.usage_metadata = UsageMetadata(  # a count that is not a number counts 0, as on a direct call
+            input_tokens=tokens(usage.get("prompt_tokens")), output_tokens=tokens(usage.get("completion_tokens")),
+            total_tokens=tokens(usage.get("total_tokens")),
+            input_token_details=InputTokenDetails(cache_read=tokens(details.get("cached_tokens"))))
         message.response_metadata = {"finish_reason": choices[0].get("finish_reason"), "model_name": reply.get("model")}
         return message, round(time.perf_counter() - start, 3), 0
 
     def _runnable(self, tools: list[dict[str, Any]] | None, tool_choice: str | None,
-                  extra: dict[str, Any] | None = None):
+                  extra: dict[str, Any] | None = None) -> Runnable[Any, Any]:
         runnable = self.llm
         if tools:
             runnable = self.llm.bind_tools(tools, tool_choice=tool_choice) if tool_choice else self.llm.bind_tools(tools)
         return runnable.bind(**extra) if extra else runnable
 
-    def _invoke(self, messages: list[BaseMessage], tools, tool_choice: str | None,
+    def _invoke(self, messages: list[BaseMessage], tools: list[dict[str, Any]] | None, tool_choice: str | None,
                 callbacks: list[Any] | None = None, key: str | None = None,
                 extra: dict[str, Any] | None = None) -> tuple[Any, float, int]:
         if self.batch is not None:
             return self._invoke_batch(messages, tools, tool_choice, key)
         runnable = self._runnable(tools, tool_choice, extra)
-        config = {"callbacks": callbacks} if callbacks else None
+        config = RunnableConfig(callbacks=callbacks) if callbacks else None
 
         def call() -> Any:
             try:
@@ -399,9 +404,9 @@ class ChatClient:
             try:
                 reply = call()
                 outcome = "ok"
-            except Exception as err:  # noqa: BLE001 - classified below, once the slot is back
-                err = _unwrapped(err)
-                error, outcome, wait = err, load_outcome(err), retry_after(err)
+            except Exception as raised:  # noqa: BLE001 - classified below, once the slot is back
+                error = _unwrapped(raised)
+                outcome, wait = load_outcome(error), retry_after(error)
             finally:
                 self.limiter.release(ticket, outcome, wait)
             if error is None:
@@ -502,7 +507,9 @@ def _usage_checking_transport() -> Any:
     http = importlib.import_module(next(c for c in openai.DefaultHttpxClient.__mro__[1:]
                                         if c.__name__ == "Client").__module__.split(".")[0])
 
-    class UsageChecking(http.HTTPTransport):
+    transport: Any = http.HTTPTransport  # known at run time only (whichever package the SDK is built on)
+
+    class UsageChecking(transport):
         def handle_request(self, request: Any) -> Any:
             response = super().handle_request(request)
             if (response.status_code != 200 or not request.url.path.endswith("/chat/completions")
@@ -614,6 +621,8 @@ def openai_client(
             kwargs["max_tokens"] = int(max_tokens)
     if temperature is not None:
         kwargs["temperature"] = float(temperature)
+    if api == "responses":
+        kwargs["use_responses_api"] = True
     llm = ChatOpenAI(
         model=name,
         base_url=base,
@@ -625,7 +634,6 @@ def openai_client(
         model_kwargs=dict(model_kwargs or {}),
         extra_body=body or None,
         http_client=_http_client(),
-        **({"use_responses_api": True} if api == "responses" else {}),
         **kwargs,
     )
     # the SDK's chat.completions with create posting the payload as it is (no request transform: ~14 ms

@@ -54,9 +54,9 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from bench.core.components import clients_of
@@ -66,6 +66,7 @@ __all__ = [
     "OUTCOMES",
     "AdaptiveLimiter",
     "FixedLimiter",
+    "Limiter",
     "Ticket",
     "concurrency_metrics",
     "endpoint_label",
@@ -114,7 +115,7 @@ def parse_cap(value: Any, key: str = "max_concurrency_cap") -> int:
 def worker_count(value: Any, cap: Any = DEFAULT_CAP, key: str = "model.max_concurrency") -> int:
     """Worker threads a job needs for ``max_concurrency=value``: the integer, or the cap for ``auto``."""
     parsed = parse_concurrency(value, key)
-    return parse_cap(cap, key + "_cap") if parsed == AUTO else parsed
+    return parsed if isinstance(parsed, int) else parse_cap(cap, key + "_cap")  # not an integer: auto
 
 
 def group_workers(group: Any, key: str = "model.max_concurrency") -> int:
@@ -155,7 +156,7 @@ class _Counters:
 class FixedLimiter:
     """``max_concurrency: N``: at most N requests in flight, whatever the outcomes (they are counted)."""
 
-    mode = "fixed"
+    mode: ClassVar[Literal["fixed"]] = "fixed"  # the tag a Limiter is told apart by
 
     def __init__(self, limit: int, endpoint: str = "") -> None:
         if limit < 1:
@@ -195,7 +196,7 @@ class AdaptiveLimiter:
     never blocks); :meth:`acquire` blocks until a slot is free and no pause is running.
     """
 
-    mode = "auto"
+    mode: ClassVar[Literal["auto"]] = "auto"
 
     def __init__(self, endpoint: str = "", *, start: int = 8, cap: int = DEFAULT_CAP, floor: int = 1,
                  increase: float = 1.0, decrease: float = 0.9, slow_start_exit: float = 0.7,
@@ -333,12 +334,16 @@ class AdaptiveLimiter:
 
 # --------------------------------------------------------------------------- a job's limiters
 
-def find_limiters(*components: Any) -> list[tuple[Any, list[str]]]:
+# A model client's limiter (``ChatClient.limiter``).
+Limiter = FixedLimiter | AdaptiveLimiter
+
+
+def find_limiters(*components: object) -> list[tuple[Limiter, list[str]]]:
     """The limiters of a job's model clients (``bench.core.components.clients_of``: what each component
     lists), each once, with the kinds of calls that use it (answer, judge, summarizer)."""
-    found: dict[int, tuple[Any, list[str]]] = {}
+    found: dict[int, tuple[Limiter, list[str]]] = {}
     for client in clients_of(*components):
-        limiter = getattr(client, "limiter", None)
+        limiter = getattr(client, "limiter", None)  # a test's stand-in client may have none
         if isinstance(limiter, (FixedLimiter, AdaptiveLimiter)):
             kinds = found.setdefault(id(limiter), (limiter, []))[1]
             kind = getattr(client, "kind", None)
@@ -347,7 +352,7 @@ def find_limiters(*components: Any) -> list[tuple[Any, list[str]]]:
     return list(found.values())
 
 
-def concurrency_metrics(limiters: list[tuple[Any, list[str]]]) -> dict[str, Any]:
+def concurrency_metrics(limiters: Sequence[tuple[Limiter, list[str]]]) -> dict[str, Any]:
     """``metrics.json`` ``concurrency``, keyed by endpoint: the adaptive limiter's :meth:`stats`
     with the ``kinds`` that share it; fixed clients of an endpoint summed, ``limit`` per kind
     (under ``<endpoint> (fixed)`` when the endpoint also has an adaptive limiter)."""

@@ -14,7 +14,7 @@ everything else stays stock: LangChain builds the payload and parses the reply, 
 (tracing) see the call, its error mapping runs, the SDK's HTTP client, auth, timeouts and
 status errors apply. The body is byte-identical to the SDK's: the same keys in the SDK's order
 (``model``, ``stream``, ``service_tier``, ``messages``, then the others alphabetically, as its
-``create`` lists them), ``extra_body`` merged last, encoded as the SDK encodes (``tests/test_plain_post.py`` compares
+``create`` lists them), ``extra_body`` merged last, encoded as the SDK encodes (``tests/bench/llm/test_plain_post.py`` compares
 the bytes on every message of the real data). Anything it does not take as is (streaming, an
 unknown parameter, a value that is not JSON data) goes to the SDK's own ``create``.
 

@@ -48,8 +48,6 @@ class Price:
         known = {f.name for f in fields(cls)}
         if unknown := sorted(set(data) - known):
             raise ModelSetupError(f"{role}.price: unknown key(s) {unknown} (keys: input, cached_input, output, cache_write, batch)")
-        if "input" not in data or "output" not in data:
-            raise ModelSetupError(f"{role}.price needs input and output (USD per million tokens)")
         for key, number in data.items():
             if number is None:
                 continue
@@ -58,10 +56,14 @@ class Price:
             if key != "batch" and number > MAX_PRICE:
                 raise ModelSetupError(f"{role}.price.{key}: {number!r} USD per million tokens is not a price "
                                       f"(at most {MAX_PRICE:,.0f})")
-        if not 0 < float(data.get("batch", 1.0)) <= 1:
+        rates = {key: float(number) for key, number in data.items() if number is not None}  # None: unset
+        if "input" not in rates or "output" not in rates:
+            raise ModelSetupError(f"{role}.price needs input and output (USD per million tokens)")
+        if not 0 < rates.get("batch", 1.0) <= 1:
             raise ModelSetupError(f"{role}.price.batch: the fraction billed in batch mode, in (0, 1], "
                                   f"got {data['batch']!r}")
-        return cls(**{k: (float(v) if v is not None else None) for k, v in data.items()})
+        return cls(input=rates["input"], output=rates["output"], cached_input=rates.get("cached_input"),
+                   batch=rates.get("batch", 1.0), cache_write=rates.get("cache_write"))
 
     def cost(self, input_tokens: int, cached_tokens: int, output_tokens: int, batch: bool = False,
              cache_write_tokens: int = 0) -> float:

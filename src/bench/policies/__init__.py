@@ -11,7 +11,8 @@ prompt (``cfg.prompt``), the mechanisms (``cfg.mechanism``), the summarizer of `
 answering model, and for ``arm.match=NAME`` the policy of arm NAME (``budget_policy``), composed with the
 same groups as this job. Shared by the arms: the view and its checks (:mod:`bench.policies.policy`), the
 budget (:mod:`bench.policies.budget`), the summarizers (:mod:`bench.policies.summarize`,
-:mod:`bench.policies.llm_summarizer`).
+:mod:`bench.policies.llm_summarizer`). A built arm is checked against
+the :class:`Policy` protocol (one line naming what is missing, docs/extending.md).
 
 The ``${bench.prompt:FILE}`` resolver that reads a summary prompt (``conf/prompt/*.yaml`` use it for
 ``prompt.text``) is registered by :mod:`bench.config.checks`.

@@ -201,9 +201,10 @@ class AnthropicClearToolUses(ProviderArm):
     def _cleared(self, case: Case, count: int) -> tuple[list[BaseMessage], list[int]]:
         """The history with the ``count`` oldest clearable tool uses cleared, and the indices of their results
         (unchanged messages are the case's own objects)."""
-        results = {m.tool_call_id: i for i, m in enumerate(case.messages) if isinstance(m, ToolMessage)}
-        uses = [(i, call) for i, m in enumerate(case.messages) if isinstance(m, AIMessage)
-                for call in m.tool_calls if call["name"] not in self.exclude_tools]
+        tools = {i: m for i, m in enumerate(case.messages) if isinstance(m, ToolMessage)}
+        assistants = {i: m for i, m in enumerate(case.messages) if isinstance(m, AIMessage)}
+        results = {m.tool_call_id: i for i, m in tools.items()}
+        uses = [(i, call) for i, m in assistants.items() for call in m.tool_calls if call["name"] not in self.exclude_tools]
         chosen = uses[:count]
         if len(chosen) < count:
             raise ValueError(f"anthropic_clear: the server reports {count} tool uses cleared in {case.case_id}, "
@@ -215,14 +216,14 @@ class AnthropicClearToolUses(ProviderArm):
         for at, call in chosen:
             where = results.get(call.get("id") or "")
             if where is not None:
-                old = messages[where]
+                old = tools[where]
                 messages[where] = ToolMessage(CLEARED_TEXT, tool_call_id=old.tool_call_id, name=old.name, id=old.id)
                 indices.append(where)
             if inputs is True or (isinstance(inputs, list) and call["name"] in inputs):
                 emptied.setdefault(at, set()).add(call.get("id") or "")
         for at, ids in emptied.items():
-            old = messages[at]
-            calls = [{**c, "args": {}} if (c.get("id") or "") in ids else c for c in old.tool_calls]
-            messages[at] = AIMessage(content=old.content, tool_calls=calls, id=old.id)
+            ai = assistants[at]
+            calls = [{**c, "args": {}} if (c.get("id") or "") in ids else c for c in ai.tool_calls]
+            messages[at] = AIMessage(content=ai.content, tool_calls=calls, id=ai.id)
         return messages, sorted(indices)
 

@@ -26,12 +26,13 @@ from __future__ import annotations
 import inspect
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol, cast
 
 from langchain_core.messages import BaseMessage
 
 from bench.core.errors import ConfigError
 from bench.extract.history import steps
+from bench.policies.summarize import Summarizer
 from bench.profiles import Profile
 from bench.store.schema import View
 from bench.text.tokens import TokenCounter
@@ -107,7 +108,14 @@ def drop_oldest_steps(messages: list[BaseMessage], counter: TokenCounter, target
 SIZE_NOTE = "Keep the summary within {tokens} tokens."
 
 
-def summarize_within(summarizer: Any, messages: list[BaseMessage], prompt: str, profile: Profile,
+class _SizedSummarize(Protocol):
+    """A summarizer's ``summarize`` that takes the bound itself (the extractive one's)."""
+
+    def __call__(self, messages: list[BaseMessage], prompt: str, profile: Profile, *,
+                 within_tokens: int) -> tuple[str, dict[str, Any]]: ...
+
+
+def summarize_within(summarizer: Summarizer, messages: list[BaseMessage], prompt: str, profile: Profile,
                      within_tokens: int | None, counter: TokenCounter) -> tuple[str, dict[str, Any]]:
     """A summary of at most ``within_tokens`` tokens (an arm's budget, :mod:`bench.policies.budget`).
 
@@ -118,8 +126,8 @@ def summarize_within(summarizer: Any, messages: list[BaseMessage], prompt: str, 
     """
     if within_tokens is None:
         return summarizer.summarize(messages, prompt, profile)
-    if "within_tokens" in inspect.signature(summarizer.summarize).parameters:
-        text, usage = summarizer.summarize(messages, prompt, profile, within_tokens=within_tokens)
+    if "within_tokens" in inspect.signature(summarizer.summarize).parameters:  # checked: it takes the bound
+        text, usage = cast(_SizedSummarize, summarizer.summarize)(messages, prompt, profile, within_tokens=within_tokens)
     else:
         text, usage = summarizer.summarize(messages, f"{prompt.rstrip()}\n\n{SIZE_NOTE.format(tokens=within_tokens)}",
                                            profile)

@@ -59,7 +59,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
-from bench.extract.history import args_text
+from bench.extract.history import args_text, calls_of
 from bench.policies.budget import SUMMARY_SHARE, Budget, summarize_within
 from bench.policies.compact_settings import (
     DEFAULT_GUIDANCE,
@@ -171,7 +171,8 @@ class CompactPolicy(SummarizingArm):
         self.mechanism: Mechanisms = typed(Mechanisms, self.context.mechanism)
         self.prompt: str | None = self.context.prompt
         self.prompt_name: str = self.context.prompt_name
-        self.summarizer: Summarizer | None = self.context.summarizer
+        given = self.context.summarizer
+        self.summarizer: Summarizer = given if given is not None else ExtractiveSummarizer()
         self.counter: TokenCounter = self.context.counter
         # Wrong value types (mechanism.tail=yes) fail here, before any model call.
         check_types(self, "arm")
@@ -181,8 +182,6 @@ class CompactPolicy(SummarizingArm):
         self.limit = Budget.parse(self.budget)
         if self.prompt is None:
             self.prompt = load_prompt(self.prompt_name)
-        if self.summarizer is None:
-            self.summarizer = ExtractiveSummarizer()
         if not 0 <= self.mechanism.tail_fraction <= 1:
             raise ConfigError(f"mechanism.tail_fraction must be in [0, 1], got {self.mechanism.tail_fraction}")
         if not 0 < self.auto_compact.threshold <= 1:
@@ -211,9 +210,9 @@ class _Replay:
 
     def __init__(self, policy: CompactPolicy, case: Case) -> None:
         self.p = policy
-        self.mech: Mechanisms = policy.mechanism  # type: ignore[assignment]
-        self.micro: MicroCompact = policy.micro_compact  # type: ignore[assignment]
-        self.auto: AutoCompact = policy.auto_compact  # type: ignore[assignment]
+        self.mech: Mechanisms = policy.mechanism
+        self.micro = typed(MicroCompact, policy.micro_compact)  # typed by the policy already: the same object
+        self.auto = typed(AutoCompact, policy.auto_compact)
         self.case = case
         self.state: list[_Entry] = []
         self.store: dict[str, str] = {}  # handle -> stored output (offload)
@@ -298,7 +297,7 @@ class _Replay:
     # --- collapse --------------------------------------------------------------------
 
     def _step_key(self, begin: int) -> tuple | None:
-        keys = [call_key(self.case.profile, c) for c in self.state[begin].message.tool_calls]
+        keys = [call_key(self.case.profile, c) for c in calls_of(self.state[begin].message)]
         return None if any(k is None for k in keys) else tuple(keys)
 
     def _step_failed(self, begin: int, end: int) -> bool | None:
@@ -348,7 +347,7 @@ class _Replay:
 
     def _attempt(self, begin: int, end: int) -> Attempt:
         """A failed attempt as its note describes it: each call's action, each result's last line."""
-        actions = [self._action(c["name"], c.get("args") or {}) for c in self.state[begin].message.tool_calls]
+        actions = [self._action(c["name"], c.get("args") or {}) for c in calls_of(self.state[begin].message)]
         details = []
         for entry in self.state[begin + 1 : end]:
             lines = [ln for ln in self.case.profile.clean(_text(self.case.messages[entry.orig])).splitlines()
@@ -468,7 +467,8 @@ class _Replay:
                      "threshold_tokens": self.threshold if not self.auto.force else None}
         return tail
 
-    def _split_tail(self, before: list[_Entry], history_tokens: int, budget_tokens: int | None = None):
+    def _split_tail(self, before: list[_Entry], history_tokens: int, budget_tokens: int | None = None
+                    ) -> tuple[list[_Entry], list[_Entry], dict[str, Any] | None]:
         """(head to summarize, tail kept verbatim, accounting) of the part before the last user message.
 
         ``budget_tokens`` (arm.budget): the tail's size in tokens, kept whatever the mechanism."""

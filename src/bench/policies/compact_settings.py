@@ -6,13 +6,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from bench.core.errors import ConfigError
 from bench.prompts import load_prompt
 
 __all__ = ["MicroCompact", "AutoCompact", "Mechanisms", "typed", "DEFAULT_GUIDANCE", "DEFAULT_OFFLOAD_NOTE"]
+
+
+class _Dataclass(Protocol):
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # what makes a class a dataclass, to the type checker
+
+
+_Settings = TypeVar("_Settings", bound=_Dataclass)  # the settings dataclass typed() builds
 
 # the texts live in src/bench/prompts/ (conf/mechanism/shipped.yaml reads the same files)
 DEFAULT_GUIDANCE = load_prompt("verify_guidance.txt")
@@ -67,12 +75,14 @@ MECHANISM_SWITCHES = tuple(f.name for f in fields(Mechanisms) if f.type in ("boo
 MECHANISM_NAMES = ("shipped", *MECHANISM_SWITCHES)
 
 
-def typed(kind: type, value: Any) -> Any:
+def typed(kind: type[_Settings], value: _Settings | Mapping[str, Any] | None) -> _Settings:
     """A sub-config given as a dict (from YAML) or None, as its dataclass; unknown keys fail."""
     if value is None:
         return kind()
     if isinstance(value, kind):
         return value
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{kind.__name__}: a mapping of its keys, got {value!r}")
     data = dict(value)
     unknown = sorted(set(data) - {f.name for f in fields(kind)})
     if unknown:

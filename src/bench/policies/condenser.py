@@ -28,7 +28,7 @@ from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
 from bench.policies.budget import KEEP_SHARE, SUMMARY_SHARE, Budget, summarize_within
 from bench.policies.policy import PolicyContext, SummarizingArm, clean_start, make_view, steps
-from bench.policies.summarize import ExtractiveSummarizer
+from bench.policies.summarize import ExtractiveSummarizer, Summarizer
 from bench.store.schema import Case, View
 
 __all__ = ["SummarizingCondenser", "CONDENSER_PROMPT"]
@@ -64,7 +64,7 @@ class SummarizingCondenser(SummarizingArm):
             raise ConfigError(f"arm.max_size must be >= 4, got {self.max_size}")
         if not 0 <= self.keep_first < self.max_size // 2:
             raise ConfigError(f"arm.keep_first must be in [0, max_size // 2), got {self.keep_first}")
-        self.summarizer = self.context.summarizer or ExtractiveSummarizer()
+        self.summarizer: Summarizer = self.context.summarizer or ExtractiveSummarizer()
         self.limit = Budget.parse(self.budget)
 
     def __call__(self, case: Case) -> View:

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware, ModelRequest, ModelResponse
 from langchain.agents.middleware.context_editing import DEFAULT_TOOL_PLACEHOLDER
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
 
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
@@ -55,7 +55,8 @@ def apply_middleware(middleware: ContextEditingMiddleware, messages: Sequence[Ba
 
     # ``model`` is never called: the handler stands for the call, and the counter is ours
     model = GenericFakeChatModel(messages=iter(()))
-    middleware.wrap_model_call(ModelRequest(model=model, messages=list(messages)), handler)
+    # the case's messages are of the concrete chat classes LangChain's AnyMessage names
+    middleware.wrap_model_call(ModelRequest(model=model, messages=cast(list[AnyMessage], list(messages))), handler)
     return sent[0] if sent else list(messages)
 
 

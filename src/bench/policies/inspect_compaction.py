@@ -44,6 +44,7 @@ from typing import Any, ClassVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from bench.core.components import ModelClient
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
 from bench.policies.budget import SIZE_NOTE, SUMMARY_SHARE, Budget, drop_oldest_steps, summarize_within
@@ -186,7 +187,8 @@ class InspectCompaction(SummarizingArm):
     prompt: str | None = None  # summary: a prompt replacing inspect's (its {addendums} placeholder kept)
     budget: float | int | None = None  # share of each case's history tokens, or tokens (None: threshold)
     context: PolicyContext = field(default_factory=PolicyContext, repr=False)  # summarizer, counter
-    uses: ClassVar[frozenset[str]] = frozenset({"summarizer"})
+    # per instance too (not a ClassVar; unannotated: not a dataclass field): edit and trim narrow it to none
+    uses = frozenset({"summarizer"})
     order: ClassVar[int] = 36  # reports: beside the other libraries' policies
 
     def __post_init__(self) -> None:
@@ -214,11 +216,11 @@ class InspectCompaction(SummarizingArm):
         """Whether an arm config of this class writes summaries (``bench.config.arms.summarizes``)."""
         return arm.get("strategy", "edit") == "summary"
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         return super().clients() if self.summarizer is not None else []
 
     @property
-    def calls_model(self) -> bool:  # type: ignore[override]
+    def calls_model(self) -> bool:
         return self.summarizer is not None and super().calls_model
 
     def _threshold(self, target: int | None, system_tokens: int) -> int:

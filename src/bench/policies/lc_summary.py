@@ -29,20 +29,22 @@ as configured. So a view is never over T, and right after a summary it holds abo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from langchain.agents.middleware import SummarizationMiddleware
 from langchain.agents.middleware.summarization import DEFAULT_SUMMARY_PROMPT
+from langchain_core.language_models import ModelProfile
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, RemoveMessage, convert_to_messages
 from langgraph.runtime import Runtime
 
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
 from bench.policies.budget import KEEP_SHARE, SUMMARY_SHARE, Budget, summarize_within
 from bench.policies.policy import PolicyContext, SummarizingArm, make_view
-from bench.policies.summarize import ExtractiveSummarizer
+from bench.policies.summarize import ExtractiveSummarizer, Summarizer
 from bench.store.schema import Case, View
 from bench.text.content import content_text
 
@@ -102,7 +104,7 @@ class LangChainSummarization(SummarizingArm):
             raise ConfigError(f"arm.{fraction}: a fraction of the context needs its size: set arm.context_window "
                               "to the model's max input tokens (e.g. arm.context_window=128000)")
         self.prompt_text = self.summary_prompt or DEFAULT_SUMMARY_PROMPT
-        self.summarizer = self.context.summarizer or ExtractiveSummarizer()
+        self.summarizer: Summarizer = self.context.summarizer or ExtractiveSummarizer()
         self.limit = Budget.parse(self.budget)
         self._middleware(lambda messages: "")  # LangChain checks trigger and keep here: fail at build time
 
@@ -112,15 +114,16 @@ class LangChainSummarization(SummarizingArm):
             return self.trigger, self.keep, None
         return ("tokens", target), ("tokens", max(1, int(KEEP_SHARE * target))), max(1, int(SUMMARY_SHARE * target))
 
-    def _middleware(self, summarize, target: int | None = None) -> SummarizationMiddleware:
+    def _middleware(self, summarize: Callable[[list[AnyMessage]], str], target: int | None = None) -> SummarizationMiddleware:
         # ``model`` is only read for its profile (fraction limits) and never called: the
         # summarizer function replaces the summary call and the project's counter counts.
-        profile = {"max_input_tokens": self.context_window} if self.context_window else None
+        profile = ModelProfile(max_input_tokens=self.context_window) if self.context_window else None
         managed = GenericFakeChatModel(messages=iter(()), profile=profile)
         trigger, keep, _ = self._sizes(target)
+        counter = self.context.counter
         try:
-            return SummarizationMiddleware(
-                managed, trigger=trigger, keep=keep, token_counter=self.context.counter.count_messages,
+            return SummarizationMiddleware(  # its counter is typed for any message-like input: converted
+                managed, trigger=trigger, keep=keep, token_counter=lambda m: counter.count_messages(convert_to_messages(m)),
                 summary_prompt=self.prompt_text, trim_tokens_to_summarize=self.trim_tokens_to_summarize,
                 summarizer=summarize)
         except ValueError as error:
@@ -133,11 +136,11 @@ class LangChainSummarization(SummarizingArm):
         target = self.limit.target(self.context.counter.count_messages(case.messages)) if self.limit else None
         trigger, keep, cap = self._sizes(target)
 
-        def restore(messages: list[BaseMessage]) -> list[BaseMessage]:
+        def restore(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
             """The case's own message objects back, and no ids on the summaries."""
             return [originals.get(m.id or "") or m.model_copy(update={"id": None}) for m in messages]
 
-        def summarize(messages: list[BaseMessage]) -> str:
+        def summarize(messages: list[AnyMessage]) -> str:
             text, used = summarize_within(self.summarizer, restore(messages), instruction, case.profile, cap,
                                           self.context.counter)
             usage.append(used)
@@ -155,7 +158,8 @@ class LangChainSummarization(SummarizingArm):
                 return
             before = self.context.counter.count_messages(view)
             calls = len(usage)
-            update = middleware.before_model({"messages": view}, runtime)
+            # the case's messages are of the concrete chat classes LangChain's AnyMessage names
+            update = middleware.before_model({"messages": cast(list[AnyMessage], view)}, runtime)
             if not update:
                 return
             new = list(update["messages"])
@@ -174,14 +178,14 @@ class LangChainSummarization(SummarizingArm):
                 before_model(index)
             # The middleware needs ids (it would write uuids into messages without one): a copy
             # carries the case message's own id, and the view is mapped back to the case's messages.
-            copy = message.model_copy(update={"id": message.id or f"case-{index}"})
-            view.append(copy)
-            originals[copy.id] = message
+            own_id = message.id or f"case-{index}"
+            view.append(message.model_copy(update={"id": own_id}))
+            originals[own_id] = message
         before_model(len(case.messages))  # the question is one more model call
         messages = restore(view)
         info = {"trigger": trigger, "keep": keep, "summarizations": summarizations, "summarizer_usage": usage}
-        view = make_view(case, self.name, messages, self.context.counter, info=info,
-                         summarizer_calls=len(usage), summary=content_text(summary) if summary is not None else None)
+        built = make_view(case, self.name, messages, self.context.counter, info=info,
+                          summarizer_calls=len(usage), summary=content_text(summary) if summary is not None else None)
         if self.limit is None or target is None:
-            return view
-        return self.limit.record(view, target, {"trigger": list(trigger), "keep": list(keep), "summary_max_tokens": cap})
+            return built
+        return self.limit.record(built, target, {"trigger": list(trigger), "keep": list(keep), "summary_max_tokens": cap})

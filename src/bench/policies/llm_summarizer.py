@@ -54,7 +54,7 @@ class LLMSummarizer:
         self.system = system
         self.name = f"llm:{self.client.model}"
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ChatClient]:
         return [self.client]
 
     def summarize(self, messages: list[BaseMessage], prompt: str, profile: Any = None) -> tuple[str, dict[str, Any]]:

@@ -18,10 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import BaseMessage, ToolMessage
 
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
+from bench.extract.history import calls_of
 from bench.policies.budget import Budget, drop_oldest_steps
 from bench.policies.policy import PolicyContext, make_view, steps
 from bench.store.schema import Case, View
@@ -68,7 +69,7 @@ class ObservationMask:
 
     def __call__(self, case: Case) -> View:
         turns = [(b, e) for b, e in steps(case.messages)
-                 if isinstance(case.messages[b], AIMessage) and case.messages[b].tool_calls]
+                 if calls_of(case.messages[b])]
         if self.limit is not None:
             return self._within_budget(case, turns)
         messages, masked = self._masked(case, turns, self.window)

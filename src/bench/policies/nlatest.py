@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from bench.core.components import calls_model, clients_of
+from bench.core.components import ModelClient, calls_model, clients_of
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
 from bench.policies.budget import Budget
@@ -92,7 +92,7 @@ class NLatest:
             raise ConfigError(f"arm.match={self.match!r} needs the matched arm's policy in the context "
                               "(use build_policy)")
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         """The matched arm's (its summarizer's), if any."""
         return clients_of(self.budget_policy) if self.budget_policy is not None else []
 

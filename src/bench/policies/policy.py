@@ -7,19 +7,25 @@ question, and the accounting of what it kept. Every view must be valid for the c
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 from langchain_core.messages import BaseMessage
 
-from bench.core.components import calls_model, clients_of
+from bench.core.components import Component, ModelClient, calls_model, clients_of
+from bench.core.contracts import check, problems
 from bench.extract.history import clean_start, steps, unpaired
+from bench.policies.compact_settings import Mechanisms
+from bench.policies.summarize import Summarizer
 from bench.store.schema import Case, View, assign_message_ids
 from bench.text.tokens import TokenCounter
 from bench.text.view_contents import verbatim_ids
 
-__all__ = ["Policy", "PolicyContext", "CONTEXT_PARTS", "Declaration", "declare", "declaration_of", "ROLES",
-           "SummarizingArm", "view_problems", "make_view", "steps", "clean_start"]
+__all__ = ["Policy", "PolicyOptions", "PolicyContext", "CONTEXT_PARTS", "Declaration", "declare", "declaration_of",
+           "ROLES", "SummarizingArm", "check_policy", "policy_class_problems", "view_problems", "make_view", "steps",
+           "clean_start"]
 
 # The parts of a PolicyContext a policy class may declare it uses (``Policy.uses``).
 CONTEXT_PARTS = frozenset({"prompt", "mechanism", "summarizer", "budget_policy", "model"})
@@ -37,10 +43,11 @@ class PolicyContext:
     counter: TokenCounter = field(default_factory=TokenCounter, repr=False)
     prompt: str | None = None  # summary prompt text (the prompt group); None: the sre prompt
     prompt_name: str = "sre"  # its name, recorded in views
-    mechanism: Any = None  # the mechanism group (a dict or bench.policies.compact.Mechanisms)
-    summarizer: Any = field(default=None, repr=False)  # a Summarizer; None: the extractive one
-    budget_policy: Any = field(default=None, repr=False)  # arm.match's arm (a Policy), for nlatest
-    model: Any = field(default=None, repr=False)  # the answering model (an Answerer), for the provider arms
+    mechanism: Mechanisms | Mapping[str, Any] | None = None  # the mechanism group (its config as a dict)
+    summarizer: Summarizer | None = field(default=None, repr=False)  # None: the extractive one
+    budget_policy: Policy | None = field(default=None, repr=False)  # arm.match's arm, for nlatest
+    # the answering model (a bench.answering.answerer.Answerer, a layer above), for the provider arms
+    model: Component | None = field(default=None, repr=False)
 
 
 # What an arm is to the study: the reference every other arm is scored against (the whole
@@ -76,12 +83,12 @@ class Declaration:
                 "stand_in_summary": self.stand_in_summary}
 
 
-def declare(policy: Any) -> Declaration:
+def declare(policy: object) -> Declaration:
     """The declaration of a built policy: its class's ``role``/``order`` and what it was built with."""
     own = getattr(policy, "declaration", None)
     if callable(own):
         return own()
-    uses = getattr(policy, "uses", frozenset())
+    uses: frozenset[str] = getattr(policy, "uses", frozenset())
     context = getattr(policy, "context", None)
     matched = getattr(context, "budget_policy", None)
     inner = declare(matched) if matched is not None else None
@@ -132,9 +139,9 @@ def declaration_of(run: dict[str, Any] | None, arm_config: dict[str, Any] | None
 class SummarizingArm:
     """An arm that builds views with ``self.summarizer``: its model clients are the summarizer's."""
 
-    summarizer: Any
+    summarizer: Summarizer | None
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         return clients_of(self.summarizer)
 
     @property
@@ -150,11 +157,61 @@ class Policy(Protocol):
     of the :class:`PolicyContext` the policy needs (its explicit contract with build_policy)."""
 
     name: str
-    calls_model: bool
-    uses: ClassVar[frozenset[str]]
     context: PolicyContext
 
-    def __call__(self, case: Case) -> View: ...
+    @property
+    def calls_model(self) -> bool:
+        """True when building a view calls a model (a class attribute, or a property of what it was built with)."""
+
+    @property
+    def uses(self) -> frozenset[str]:
+        """The :data:`CONTEXT_PARTS` it needs (a class attribute: build_policy reads it off the class)."""
+
+    def __call__(self, case: Case) -> View:
+        """The view of the case's history the answering model sees."""
+
+
+class PolicyOptions(Protocol):
+    """What a policy may add; each is read only when it has it (:func:`declare`, the runner)."""
+
+    role: str  # one of ROLES (default candidate)
+    order: int  # its place in study tables and plots (default 50)
+    uses_tokenizer: bool  # its views depend on the token counter (default True)
+
+    def clients(self) -> list[Any]: ...  # the model clients it calls through (SummarizingArm: the summarizer's)
+
+    def declaration(self) -> Declaration: ...  # its own declaration instead of the one derived from ``uses``
+
+
+def policy_class_problems(cls: Any) -> list[str]:
+    """What an arm's class (its ``_target_``) lacks before it is built: it takes the ``context`` the job
+    hands it, and ``uses`` names parts of it (:data:`CONTEXT_PARTS`)."""
+    found = []
+    try:
+        parameters: Mapping[str, inspect.Parameter] = inspect.signature(cls).parameters
+    except (TypeError, ValueError):  # no signature to read: left to the build
+        parameters = {}
+    if parameters and "context" not in parameters and not any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        found.append("it takes no context (a field context: PolicyContext)")
+    unknown = sorted(set(getattr(cls, "uses", frozenset())) - CONTEXT_PARTS)
+    if unknown:
+        found.append(f"uses unknown context parts {unknown} (known: {', '.join(sorted(CONTEXT_PARTS))})")
+    return found
+
+
+def _policy_rules(policy: Any) -> list[str]:
+    found = problems(policy, PolicyOptions, optional=True) + policy_class_problems(type(policy))
+    role = getattr(policy, "role", "candidate")
+    if role not in ROLES:
+        found.append(f"role must be one of {ROLES}, got {role!r}")
+    return found
+
+
+def check_policy(policy: Any, label: str | None = None) -> Any:
+    """``policy`` when it has the :class:`Policy` protocol's members and its options are well-formed; else
+    ContractError, one line: ``arm 'mine': missing calls_model``."""
+    return check(policy, Policy, "arm", label, rules=_policy_rules)
 
 
 def view_problems(messages: list[BaseMessage]) -> list[str]:
@@ -164,11 +221,11 @@ def view_problems(messages: list[BaseMessage]) -> list[str]:
         if kind == "result":
             problems.append(f"message {index}: tool result {next(iter(ids))} without its call")
         else:
-            problems.append(f"{'end' if index is None else f'message {index}'}: calls {sorted(ids)} lack results")
+            problems.append(f"{'end' if index is None else f'message {index}'}: calls {sorted(ids, key=str)} lack results")
     return problems
 
 
-def make_view(case: Case, arm: str, messages: list[BaseMessage], counter: TokenCounter, **extra) -> View:
+def make_view(case: Case, arm: str, messages: list[BaseMessage], counter: TokenCounter, **extra: Any) -> View:
     """A view with token accounting and provenance (``View.verbatim``: the ids of the case's
     messages it keeps verbatim); raises if the messages are not a valid chat history."""
     problems = view_problems(messages)

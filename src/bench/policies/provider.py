@@ -17,13 +17,16 @@ again when built.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from langchain_core.messages import BaseMessage
 
 from bench.core.errors import ConfigError
 from bench.policies.policy import PolicyContext
 from bench.store.schema import Case
+
+if TYPE_CHECKING:  # the offline stack never imports the model SDKs (bench.llm imports openai)
+    from bench.llm import ChatClient
 
 __all__ = ["ProviderArm", "requirement", "PROVIDER_NAMES", "verbatim_map"]
 
@@ -77,7 +80,7 @@ class ProviderArm:
     name: str
     provider: str
     context: PolicyContext
-    client: Any
+    client: ChatClient
 
     def connect(self) -> None:
         """The view client: the answering model's, as a sibling counted as view calls (kind ``summarizer``)."""
@@ -88,13 +91,13 @@ class ProviderArm:
             raise ConfigError(f"arm.model_api of {type(self).__name__} is {self.API} (its views are that API's "
                               f"items), got {getattr(self, 'model_api', None)!r}")
         model = self.context.model
-        client = getattr(model, "client", None)
+        client: ChatClient | None = getattr(model, "client", None)  # the offline reader has none
         name = getattr(client, "model", None) or getattr(model, "name", None) or "offline"
         refusal = requirement(self.name, self.PROVIDER, self.API, self.FEATURE, str(name),
                               getattr(client, "provider", None), getattr(client, "api", None))
-        if refusal:
-            raise ConfigError(refusal)
+        if refusal or client is None:  # without a client requirement() refuses (an offline model)
+            raise ConfigError(refusal or f"arm={self.name} needs the answering model's client")
         self.client = dataclasses.replace(client, kind="summarizer")
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ChatClient]:
         return [self.client]

@@ -13,7 +13,8 @@ import functools
 import posixpath
 import re
 import shlex
-from typing import Any
+
+from langchain_core.messages import ToolCall
 
 from bench.extract.history import args_text
 from bench.profiles import Profile
@@ -60,7 +61,7 @@ def command_key(command: str) -> tuple[str, str]:
     return (program, operand)
 
 
-def call_key(profile: Profile, call: dict[str, Any]) -> tuple | None:
+def call_key(profile: Profile, call: ToolCall) -> tuple | None:
     """What a call attempts: a shell command's program and target, an edit's command and file,
     any other call's arguments."""
     args = call.get("args") or {}

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from bench.core.components import Component, ModelClient
 from bench.core.errors import ConfigError
 from bench.extract.history import args_text, pair_results
 from bench.profiles import OPENHANDS, Profile
@@ -49,17 +50,17 @@ __all__ = [
     "prompt_sections",
 ]
 
-class Summarizer(Protocol):
-    """Turns a history into one summary text following ``prompt``.
-
-    ``messages`` is a valid chat history (every call has its results) in order; it may
-    hold placeholders of cleared outputs and ``read_tool_output(handle="...")`` references
-    to stored ones; ``profile`` says what its tools mean. Returns the summary text and a
-    usage dict (model, tokens, cost...).
-    """
+class Summarizer(Component, Protocol):
+    """Turns a history into one summary text following ``prompt``: ``messages`` is a valid chat history
+    (every call has its results) that may hold placeholders of cleared outputs and
+    ``read_tool_output(handle="...")`` references to stored ones; ``profile`` says what its tools mean.
+    Returns the text and a usage dict (model, tokens, cost...); ``clients()``: its model clients (``[]``
+    offline). It may also take ``within_tokens`` (``bench.policies.budget.summarize_within``)."""
 
     name: str
-    calls_model: bool  # True when summarize() calls a model (the runner then builds views concurrently)
+
+    @property
+    def calls_model(self) -> bool: ...  # summarize() calls a model (the runner then builds views concurrently)
 
     def summarize(self, messages: list[BaseMessage], prompt: str,
                   profile: Profile = OPENHANDS) -> tuple[str, dict[str, Any]]: ...
@@ -128,7 +129,7 @@ class ExtractiveSummarizer:
     max_tokens: int | None = None
     max_fraction: float | None = 0.2
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         return []  # no model
 
     def __post_init__(self) -> None:

@@ -4,22 +4,37 @@
     profile = get_profile("generic", error_result=r"FAIL") # with fields replaced (dataset config)
 
 A new source: write ``bench/profiles/<name>.py`` with a :class:`Profile` and register it in
-``PROFILES`` below.
+``PROFILES`` below (:func:`registry` checks it: a wrong one is refused at import in one line).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from bench.core.contracts import ContractError, check
 from bench.core.errors import BenchError
 from bench.profiles.generic import GENERIC
 from bench.profiles.openhands import OPENHANDS
-from bench.profiles.profile import Profile
+from bench.profiles.profile import Profile, profile_problems
 from bench.profiles.tau2 import TAU2
 
-__all__ = ["Profile", "PROFILES", "get_profile", "declared_profile", "OPENHANDS", "TAU2", "GENERIC", "ProfileError"]
+__all__ = ["Profile", "PROFILES", "registry", "get_profile", "declared_profile", "OPENHANDS", "TAU2", "GENERIC",
+           "ProfileError"]
 
-PROFILES: dict[str, Profile] = {p.name: p for p in (OPENHANDS, TAU2, GENERIC)}
+
+def registry(*profiles: Profile) -> dict[str, Profile]:
+    """The profiles by name, in order, each checked as it is registered (ContractError: one line naming
+    the profile and what is wrong, :func:`bench.profiles.profile.profile_problems`)."""
+    registered: dict[str, Profile] = {}
+    for profile in profiles:
+        check(profile, None, "profile", label=str(getattr(profile, "name", profile)), rules=profile_problems)
+        if profile.name in registered:
+            raise ContractError(f"profile {profile.name!r}: registered twice")
+        registered[profile.name] = profile
+    return registered
+
+
+PROFILES: dict[str, Profile] = registry(OPENHANDS, TAU2, GENERIC)
 
 
 class ProfileError(BenchError, ValueError):

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import functools
 import re
+import typing
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from typing import Any, TypeVar, overload
 
-__all__ = ["Profile"]
+__all__ = ["Profile", "profile_problems", "PATTERN_FIELDS"]
+
+_Raw = TypeVar("_Raw")  # a row's value of any other type, passed through unchanged
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # terminal colours in test runner output
 
@@ -116,7 +119,11 @@ class Profile:
         return bool(self.write_tools and _rx(self.write_tools).fullmatch(name)) \
             and not self.is_finish(name) and not self.is_think(name)
 
-    def role_of(self, role: Any) -> Any:
+    @overload
+    def role_of(self, role: str) -> str: ...
+    @overload
+    def role_of(self, role: _Raw) -> _Raw: ...
+    def role_of(self, role: object) -> object:
         """The chat role a message of ``role`` is read as ("skip": dropped); unknown roles unchanged."""
         return dict(self.roles).get(role, role) if isinstance(role, str) else role
 
@@ -129,7 +136,7 @@ class Profile:
             return True
         return self.command_of(args).strip().lower() in self.process_inputs
 
-    def edit_argument(self, command: Any) -> str | None:
+    def edit_argument(self, command: object) -> str | None:
         """The argument holding the text an editor command inserts (None: not an edit)."""
         return dict(self.editor_commands).get(command) if isinstance(command, str) else None
 
@@ -247,9 +254,51 @@ class Profile:
                 values[key] = tuple(value)
         return cls(**values)
 
-    def with_overrides(self, **overrides: Any) -> Profile:
+    def with_overrides(self, **overrides: object) -> Profile:
         """This profile with some fields replaced (``None`` values are ignored)."""
-        given = {k: (tuple(v) if isinstance(v, list) else v) for k, v in overrides.items() if v is not None}
+        given: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in overrides.items() if v is not None}
         if isinstance(given.get("roles"), dict):
             given["roles"] = tuple((str(r), str(m)) for r, m in given["roles"].items())
         return replace(self, **given) if given else self
+
+
+# The fields that hold a regular expression, each with the groups its reader takes: an exit code, a
+# working directory or a repository root is the pattern's group 1 (``exit_codes``, ``working_dirs``,
+# ``repo_root``); the others are matched whole.
+PATTERN_FIELDS = {"output_prefix": 0, "output_markers": 0, "cwd_marker": 1, "shell_prompt": 0, "exit_code_marker": 1,
+                  "error_result": 0, "not_run": 0, "repo_root_marker": 1, "write_tools": 0}
+
+
+def profile_problems(profile: Any) -> list[str]:
+    """What a profile has wrong, as its registration checks it: a name usable as ``dataset.profile``, the
+    tool lists as tuples of names, the pairs as pairs, every pattern a regular expression with the groups
+    its reader takes (a wrong one would fail only on the first row that reaches it)."""
+    if not isinstance(profile, Profile):
+        return [f"not a bench.profiles.Profile (got {type(profile).__name__})"]
+    found = []
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", profile.name or ""):
+        found.append(f"name must be lower case letters, digits and _ (it is dataset.profile), got {profile.name!r}")
+    hints = typing.get_type_hints(Profile)
+    for item in fields(Profile):
+        value = getattr(profile, item.name)
+        args = typing.get_args(hints[item.name])
+        if typing.get_origin(hints[item.name]) is not tuple or args[-1:] != (...,):
+            continue
+        pairs = args[0] is not str
+        if not isinstance(value, tuple) or not all(
+                (isinstance(v, tuple) and len(v) == 2 and all(isinstance(x, str) for x in v)) if pairs
+                else isinstance(v, str) for v in value):
+            what = "a tuple of (name, value) pairs" if pairs else "a tuple of names"
+            found.append(f"{item.name} must be {what} (got {value!r})")
+    for name, groups in PATTERN_FIELDS.items():
+        pattern = getattr(profile, name)
+        if pattern is None:
+            continue
+        try:
+            compiled = re.compile(pattern)
+        except (re.error, TypeError) as err:
+            found.append(f"{name} is not a regular expression ({err})")
+            continue
+        if groups and compiled.groups != groups:
+            found.append(f"{name} must have {groups} group (what its reader takes), got {compiled.groups}")
+    return found

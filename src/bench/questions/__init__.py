@@ -32,7 +32,7 @@ from bench.questions.first_tool_error import FIRST_TOOL_ERROR
 from bench.questions.guess import drop_templates, guess_reason
 from bench.questions.latest_value import LATEST_VALUE
 from bench.questions.matching import squash
-from bench.questions.question_type import CaseFacts, QuestionType, ordinal
+from bench.questions.question_type import CaseFacts, ChoosingType, QuestionType, ordinal, registry
 from bench.questions.suite_counts import TEST_COUNTS
 from bench.questions.tool_output import TOOL_OUTPUT
 from bench.questions.tool_value import TOOL_VALUE
@@ -47,12 +47,13 @@ __all__ = ["QUESTION_TYPES", "CODING_TYPES", "REGISTRY", "QuestionType", "add_qu
 
 log = logging.getLogger(__name__)
 
-REGISTRY: dict[str, QuestionType] = {t.name: t for t in (
+# each type checked against the contract as it is registered (bench.questions.question_type.registry)
+REGISTRY: dict[str, QuestionType[Any, Any]] = registry(
     FILES_CHANGED, FIRST_EDIT, TEST_COUNTS, FIRST_ERROR,  # coding (a repository)
     TOOL_OUTPUT, TOOL_VALUE, CALL_COUNT, FIRST_TOOL_ERROR,  # domain-neutral (every source)
     USER_FACT, LATEST_VALUE,  # domain-neutral: later user turns, a value that changed
     WRITE_ACTIONS,  # sources whose profile names write tools (tau2; generic: dataset.write_tools)
-)}
+)
 QUESTION_TYPES = tuple(REGISTRY)
 # the types a coding run asks and an operations run cannot (they need a shell or an editor), read off the
 # types themselves
@@ -63,7 +64,7 @@ class QuestionTypeError(BenchError, ValueError):
     """``questions.types`` names a type that is not registered."""
 
 
-def question_type(name: str) -> QuestionType:
+def question_type(name: str) -> QuestionType[Any, Any]:
     try:
         return REGISTRY[name]
     except KeyError:
@@ -158,16 +159,16 @@ def add_questions(case: Case, counter: Any = None, types: Iterable[str] | None =
         qtype = REGISTRY[name]
         if not qtype.applies(case.profile):
             continue
-        candidates = getattr(qtype, "candidates", None)
-        if candidates is None:
+        if not isinstance(qtype, ChoosingType):
             built = qtype.build(facts)
             if isinstance(built, DroppedQuestion):
                 drop(built)
                 continue
-            chosen = [built]
+            chosen: list[Question] = [built]
         else:
-            chosen, guessed = [], Counter()
-            for question in candidates(facts):
+            chosen = []
+            guessed: Counter[str] = Counter()
+            for question in qtype.candidates(facts):
                 reason = guess_reason(question)
                 if reason is None:
                     chosen.append(question)

@@ -1,13 +1,9 @@
 """Typed answers: the JSON shape each question type asks for, its writer and its reader.
 
 Every question type declares ``answer_format``: the keys of the JSON object its answer
-carries, each with what it holds (a key ending in ``?`` is optional)::
-
-    files_changed   {"files": [...]}            first_edit        {"path", "code"}
-    test_counts     {"passed", "failed", "errors"?}
-    first_error     {"type", "message"}         tool_output       {"output"}
-    tool_value, user_fact, latest_value {"value"}   call_count    {"count"}
-    first_tool_error {"tool", "message"}         write_actions     {"actions": [...]}
+carries, each with what it holds (a key ending in ``?`` is optional), e.g. ``call_count``'s
+``{"count": "number of calls"}`` or ``test_counts``' ``{"passed", "failed", "errors?"}`` (each type's
+module; its registration checks it, ``bench.questions.question_type.registry``).
 
 ``{"unknown": true}`` is how any answer abstains. The question tells the model the shape
 (:func:`ask_text`); the offline reader writes it (:func:`typed_answer`); the judges read it

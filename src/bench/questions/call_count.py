@@ -14,7 +14,7 @@ from typing import Any
 
 from bench.profiles import Profile
 from bench.questions.matching import has_identifier, is_abstention
-from bench.questions.question_type import CaseFacts, make_question
+from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.questions.values import ORDINAL, numbers, ordinal_number, same_number
 from bench.store.schema import DroppedQuestion, Question
 
@@ -41,6 +41,11 @@ _BEFORE_NTH = re.compile(r"\b(?:times?|calls?|attempts?|tries)\s+before\b[^.;\n]
                          r")\b", re.I)
 
 
+# a count of a named tool: "7 run_shell calls", "7 more `grep` calls"
+_OTHER_COUNT = re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?([a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][\w-]*)`?"
+                          r"\s+(?:calls?|times?|runs?|invocations?)\b", re.I)
+
+
 def call_key(tool: str) -> str:
     """How a call of ``tool`` shows in a view's text (``bench.text.content.message_text``): one per call."""
     return f"[{tool}]\n"
@@ -51,12 +56,14 @@ class CallCount:
     template = "How many times did you call `{tool}`?"
     uncounted = " Do not count the last call(s) of it you made, which got no result."
     answer_format = {"count": "number of calls"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 15  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\"). "
               "A count the answer concludes with is its claim (\"23 in total, but the last got no result, so 22\" "
               "is 22; \"four times before it worked on the fifth\" is 5). A count of another tool is wrong; a "
               "command of the asked tool (`file_view` of `file_view_editor`) is no other tool, nor is a tool the count "
               "is compared with (\"24, the same number as my edit calls\"). The number the answer opens with is its "
-              "count (\"4 - I also checked once more\" is 4).")
+              "count (\"4 - I also checked once more\" is 4); another tool's count told beside it (\"10 - plus 7 "
+              "run_shell calls\") is that tool's, not the answer's.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"]) + (self.uncounted if target.get("uncounted") else "")
@@ -108,8 +115,12 @@ class CallCount:
         asked = re.search(r"`([^`]+)`", question.question)
         tool = (question.target or {}).get("tool") or (asked.group(1) if asked else "")
         # a part of the asked tool's name (`file_view` of `file_view_editor`: its command) is no other tool
+        # another tool's count told beside the answer's own ("10 - plus 7 run_shell calls") is that tool's
+        claimed = self.claim(None, text, None)
+        beside = [m.group(2) for m in _OTHER_COUNT.finditer(text)
+                  if claimed is not None and (n := numbers(m.group(1))) and not same_number(n[0], claimed)]
         named = [t.strip("`") for t in _TOOL_NAME.findall(_COMPARED.sub(" ", text))
-                 if not re.search(rf"(?:^|_){re.escape(t.strip('`'))}(?:_|$)", tool or "")]
+                 if not re.search(rf"(?:^|_){re.escape(t.strip('`'))}(?:_|$)", tool or "") and t.strip("`") not in beside]
         if tool and named and not has_identifier(tool, text):
             return f"the count of another tool ({named[0]}), not of {tool}"
         return None
@@ -123,4 +134,4 @@ class CallCount:
         return []  # a count is never readable in the task text
 
 
-CALL_COUNT = CallCount()
+CALL_COUNT: QuestionType[int, float] = CallCount()  # its reference, its claim

@@ -74,7 +74,11 @@ def pick_depths(candidates: Sequence[Question], depths: Sequence[str], total_tok
     outside unless its own bucket already has a question (one question per type and depth).
     Returns (the chosen questions in history order, each with ``depth`` set; the present
     buckets no candidate lies in)."""
-    placed = [(i, q, depth_of(int(q.evidence_back["tokens"]))) for i, q in enumerate(candidates) if q.evidence_back]
+    placed: list[tuple[int, int, str]] = []  # (candidate, tokens back to its earliest evidence, its bucket)
+    for i, q in enumerate(candidates):
+        if q.evidence_back:
+            tokens = int(q.evidence_back["tokens"])
+            placed.append((i, tokens, depth_of(tokens)))
     chosen: dict[str, int] = {}
     empty: list[str] = []
     for label in present_depths(total_tokens, depths):
@@ -86,7 +90,7 @@ def pick_depths(candidates: Sequence[Question], depths: Sequence[str], total_tok
     for label in empty:
         if not placed:
             break
-        _, index, own = min((_gap(int(q.evidence_back["tokens"]), label), i, d) for i, q, d in placed)
+        _, index, own = min((_gap(tokens, label), i, d) for i, tokens, d in placed)
         if own not in chosen and index not in chosen.values():
             chosen[own] = index
     picked = sorted(chosen.values())

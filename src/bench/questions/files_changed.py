@@ -13,8 +13,9 @@ from typing import Any
 
 from bench.extract import edited_files
 from bench.profiles import Profile
-from bench.questions.matching import is_abstention, match_paths, names, negated_spans, path_tokens
-from bench.questions.question_type import CaseFacts, make_question
+from bench.questions.matching import is_abstention
+from bench.questions.paths import match_paths, names, negated_spans, path_tokens
+from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FILES_CHANGED", "patch_paths"]
@@ -45,13 +46,15 @@ def denied_names(text: str) -> set[str]:
 class FilesChanged:
     name = NAME
     answer_format = {"files": "list of the paths of the files you changed, relative to the repository root"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 60  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Files: the set of repository files the answer names as changed equals the reference set. "
               "Absolute paths under the repository root and paths relative to it are the same file; a bare "
               "file name counts when exactly one reference path has that name. The right file name in the "
               "wrong directory, a missing file or an extra file makes it wrong. Things that are not file "
               "paths (a module.function, a version number) are not files; build files without an extension "
-              "(Makefile, Dockerfile) are. Files the answer says it only opened, did not change or are outside the "
-              "repository are not named as changed. An answer that it changed no file claims the empty set.")
+              "(Makefile, Dockerfile) are. Files the answer says it only opened or only ran (\"just a scratch script I "
+              "ran\"), did not change or are outside the repository are not named as changed. An answer that it "
+              "changed no file claims the empty set.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -109,4 +112,4 @@ class FilesChanged:
         return list(reference)
 
 
-FILES_CHANGED = FilesChanged()
+FILES_CHANGED: QuestionType[list[str], list[str]] = FilesChanged()  # its reference, its claim

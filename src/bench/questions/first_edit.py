@@ -16,8 +16,9 @@ from typing import Any
 
 from bench.extract import added_lines, changed_lines, relative_to_repo
 from bench.profiles import Profile
-from bench.questions.matching import code_candidates, is_abstention, match_paths, nows, path_tokens
-from bench.questions.question_type import CaseFacts, make_question
+from bench.questions.matching import code_candidates, is_abstention, nows
+from bench.questions.paths import match_paths, path_tokens
+from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_EDIT"]
@@ -64,6 +65,7 @@ def _without_replaced(text: str) -> str:
 # A fenced unified diff: ```diff (or ```patch), or a block whose lines all carry a diff prefix with a "+" line
 _FENCE = re.compile(r"```([\w+.-]*)[ \t]*\n?(.*?)```", re.S)
 _DIFF_LINE = re.compile(r"^(?:[+ -]|@@|\\ No newline|$)")
+_HEADER_PATH = re.compile(r"^[ab]/")  # "+++ b/src/x.py": git's side prefix
 
 
 def _diff_as_code(text: str) -> str:
@@ -77,7 +79,11 @@ def _diff_as_code(text: str) -> str:
         if not is_diff:
             return match.group(0)
         kept = [line[1:] for line in lines if line[:1] in ("+", " ") and not line.startswith(("+++", "---"))]
-        return "```\n" + "\n".join(kept) + "\n```"
+        # the file its headers name (git's a/ and b/ prefixes are no directories), said outside the code
+        files = [_HEADER_PATH.sub("", line[4:].strip()).split("\t")[0] for line in lines
+                 if line.startswith(("+++ ", "--- ")) and "/dev/null" not in line]
+        named = f"In {', '.join(dict.fromkeys(files))}:\n" if files else ""
+        return named + "```\n" + "\n".join(kept) + "\n```"
     return _FENCE.sub(rewrite, text)
 
 
@@ -88,11 +94,13 @@ _ELSEWHERE = re.compile(r"\b(?:later|other|another|subsequent|afterwards?|next|s
 class FirstEdit:
     name = NAME
     answer_format = {"path": "the edited file's path", "code": "the lines the edit added or changed"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 150  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Code: the right file (as for files) and the lines the edit changed (`changed`, all inside "
               "`code`), whitespace and indentation ignored. The other lines of `code` and `context` are "
               "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "
               "Code the answer names as what the edit replaced (\"replaced `old` with `new`\") is not claimed "
-              "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines.")
+              "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines; its "
+              "`--- a/x` / `+++ b/x` headers name its file (a/ and b/ are git's prefixes).")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -167,4 +175,4 @@ class FirstEdit:
         return [line.strip() for line in reference.get("changed") or reference["code"].split("\n") if line.strip()]
 
 
-FIRST_EDIT = FirstEdit()
+FIRST_EDIT: QuestionType[dict[str, Any], dict[str, Any]] = FirstEdit()  # its reference, its claim

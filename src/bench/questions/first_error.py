@@ -14,7 +14,7 @@ from bench.extract import parse_first_exception
 from bench.profiles import Profile
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.messages import exception_types, in_substance, same_type
-from bench.questions.question_type import CaseFacts, make_question
+from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.questions.suite_counts import run_question_text
 from bench.store.schema import DroppedQuestion, Question
 
@@ -45,6 +45,8 @@ class FirstError:
     name = NAME
     template = "What exception (type and message) did the {nth} run of `{command}` print?"
     answer_format = {"type": "the exception type", "message": "its message"}  # the typed answer's keys (bench.questions.answers)
+    reference_kind = "error"  # an error message (bench.questions.guess)
+    answer_tokens = 60  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Errors: the same exception type (qualified or not: java.lang.NullPointerException = "
               "NullPointerException) and the message in substance: a paraphrase is fine if it keeps the key "
               "identifiers (names, numbers, quoted strings, paths). When the reference message is empty, the "
@@ -52,9 +54,14 @@ class FirstError:
               "so is a class of the same name from another package (requests.exceptions.ConnectionError is not the "
               "built-in ConnectionError) and an error described without its type (\"some botocore error about "
               "credentials\"). `Exception in thread \"main\"` is Java's header, not the type; a class printed as "
-              "`Name: message` (`InvalidOperation: [...]`) is the type. A quoted value is stated whole (\"12.5 kg\" "
-              "is not \"12.5\"); a location in the message (a trailing `(x.py, line 3)`, make's `[Makefile:9: all]`) "
-              "may be left out, but one given must be the reference's.")
+              "`Name: message` (`InvalidOperation: [...]`), named after \"raised\"/\"threw\" or qualified by its "
+              "package (`decimal.ConversionSyntax`) is the claimed type. A class in the message may be named "
+              "unqualified (`ConversionSyntax` for `<class 'decimal.ConversionSyntax'>`). Numbers of the message are "
+              "compared as numbers (286 = 286.0), but one replaced by words (\"step argument\" for \"arg 3\") is "
+              "not stated. A quoted value is stated whole (\"12.5 kg\" is not \"12.5\"); a path under the "
+              "repository root may be given relative to it; a location in the message (a trailing `(x.py, line 3)`, "
+              "make's `[Makefile:9: all]`) may be left out, but one given must be the reference's (the same path "
+              "under another root, `/workspace/x/pkg/a.py` for `/testbed/pkg/a.py`, is another location).")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)
@@ -101,12 +108,19 @@ class FirstError:
         if not same_type(claimed, reference["type"]):
             return False, f"type {claimed} differs from {reference['type']}"
         message = claim["message"] if claim["message"] is not None else claim["text"]
-        if reference["message"] and not in_substance(reference["message"], message):
+        wanted = reference["message"]
+        if repo_root and repo_root.rstrip("/") + "/" in wanted:  # its path may be stated relative to the root
+            wanted, message = (t.replace(repo_root.rstrip("/") + "/", "") for t in (wanted, message))
+        if wanted and not in_substance(wanted, message):
             return False, "type matches, message differs"
         return True, "same exception type and message"
 
     def answer_keys(self, reference: dict[str, str]) -> list[str]:
         return [reference["type"].rsplit(".", 1)[-1]] + ([reference["message"]] if reference["message"] else [])
 
+    def template_text(self, reference: dict[str, str]) -> str:
+        """The error as the template rule compares it across cases (bench.questions.guess)."""
+        return f"{reference['type']}: {reference.get('message') or ''}"
 
-FIRST_ERROR = FirstError()
+
+FIRST_ERROR: QuestionType[dict[str, str], dict[str, Any]] = FirstError()  # its reference, its claim

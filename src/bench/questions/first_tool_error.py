@@ -16,13 +16,15 @@ from bench.extract import parse_first_exception
 from bench.profiles import Profile
 from bench.questions.matching import has_values, is_abstention
 from bench.questions.messages import in_substance
-from bench.questions.question_type import CaseFacts, make_question, value_spans
+from bench.questions.question_type import CaseFacts, QuestionType, make_question, value_spans
 from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_TOOL_ERROR", "error_message"]
 
 NAME = "first_tool_error"
 _TOOL_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+# quoted code or text (not a name alone in backticks, `run_shell`, which names a tool)
+_QUOTED = re.compile(r"`(?![a-z][a-z0-9_]*`)[^`]*`|\"(?![a-z][a-z0-9_]*\")[^\"\n]*\"")
 _LABEL_ONLY = re.compile(r"^\W*(?:error|exception|failed|failure)\W*$", re.I)
 # Lines that say an error happened but not which: markup only (``<returncode>1</returncode>``, ``<output>``),
 # a traceback's header or one of its frames, an exit code, a label alone (``ERROR:``).
@@ -53,11 +55,17 @@ class FirstToolError:
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "What error did the first failed tool call return?"
     answer_format = {"tool": "the tool's name", "message": "the error message"}  # the typed answer's keys (bench.questions.answers)
+    reference_kind = "error"  # an error message (bench.questions.guess)
+    answer_tokens = 50  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Tool error: the error message in substance (a paraphrase keeping the key identifiers, numbers "
               "and quoted strings is fine). If the answer names the tool, it must be the reference tool. A word "
               "changed (\"must be active\" for \"must be suspended\") or the opposite cause (not found for "
               "multiple occurrences, or the reverse; the state a requirement asks for, \"already suspended\" for "
-              "\"must be suspended\") is another message.")
+              "\"must be suspended\") is another message. The value a message echoes (the old_str, new_str or path of the "
+              "failed call) is part of it; a path under the repository root may be given relative to it. A message "
+              "of several sentences may be stated by its key values and the sentence that says what went wrong "
+              "(\"... failed because that path does not exist\"). Words inside the code a message quotes name no "
+              "tool.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template
@@ -92,15 +100,23 @@ class FirstToolError:
         if claim["tool"] and str(claim["tool"]).strip("` ") != reference["tool"]:
             return False, f"tool {claim['tool']} differs from {reference['tool']}"
         if claim["tool"] is None:  # a tool named in prose: snake_case names that are not part of the message
-            named = set(_TOOL_NAME.findall(claim["text"])) - set(_TOOL_NAME.findall(reference["message"]))
+            # (nor of the code or strings the message quotes: `pattern_type` in an old_str names no tool)
+            named = set(_TOOL_NAME.findall(_QUOTED.sub(" ", claim["text"]))) - set(_TOOL_NAME.findall(reference["message"]))
             if named and not any(n == reference["tool"] or reference["tool"].startswith(n) for n in named):
                 return False, f"names another tool ({', '.join(sorted(named))}), not {reference['tool']}"
-        if in_substance(_strip_label(reference["message"]), claim["text"]):
+        message, said = _strip_label(reference["message"]), claim["text"]
+        if repo_root and repo_root.rstrip("/") + "/" in message:  # its path may be stated relative to the root
+            message, said = (t.replace(repo_root.rstrip("/") + "/", "") for t in (message, said))
+        if in_substance(message, said):
             return True, "same error message"
         return False, "error message differs"
 
     def answer_keys(self, reference: dict[str, str]) -> list[str]:
         return [_strip_label(reference["message"])]
+
+    def template_text(self, reference: dict[str, str]) -> str:
+        """The error as the template rule compares it across cases, whatever tool returned it (bench.questions.guess)."""
+        return reference.get("message") or ""
 
 
 def _strip_label(message: str) -> str:
@@ -108,4 +124,4 @@ def _strip_label(message: str) -> str:
     return re.sub(r"^\s*(?:error|exception)\s*:?\s*", "", message, flags=re.I) or message
 
 
-FIRST_TOOL_ERROR = FirstToolError()
+FIRST_TOOL_ERROR: QuestionType[dict[str, str], dict[str, Any]] = FirstToolError()  # its reference, its claim

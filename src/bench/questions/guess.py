@@ -9,12 +9,17 @@ Three classes of behaviour, each dropped with its reason (``Case.dropped_questio
 - ``template answer``: the same reference answers the type for the same tool in at least
   ``TEMPLATE_MIN_CASES`` cases of the case set or in at least ``TEMPLATE_SHARE`` of its cases
   (never fewer than two cases): a reply every run gets ("Transfer successful", "[]"). Error
-  messages too (``first_tool_error``, ``first_error``: ``TEMPLATE_TYPES``): the same message
-  answering the question in that many cases is the tool's or the environment's template (an
-  editor's "did not appear verbatim", a missing module every run of a benchmark hits).
+  messages too: the same message answering the question in that many cases is the tool's or
+  the environment's template (an editor's "did not appear verbatim", a missing module every run
+  of a benchmark hits).
 
-The first two are per question (:func:`guess_reason`); the template rule needs the whole
-case set (:func:`drop_templates`).
+Which rules apply to a type is what its reference is, as the type declares it (``reference_kind``,
+:data:`bench.questions.question_type.REFERENCE_KINDS`): a tool's whole ``output`` (every rule; the
+header-only rule and the values it states are an output's), a ``value`` a tool returned (readable in
+the question, template), an ``error`` message (template, keyed by the type's ``template_text``); a
+type that declares none (a count, a list, a value the user gave) is never dropped here. The first
+two are per question (:func:`guess_reason`); the template rule needs the whole case set
+(:func:`drop_templates`).
 """
 
 from __future__ import annotations
@@ -31,22 +36,30 @@ from bench.questions.matching import squash
 from bench.questions.tool_output import output_values
 from bench.store.schema import Case, DroppedQuestion, Question
 
-__all__ = ["TEMPLATE_MIN_CASES", "TEMPLATE_SHARE", "GUESSED_TYPES", "TEMPLATE_TYPES", "guess_reason", "drop_templates",
+__all__ = ["TEMPLATE_MIN_CASES", "TEMPLATE_SHARE", "GUESSED_KINDS", "TEMPLATE_KINDS", "reference_kind", "guess_reason",
+           "drop_templates",
            "header_only", "readable_in_question", "template_key", "TemplateCount"]
 
 log = logging.getLogger(__name__)
 
 TEMPLATE_MIN_CASES = 3  # a reference shared by this many cases of the set is a template
 TEMPLATE_SHARE = 0.2  # ... or by this share of them (at least two cases)
-# types whose reference is what a tool returned: the same reply across cases is the tool's
-# template (a model can guess it), and a value quoted in the question is no test. Not
-# user_fact: its value comes from the user, and one persona's id recurring across cases
-# is not guessable from inside one case (its builder drops values readable in the task).
-GUESSED_TYPES = ("tool_output", "tool_value", "latest_value")
-# types whose answers the template rule applies to: those, and error messages (issue 31): the same
-# error answering the question in several cases is a template (their questions quote no arguments,
-# so only the template rule applies to them)
-TEMPLATE_TYPES = (*GUESSED_TYPES, "first_tool_error", "first_error")
+# Reference kinds (a type's ``reference_kind``) whose reference is what a tool returned: the same reply
+# across cases is the tool's template (a model can guess it), and a value quoted in the question is no
+# test. Not a value the user gave (user_fact): one persona's id recurring across cases is not guessable
+# from inside one case (its builder drops values readable in the task).
+GUESSED_KINDS = ("output", "value")
+# kinds the template rule applies to: those, and error messages (issue 31): the same error answering the
+# question in several cases is a template (their questions quote no arguments, so only the template rule
+# applies to them)
+TEMPLATE_KINDS = (*GUESSED_KINDS, "error")
+
+
+def reference_kind(qtype: str) -> str | None:
+    """What a registered type's reference is (its ``reference_kind``; None for an unknown type)."""
+    from bench.questions import REGISTRY  # the registry is built from the types, which this module serves
+
+    return getattr(REGISTRY.get(qtype), "reference_kind", None)
 
 # a listing's header with nothing under it: "total 0", "<dir>:", "./", a row of column names
 _HEADER = re.compile(r"^(?:total \d+|[\w./~-]*/?:|\.{1,2}/?|(?:[A-Z][A-Za-z_]*\s+){1,}[A-Z][A-Za-z_]*|[-=+| ]+)$")
@@ -90,7 +103,7 @@ def readable_in_question(question: Question) -> bool:
     ref = squash(_reference_text(question)).lower()
     if ref and ref in quoted:
         return True
-    if question.type == "tool_output" and isinstance(question.reference, str):
+    if reference_kind(question.type) == "output" and isinstance(question.reference, str):
         values = [squash(str(v)).lower() for v in output_values(question.reference)]
         values = [v for v in values if len(v) >= 2]
         return bool(values) and all(v in quoted for v in values)
@@ -99,9 +112,10 @@ def readable_in_question(question: Question) -> bool:
 
 def guess_reason(question: Question) -> str | None:
     """Why a question needs no history (None: it does)."""
-    if question.type not in GUESSED_TYPES:
+    kind = reference_kind(question.type)
+    if kind not in GUESSED_KINDS:
         return None
-    if question.type == "tool_output" and header_only(question.reference, _quoted(question)):
+    if kind == "output" and header_only(question.reference, _quoted(question)):
         return "header-only or empty output"
     if readable_in_question(question):
         return "readable in the question (the quoted arguments or tool name)"
@@ -112,13 +126,13 @@ def template_key(question: Question | dict[str, Any]) -> tuple[str, str, str] | 
     """(type, tool, reference text) for a type whose answers may be templates; else None. An
     error's key is its message alone (the same message, whatever call returned it)."""
     q = Question(**question) if isinstance(question, dict) else question
-    if q.type not in TEMPLATE_TYPES or "tool" not in (q.target or {}):
+    kind = reference_kind(q.type)
+    if kind not in TEMPLATE_KINDS or "tool" not in (q.target or {}):
         return None
-    if q.type in ("first_tool_error", "first_error") and isinstance(q.reference, dict):
-        ref = q.reference
-        message = ref.get("message") or ""
-        text = f"{ref['type']}: {message}" if q.type == "first_error" else message
-        return q.type, "", squash(text)
+    if kind == "error" and isinstance(q.reference, dict):
+        from bench.questions import REGISTRY
+
+        return q.type, "", squash(REGISTRY[q.type].template_text(q.reference))  # type: ignore[attr-defined]
     return q.type, str(q.target["tool"]), squash(_reference_text(q))
 
 

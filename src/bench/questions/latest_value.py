@@ -23,7 +23,7 @@ from typing import Any
 
 from bench.extract.history import ToolEvent, args_text
 from bench.profiles import Profile
-from bench.questions.question_type import CaseFacts, make_question, value_spans
+from bench.questions.question_type import CaseFacts, QuestionType, make_question, value_spans
 from bench.questions.tool_value import ToolValue, value_text
 from bench.store.schema import STALE_REASON, DroppedQuestion, Question
 
@@ -79,6 +79,8 @@ class LatestValue:
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "What was `{field}` the last time you called `{tool}` with `{arguments}`?"
     answer_format = {"value": "the value in the latest result"}  # the typed answer's keys (bench.questions.answers)
+    reference_kind = "value"  # a value a tool returned (bench.questions.guess)
+    answer_tokens = 20  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Latest value: the value the field had in the LAST result of that call, as in the reference "
               "(numbers numerically, strings case-insensitively, booleans as true/false or yes/no; a message-like "
               "value in substance, its identifiers and numbers kept, a location optional; every part of a "
@@ -131,7 +133,7 @@ class LatestValue:
     def spans(self, reference: Any) -> list[str] | None:
         return None if isinstance(reference, bool) else value_spans(value_text(reference))
 
-    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         return self._value.claim(parsed, text, repo_root)
 
     def grade(self, reference: Any, claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
@@ -150,4 +152,4 @@ class LatestValue:
         return ok, why
 
 
-LATEST_VALUE = LatestValue()
+LATEST_VALUE: QuestionType[Any, dict[str, Any]] = LatestValue()  # its reference, its claim

@@ -1,26 +1,23 @@
-"""Reading claims out of free-text answers: abstentions, candidates, paths, code, identifiers
-(numbers, dates and multi-part values: :mod:`bench.questions.values`; exception types and
-messages: :mod:`bench.questions.messages`).
+"""Reading claims out of free-text answers: abstentions, candidates, corrections, code, identifiers
+(file paths: :mod:`bench.questions.paths`; numbers, dates and multi-part values: :mod:`bench.questions.values`;
+exception types and messages: :mod:`bench.questions.messages`).
 
 The exact judge's per-type ``claim`` functions use these to read what an LLM wrote (prose,
 markdown, JSON, code fences) as tolerantly as the grading rule allows (README, "Grading").
 
     parse_json('```json\\n{"a": 1}\\n```')     # {'a': 1}
-    path_tokens("I edited `mypy/checker.py`")  # ['mypy/checker.py']
+    final_claim("C1001 - no wait, C1002")       # 'C1002'
 """
 
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ABSTAIN_PATTERNS", "is_abstention", "has_values", "declined_values", "final_claim", "value_like",
-           "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "path_tokens", "norm_path", "match_paths", "code_candidates",
-           "has_identifier",
-           "negated_spans", "names"]
+__all__ = ["ABSTAIN_PATTERNS", "is_abstention", "claims_none", "has_values", "declined_values", "final_claim", "value_like",
+           "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "code_candidates", "has_identifier"]
 
 
 ABSTAIN_PATTERNS = re.compile(
@@ -45,6 +42,19 @@ ABSTAIN_PATTERNS = re.compile(
     r"|^\W*(?:unknown|not sure|n/a|none available|-+|\?+)\W*$|^\W*not (?:sure|certain)\s*[-\u2013\u2014,:;]",
     re.I,
 )
+
+
+# "The user never gave me a phone number", "no phone number was given", "there was no such field": a claim that
+# there was none (wrong where the reference has one), not a decline
+_NONE_GIVEN = re.compile(r"(?:\bnever|\bdid not|n't)\s+(?:\w+\s+){0,2}?(?:gave|give|given|provided?|stated?|mentioned|"
+                         r"shared?|told|tell|returned|return)\b"
+                         r"|\bno (?:\w+ ){0,2}(?:was|were) (?:ever )?(?:given|provided|stated|mentioned|returned|shared)\b"
+                         r"|\bthere (?:was|were|is) no (?:such )?\w+", re.I)
+
+
+def claims_none(text: str) -> bool:
+    """The answer says there was none ("the user never gave me a phone number"): a claim, not an abstention."""
+    return bool(_NONE_GIVEN.search(text or ""))
 
 
 def is_abstention(text: str) -> bool:
@@ -98,6 +108,9 @@ _ALTERNATIVES = re.compile(rf"\beither\b{_SENTENCE}\bor\b|\bor\b{_SENTENCE}\b(?:
 # "C1001 - no wait, it was C1002", "9 times? No wait - 8", "X - sorry, no: Y", "12 times... actually, it was 14":
 # the claim is what follows the last correction ("actually" corrects only after a break: "it was actually X" does not)
 _CORRECTION = re.compile(r"(?:\b(?:no,? wait|wait,? no|scratch that|correction|i mean|make that|no,? actually"
+                         # "12 passed - hmm, no, that was after the fix; the first run had 13": an interjection that
+                         # takes the claim back, or "no, that was" (another run, another call)
+                         r"|(?:hmm+|umm*|uh+|oh|ah),? no|no,? that (?:was|is|'s|one was)"
                          r"|sorry,? (?:(?:no|nope|wrong)\b(?=\s*[:,;.!\u2013\u2014-])|i mean|it was|actually|my mistake)"
                          r"|my mistake)\b"
                          r"|(?:\.\.\.|\u2026|[-\u2013\u2014;,]|[.!?](?=\s))\s*actually\b)"
@@ -120,13 +133,6 @@ def final_claim(text: str, reference: str = "", retracts: Callable[[str, str], b
         return text
     head, tail = text[: corrections[-1].start()], text[corrections[-1].end():]
     return text if retracts is not None and retracts(head, tail) else tail
-
-
-def names(text: str) -> set[str]:
-    """The identifiers (CamelCase, snake_case, backticked) and file stems a text names (``FindNull``)."""
-    found = {m.group(0).strip("`") for m in _OWN_NAME.finditer(text)}
-    found |= {posixpath.basename(t).rsplit(".", 1)[0] for t in path_tokens(text, skip_negated=False)}
-    return {n for n in found if len(n) >= 3}
 
 
 def declined_values(text: str, besides: str = "") -> bool:
@@ -178,147 +184,6 @@ def squash(text: str) -> str:
 def nows(text: str) -> str:
     """All whitespace removed (code compared with indentation and line breaks ignored)."""
     return re.sub(r"\s+", "", text or "")
-
-
-# --- paths -------------------------------------------------------------------------------
-
-# File name extensions a repository file commonly has (a token like `2022.6` or
-# `module.function` is not a file).
-_EXTENSIONS = {
-    "py", "pyi", "pyx", "pxd", "java", "kt", "kts", "scala", "groovy", "gradle", "js", "jsx", "ts", "tsx", "mjs",
-    "cjs", "go", "rs", "c", "h", "cc", "cpp", "hpp", "cxx", "m", "mm", "swift", "rb", "php", "cs", "fs", "pony",
-    "lua", "pl", "r", "jl", "hs", "ml", "ex", "exs", "erl", "clj", "dart", "vue", "svelte", "sh", "bash", "zsh",
-    "ps1", "bat", "md", "rst", "txt", "toml", "cfg", "ini", "yaml", "yml", "json", "xml", "html", "htm", "css",
-    "scss", "less", "sql", "proto", "properties", "lock", "in", "csv", "tsv", "conf", "mk", "cmake", "dockerfile",
-    "tf", "gemspec", "podspec", "sbt", "ipynb", "tex", "bib", "svg", "po", "pot", "j2", "jinja", "tmpl", "env",
-}
-_PATH = re.compile(r"(?<![\w@])(?:\.{0,2}/)?[\w.+-]+(?:/[\w.+-]+)*")
-_NEGATION = re.compile(
-    r"(?:not|n't|never|without|no longer|instead of|rather than|unchanged|untouched|"
-    r"(?:only|just) (?:read|viewed|looked|opened|inspected)|"
-    r"did not|didn't)\b",
-    re.I,
-)
-
-
-# a sentence that says files were not changed: the denial covers the whole sentence
-_DENIES_CHANGE = re.compile(r"\b(?:not|n't|never|no longer|without)\s+(?:\w+\s+){0,2}?(?:chang|modif|edit|touch|alter|updat|"
-                            r"writ|patch)\w*|\b(?:unchanged|untouched|unmodified)\b|\bleft (?:it|them|that|those) (?:as is|alone)\b"
-                            r"|\b(?:only|just) (?:read|viewed|looked|opened|inspected)\b"
-                            r"|\boutside (?:of )?(?:the |this |my )?(?:repo|repository|project|source tree|workspace)\b"
-                            r"|\bnot (?:in|inside|part of|under) (?:the |this )?(?:repo|repository)\b", re.I)
-# a sentence (or list item): a dot inside a token (a.py, 2.5) does not end it
-_SENTENCE_SPAN = re.compile(r"(?:[^\n.;!?]|[.!?](?=[^\s]))+(?:[.;!?](?=\s|$)|\n|$)")
-_CLAUSE_END = re.compile(r"[,;:()]|\b(?:and|but|while)\b")
-
-
-# a clause of a sentence: what a denial that names its own object ("FindNull I only read") covers
-_CLAUSE = re.compile(r"[^,;:()]+?(?=[,;:()]|\b(?:but|while|whereas|though|although)\b|$)", re.I)
-# what a clause names of its own: an identifier (CamelCase, snake_case, backticked), else it refers back ("them")
-_OWN_NAME = re.compile(r"`[^`\n]+`|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[a-z]\w*_\w+\b")
-
-
-def _denied_clauses(sentence: str) -> list[tuple[int, int]] | None:
-    """The clauses of a denying sentence that deny, when each names what it denies ("I edited a.py, b.py was
-    unchanged"; "X.java is what I edited, FindNull I only read") or is a parenthesis after what it denies ("b.py
-    (not in the repo)"); None when a denial refers back ("..., but did not change them"): the whole sentence."""
-    spans = []
-    for clause in _CLAUSE.finditer(sentence):
-        if _DENIES_CHANGE.search(clause.group(0)):
-            files = [t for t in _PATH.finditer(sentence[: clause.start()]) if _is_file(t.group(0).rstrip(".,:;"))]
-            if _OWN_NAME.search(clause.group(0)) or any(_is_file(t.group(0).rstrip(".,:;"))
-                                                        for t in _PATH.finditer(clause.group(0))):
-                spans.append(clause.span())
-            elif sentence[: clause.start()].rstrip().endswith("(") and files:
-                spans.append((files[-1].start(), clause.end()))
-            else:
-                return None
-    return spans or None
-
-
-def negated_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans that deny something: a sentence (or list item) that says "X was not changed" (only the
-    denying clauses when each names what it denies), or, where the negation is followed by a path in its clause
-    ("a.py and b.py, not c.py"), that clause's rest."""
-    spans = []
-    for match in _SENTENCE_SPAN.finditer(text):
-        sentence, start = match.group(0), match.start()
-        if _DENIES_CHANGE.search(sentence):  # "(I also opened x.py and y.py, but did not change them.)"
-            clauses = _denied_clauses(sentence)
-            spans += [(start + a, start + b) for a, b in clauses] if clauses else [match.span()]
-            continue
-        for negation in _NEGATION.finditer(sentence):  # "a.py and b.py, not c.py"; "not sure" denies no file
-            end = _CLAUSE_END.search(sentence, negation.end())
-            clause = sentence[negation.end(): end.start() if end else len(sentence)]
-            if any(_is_file(t.group(0).rstrip(".,:;")) for t in _PATH.finditer(clause)):
-                spans.append((start + negation.start(), start + negation.end() + len(clause)))
-    return spans
-
-
-# Files a repository commonly has without an extension (a build file named in prose is a file)
-_BARE_FILES = {"Makefile", "makefile", "GNUmakefile", "Dockerfile", "Containerfile", "Jenkinsfile", "Vagrantfile",
-               "Gemfile", "Rakefile", "Procfile", "Pipfile", "Brewfile", "Snakefile", "Justfile", "justfile"}
-
-
-def _is_file(token: str) -> bool:
-    name = token.rstrip("/").rsplit("/", 1)[-1]
-    if name in _BARE_FILES:
-        return True
-    if "." not in name.strip("."):
-        return False
-    extension = name.rsplit(".", 1)[-1].lower()
-    return extension in _EXTENSIONS
-
-
-def path_tokens(text: str, *, skip_negated: bool = True) -> list[str]:
-    """File paths named in a text, in order (things like `2022.6` or `pkg.module` are not files)."""
-    denied = negated_spans(text) if skip_negated else []
-    found: list[str] = []
-    for match in _PATH.finditer(text or ""):
-        token = match.group(0).rstrip(".,:;")
-        if not _is_file(token):
-            continue
-        if any(start <= match.start() < end for start, end in denied):
-            continue
-        found.append(token)
-    return list(dict.fromkeys(found))
-
-
-def norm_path(path: str, root: str | None) -> str:
-    """A claimed path relative to the repository root when it is under it (``./`` dropped)."""
-    path = str(path).strip().strip("`'\",")
-    if root:
-        root = root.rstrip("/")
-        if path.startswith(root + "/"):
-            path = path[len(root) + 1 :]
-    while path.startswith("./"):
-        path = path[2:]
-    return posixpath.normpath(path) if path else path
-
-
-def match_paths(claimed: list[str], reference: list[str], root: str | None) -> tuple[set[str], list[str]]:
-    """(reference paths the claim names, claimed paths that name no reference path).
-
-    A claimed path names a reference path when it is that path relative to the root, the
-    absolute path under the root (or, without a known root, an absolute path ending in it),
-    or its bare file name when exactly one reference path has that name.
-    """
-    named: set[str] = set()
-    extra: list[str] = []
-    basenames: dict[str, list[str]] = {}
-    for ref in reference:
-        basenames.setdefault(posixpath.basename(ref), []).append(ref)
-    for raw in claimed:
-        path = norm_path(raw, root)
-        if path in reference:
-            named.add(path)
-        elif path.startswith("/") and not root and (hits := [r for r in reference if path.endswith("/" + r)]):
-            named.add(hits[0])
-        elif "/" not in path and len(basenames.get(path, [])) == 1:
-            named.add(basenames[path][0])
-        else:
-            extra.append(path)
-    return named, extra
 
 
 # --- code --------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import re
 from bench.questions.matching import has_identifier, squash
 from bench.questions.values import numbers
 
-__all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause"]
+__all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause", "same_word"]
 
 
 _EXC = re.compile(r"(?<![\w.])((?:[A-Za-z_$][\w$]*\.)*(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Exit|Interrupt|"
@@ -28,14 +28,24 @@ _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bno|\binstead of|\brather than)\s+(?:an
 _EXC_LINE = re.compile(r"(?<![\w.$])((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*):[ \t]+\S")
 
 
+# A class named by a verb of raising ("it raised decimal.InvalidOperation - a ...", "threw QuotaExceeded"), and a
+# package-qualified class ("decimal.ConversionSyntax" as the whole answer): the type, whatever its name ends in
+_RAISED = re.compile(r"\b(?:raised|raises|raising|threw|throws|thrown|throwing)\s+(?:an?\s+|the\s+)?[`'\"]?"
+                     r"((?:[a-z_][\w]*\.)*[A-Z][\w]*)\b")
+_QUALIFIED = re.compile(r"(?<![\w.$/])((?:[a-z_][\w]*\.)+[A-Z][\w]*)\b(?![./]\w)")
+
+
 def exception_types(text: str, printed: bool = False) -> list[str]:
     """Exception type names the text asserts, in order; names it denies ("not a KeyError") are left out. With
-    ``printed`` (an answer to "what exception"), when no name ends like an exception class, a CamelCase name
-    printed as ``Name: message`` ("InvalidOperation: [...]")."""
+    ``printed`` (an answer to "what exception"), when no name ends like an exception class: a CamelCase name
+    printed as ``Name: message`` ("InvalidOperation: [...]"), else one named by a verb of raising ("it raised
+    decimal.InvalidOperation"), else a package-qualified class ("decimal.ConversionSyntax")."""
     found = []
     matches = list(_EXC.finditer(text or ""))
-    if printed and not matches:
-        matches = list(_EXC_LINE.finditer(text or ""))
+    for fallback in (_EXC_LINE, _RAISED, _QUALIFIED):
+        if not printed or matches:
+            break
+        matches = list(fallback.finditer(text or ""))
     for match in matches:
         if _NOT_BEFORE.search(text[max(0, match.start() - 20): match.start()]):
             continue
@@ -82,6 +92,23 @@ def _key_tokens(message: str) -> list[str]:
     return keys
 
 
+_CLASS_REPR = re.compile(r"<class '([\w.]+)'>")  # Python's repr of a class: the class's name
+_NUMBER_KEY = re.compile(r"-?\d+(?:\.\d+)?")
+_QUALIFIED_CLASS = re.compile(r"(?:[a-z_]\w*\.)+([A-Z]\w*)")
+
+
+def _key_said(key: str, reference: str, text: str) -> bool:
+    """A key identifier of the message is in the text: whole; a number outside quotes numerically ("286" for
+    "286.0"); a package-qualified class by its class name, as a type may be ("ConversionSyntax" for
+    "decimal.ConversionSyntax"; another package's is another class)."""
+    if has_identifier(key, text):
+        return True
+    if _NUMBER_KEY.fullmatch(key) and not re.search(rf"['\"`]{re.escape(key)}['\"`]", reference):
+        return any(abs(float(key) - n) < 1e-9 for n in numbers(text))
+    qualified = _QUALIFIED_CLASS.fullmatch(key)
+    return qualified is not None and has_identifier(qualified.group(1), text)
+
+
 # Where an error happened, appended to its message: "... from 'conans' (/testbed/conans/__init__.py)",
 # '... (file.py, line 3)', ' at /path/x.py:12'. An answer may leave the location out.
 _LOCATION = re.compile(r"\s*(?:\((?:[^()]*(?:/|\\|\.py\b|line \d+)[^()]*)\)|\bat [\w./\\-]+:\d+)\s*$")
@@ -96,7 +123,8 @@ def _optional_location(reference: str, text: str) -> str:
     """The reference without a location the text does not give: a trailing one, or make's bracketed one
     (which stays when the text gives another file:line: "link.mk:40" for "[build.mk:40: link]")."""
     match = _LOCATION.search(reference)
-    if match and match.start() > 0 and squash(match.group(0)).strip("() ").lower() not in text.lower():
+    if match and match.start() > 0 and squash(match.group(0)).strip("() ").lower() not in text.lower() \
+            and not _other_location(match.group(0), text):
         reference = reference[: match.start()]
     bracket = _BRACKET_LOCATION.search(reference)
     if bracket and not any(spot not in bracket.group(0) for spot in _FILE_LINE.findall(text)) \
@@ -105,7 +133,24 @@ def _optional_location(reference: str, text: str) -> str:
     return reference
 
 
-def _same_word(a: str, b: str) -> bool:
+# a location the answer gives in parentheses: a path alone, or a path and a line ("(x.py, line 3)")
+_GIVEN_LOCATION = re.compile(r"\(\s*([\w./\\-]*[/\\.][\w./\\-]+)(?:,\s*line (\d+))?\s*\)")
+
+
+def _other_location(location: str, text: str) -> bool:
+    """The text gives a location in parentheses that is not the reference's: another path (a path under another
+    root: ``/workspace/x/pkg/a.py`` for ``/testbed/pkg/a.py``) or another line. The reference's path may be given
+    by its end (``pkg/a.py``, relative to where it was printed)."""
+    paths = re.findall(r"[\w./\\-]*[/\\.][\w./\\-]+", location)
+    lines = re.findall(r"line (\d+)", location)
+    for given in _GIVEN_LOCATION.finditer(text):
+        path, line = given.group(1), given.group(2)
+        if not any(p == path or p.endswith("/" + path.lstrip("./")) for p in paths) or (line and line not in lines):
+            return True
+    return False
+
+
+def same_word(a: str, b: str) -> bool:
     """The same word in another inflection (returning / returned): a common start of all but three letters."""
     common = len(posixpath.commonprefix([a, b]))
     return a == b or common >= max(4, min(len(a), len(b)) - 3)
@@ -118,7 +163,7 @@ def _label_of(words: list[str]) -> dict[str, str]:
 
 def _times(word: str, words: list[str]) -> int:
     """How many of ``words`` are ``word`` in some inflection."""
-    return sum(1 for w in words if _same_word(word, w))
+    return sum(1 for w in words if same_word(word, w))
 
 
 def substituted(reference: str, text: str) -> str | None:
@@ -203,11 +248,24 @@ def _requoted(reference: str, text: str) -> str | None:
     return None
 
 
+def _present(words: list[str], text: str) -> int:
+    """How many of ``words`` the text has in some inflection (its stem: all but the last two letters, at least four)."""
+    return sum(1 for w in words if re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", text.lower()))
+
+
+def _a_sentence_said(rest: str, text: str) -> bool:
+    """A message of several sentences (its key identifiers taken out) has one whose words the text states, two
+    thirds of them at least."""
+    sentences = [re.findall(r"[A-Za-z]{3,}", s.lower()) for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", rest)]
+    sentences = [[w for w in s if w not in _STOP] for s in sentences]
+    return len(sentences) >= 2 and any(s and _present(s, text) * 3 >= len(s) * 2 for s in sentences)
+
+
 def in_substance(reference: str, text: str) -> bool:
     """The reference message is in the text in substance: verbatim (whitespace folded), or every
     key identifier of it (quoted strings, names with digits, dots, underscores or inner capitals,
     paths) is in the text; a message without such identifiers needs two thirds of its words."""
-    reference, text = squash(reference), squash(text)
+    reference, text = squash(_CLASS_REPR.sub(r"\1", reference)), squash(_CLASS_REPR.sub(r"\1", text))
     if not reference:
         return True
     if opposite_cause(reference, text):  # "did not appear verbatim" for "Multiple occurrences of ...": another message
@@ -220,7 +278,7 @@ def in_substance(reference: str, text: str) -> bool:
     if substituted(reference, text):  # "Line must be active to resume" for "... suspended ...": another message
         return False
     keys = _key_tokens(reference)
-    if keys and not all(has_identifier(key, text) for key in keys):
+    if keys and not all(_key_said(key, reference, text) for key in keys):
         return False
     if _requoted(reference, text):  # 'For input string: "12.5 kg"' for '... "12.5"': another value
         return False
@@ -232,6 +290,7 @@ def in_substance(reference: str, text: str) -> bool:
     words = [w for w in re.findall(r"[A-Za-z]{3,}", rest.lower()) if w not in _STOP]
     if not words:
         return bool(keys)
-    # a word counts in any inflection: its stem (all but the last two letters, at least four) is enough
-    present = sum(1 for w in words if re.search(rf"\b{re.escape(w[:max(4, len(w) - 2)])}", text.lower()))
+    if keys and _a_sentence_said(rest, text):  # "Invalid `path` parameter: X. The path X does not exist. ...": its
+        return True                            # keys and the sentence that says what went wrong
+    present = _present(words, text)  # a word counts in any inflection
     return present * 4 >= len(words) if keys else present * 3 >= len(words) * 2

@@ -92,14 +92,16 @@ def path_said(token: str, claim: str, repo_root: str | None, paths: list[str]) -
 
 
 # a clause that says how the call went ("I only remember it didn't work"): a claim about the output, if vague
-_OUTCOME = re.compile(r"\b(?:it|the (?:call|command|run|install\w*|build|tool|request|script))\s+(?:(?:did not|didn't|"
-                      r"never)\s+(?:work|succeed|pass|run)|(?:failed|errored|crashed|succeeded|worked|passed|broke)\b)",
-                      re.I)
+# (a test run's too: "the test didn't pass"), or what it held, vaguely ("it listed a handful of Java files")
+_OUTCOME = re.compile(r"\b(?:it|they|the (?:call|command|run|install\w*|build|tool|request|script|tests?|suite|output))\s+"
+                      r"(?:(?:did not|didn't|never)\s+(?:work|succeed|pass|run)|(?:failed|errored|crashed|succeeded|worked|"
+                      r"passed|broke)\b|(?:listed|showed|printed|returned|contained|gave|reported|had)\s+(?:only |just )?"
+                      r"(?:a (?:few|handful|couple|bunch|lot|list|number)|some|several|many|lots|a|an)\b)", re.I)
 
 
 def outcome_claim(text: str, declines: re.Pattern[str]) -> str | None:
     """A clause outside the answer's decline that says how the call went ("I can't see it; it didn't work")."""
-    for clause in re.split(r"[.;!?\n]+|,?\s+but\s+", text):
+    for clause in re.split(r"[.;!?\n]+|,?\s+but\s+|\s[-\u2013\u2014]+\s", text):
         if not declines.search(clause) and (said := _OUTCOME.search(clause)):
             return said.group(0)
     return None

@@ -14,7 +14,9 @@ from typing import Any
 
 from bench.extract import parse_test_counts, stated_test_counts, summary_line
 from bench.profiles import Profile
-from bench.questions.question_type import CaseFacts, make_question, ordinal
+from bench.questions.matching import ABSTAIN_PATTERNS
+from bench.questions.outputs import outcome_claim
+from bench.questions.question_type import CaseFacts, QuestionType, make_question, ordinal
 from bench.questions.values import numbers, same_number
 from bench.store.schema import DroppedQuestion, Question
 
@@ -35,6 +37,9 @@ _COUNT = {  # "passed: 3" forms first: in "Passed: 21 / Failed: 0" the 21 is not
 }
 _NONE_FAILED = re.compile(r"\b(?:none|nothing|no (?:tests? )?(?:failures?|failed|fails))\b[^.\n]{0,20}?(?:failed|failures?)?"
                           r"|\bno failures\b|\bnone (?:of them )?failed\b|\b(?:0|zero) fail", re.I)
+# a run's total with all of it passing: "it ran 1 test and it passed", "ran three tests; they all passed"
+_RAN_ALL = re.compile(rf"\b(?:ran|run|executed|collected)\s+{_WORD}\s+(?:\w+\s+)?tests?\b[^.;\n]{{0,30}}?(?:\band\b|[,;:])\s*"
+                      r"(?:it|they|all(?: of them)?|both|each|every one)\s+(?:all\s+)?(?:passed|succeeded)\b", re.I)
 _ALL_PASSED = re.compile(r"\ball\s+(?:of\s+the\s+)?(\d+|[a-z]+)?\s*(?:tests?\s+)?(?:passed|pass(?:es|ing)?|succeeded)\b",
                          re.I)
 
@@ -71,7 +76,8 @@ def table_counts(text: str) -> dict[str, int]:
             continue
         values = cells[start + width: start + 2 * width]
         if len(values) == width and all(v.isdigit() for v in values):
-            return {header[start + i]: int(values[i]) for i in range(width)}
+            return {name: int(value) for name, value in zip(header[start: start + width], values, strict=True)
+                    if name is not None}  # every one named (the width counts named cells)
     return {}
 
 
@@ -88,6 +94,10 @@ def text_counts(text: str) -> dict[str, int]:
                 break
     if "failed" not in counts and _NONE_FAILED.search(text):
         counts["failed"] = 0
+    ran_all = _RAN_ALL.search(text)
+    if ran_all and (value := _number(ran_all.group(1))) is not None:
+        counts.setdefault("passed", value)
+        counts.setdefault("failed", 0)
     every = _ALL_PASSED.search(text)
     if every:
         if "passed" not in counts and every.group(1) and (value := _number(every.group(1))) is not None:
@@ -101,11 +111,14 @@ class TestCounts:
     template = ("The {nth} time you ran `{command}`, how many tests passed and how many failed? "
                 "Report errors separately if the test runner did.")
     answer_format = {"passed": "number of tests passed", "failed": "number failed", "errors?": "number of errors, if the run reported errors"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 30  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Test counts: passed and failed equal the reference. When the reference has `errors` and the "
               "answer does not name errors, its failed count must include them (failed + errors: an answer "
               "that counts the errored tests nowhere is wrong); when the answer names errors they must equal. A count the answer leaves out is zero only when it says "
-              "so or implies it (\"all 21 tests passed\" = 21 passed, 0 failed). A runner's own summary quoted counts as the "
-              "runner reports it (Maven's `Tests run: 12, Failures: 0, Errors: 0, Skipped: 0` = 12 passed).")
+              "so or implies it (\"all 21 tests passed\" = 21 passed, 0 failed; \"it ran 1 test and it passed\" = 1 passed, "
+              "0 failed). A runner's own summary quoted counts as the runner reports it (Maven's `Tests run: 12, "
+              "Failures: 0, Errors: 0, Skipped: 0` = 12 passed). An answer with no count that says how the run went "
+              "(\"I only remember the test didn't pass\") is a vague claim: wrong.")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)
@@ -148,6 +161,12 @@ class TestCounts:
             counts = quoted  # a runner's own summary quoted ("Tests run: 12, Failures: 0, ..."), read as the runner's
         return counts if ("passed" in counts or "failed" in counts) else None
 
+    def vague(self, text: str) -> str | None:
+        """An answer that states no count but says how the run went ("I can't see it; I only remember the test
+        didn't pass") claims something of it, vaguely: wrong (it states no count)."""
+        said = outcome_claim(text, ABSTAIN_PATTERNS)
+        return f"a vague claim about the run ({said!r}), not its counts" if said else None
+
     def grade(self, reference: dict[str, int], claim: dict[str, int], repo_root: str | None) -> tuple[bool, str]:
         want_errors = int(reference.get("errors", 0))
         passed_ok = same_number(claim.get("passed", 0), reference["passed"])
@@ -166,4 +185,4 @@ class TestCounts:
         return [f"{reference['passed']} passed", f"{reference['failed']} failed"]
 
 
-TEST_COUNTS = TestCounts()
+TEST_COUNTS: QuestionType[dict[str, int], dict[str, int]] = TestCounts()  # its reference, its claim

@@ -28,7 +28,7 @@ from bench.questions.matching import (
     squash,
     stated_bool,
 )
-from bench.questions.messages import exception_types, in_substance, same_type, substituted
+from bench.questions.messages import exception_types, in_substance, same_type, same_word, substituted
 from bench.questions.outputs import (
     frame_lines,
     outcome_claim,
@@ -38,7 +38,8 @@ from bench.questions.outputs import (
     without_caption,
     without_frames,
 )
-from bench.questions.question_type import CaseFacts, args_text, make_question, ordinal, value_spans
+from bench.questions.paths import is_file
+from bench.questions.question_type import CaseFacts, QuestionType, args_text, make_question, ordinal, value_spans
 from bench.questions.values import numbers, same_date, same_number
 from bench.store.schema import DroppedQuestion, Question
 
@@ -88,7 +89,9 @@ _ELSEWHERE = re.compile(r"\b(?:earlier|before|previous(?:ly)?|prior|fixed|no lon
                         r"other|later)\b", re.I)
 _LINE_NUMBER = re.compile(r"\bline (\d+)\b", re.I)  # "raised at core.py line 11": a traceback's frame
 _TABLE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|$")
-_MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
+_FILE_NAME = re.compile(r"(?<![\w./-])[\w.+-]*\w\.[A-Za-z0-9]+(?![\w/-])")
+# (⏳ and ⌛ are in the Miscellaneous Technical block, U+2300-23FF)
+_MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
 
 
 def _plain_json(value: Any) -> Any:
@@ -151,7 +154,8 @@ def _row_problem(reference: str, claim: str) -> str | None:
     words = [set(re.findall(r"[A-Za-z][\w.-]{2,}", row)) for row in rows]
     said = [(line, numbers(line, words=False)) for line in claim.split("\n") if line.strip()]
     for row, own in zip(rows, words, strict=True):
-        unique = own - set().union(*(w for w in words if w is not own))
+        # a word only this row has: not in another row, not even inside a longer token (np.ma in np.ma.empty_like)
+        unique = {u for u in own if not any(has_identifier(u, other) for other in rows if other is not row)}
         wanted = numbers(row, words=False)
         if not unique or not wanted:
             continue
@@ -174,6 +178,50 @@ def _relative_to_listing(path: str, claim: str, paths: list[str]) -> bool:
     return bool(rest) and re.search(rf"(?<![\w/.]){re.escape(rest.rstrip('/'))}/?(?![\w/])", claim) is not None
 
 
+_SMALL = {"of", "is", "was", "at", "to", "its", "the", "a", "an", "were", "are", "be"}
+_TOKEN = re.compile(r"[\w.+-]*\d[\w.+-]*(?<![.+-])|[A-Za-z]+|[^\sA-Za-z\d]")
+_NUMBER_TOKEN = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _number_beside(label: str, labels: list[str], claim: str) -> list[str]:
+    """The numbers prose states for a field by a word only its label has ("used" of data_used_gb, "limit" of
+    data_limit_gb): the number before the word, a unit or a noun between ("15.1 GB used", "41 seats used"), else
+    the one after it ("used 15.0 GB", "limit of 15.0"); nothing when the label has no such word or the prose does
+    not use it. Numbers are whole tokens (L1002, 555-123-2002 hold no number)."""
+    mine = [w for w in re.split(r"[_\W]+", label.lower()) if len(w) >= 3]
+    theirs = {w for other in labels if other != label for w in re.split(r"[_\W]+", other.lower())}
+    words = [w for w in mine if not any(same_word(w, t) for t in theirs)]
+    tokens = _TOKEN.findall(claim)
+    said = []
+    for i, token in enumerate(tokens):
+        if not token.isalpha() or not any(same_word(token.lower(), w) for w in words):
+            continue
+        before = i - 1
+        if before >= 1 and (tokens[before] == "%" or (tokens[before].isalpha() and len(tokens[before]) <= 8)):
+            before -= 1  # a unit or a noun between the number and the word
+        if before >= 0 and _NUMBER_TOKEN.fullmatch(tokens[before]):
+            said.append(tokens[before])
+            continue
+        after = i + 1
+        while after < len(tokens) and (tokens[after].lower() in _SMALL or tokens[after] in ":="):
+            after += 1
+        if after < len(tokens) and _NUMBER_TOKEN.fullmatch(tokens[after]):
+            said.append(tokens[after])
+    return said
+
+
+def _invented_path(reference: str, claim: str, paths: list[str]) -> str | None:
+    """An absolute path the answer gives under a directory of the output that the output does not show (an entry
+    added to a listing); a directory on the way to one of its paths is no invention."""
+    for match in re.finditer(r"(?<![\w./-])/[\w.+-]+(?:/[\w.+-]+)+", claim):
+        path = match.group(0).rstrip(".")
+        if any(path.startswith(p.rstrip("/") + "/") for p in paths) \
+                and not any(p.rstrip("/") == path or p.startswith(path + "/") for p in paths) \
+                and not re.search(rf"(?<![\w/.-]){re.escape(path)}(?![\w/])", reference):
+            return path
+    return None
+
+
 def output_values(reference: str) -> list[Any]:
     """The values a tool output states: a JSON record's scalar leaves; a readout's values after
     its labels; in free text its numbers, identifiers, paths, quoted and parenthesised words."""
@@ -184,6 +232,8 @@ def output_values(reference: str) -> list[Any]:
     values: list[Any] = [token for _, value in _pairs(reference) for token in _value_tokens(value)]
     rest = "\n".join(line for line in reference.split("\n") if not _PAIR.match(line.strip()))
     values += [t.strip("'\"`()") for t in _CONTENT.findall(_INLINE_KEY.sub(" ", rest))]
+    # file names are values too, though they hold no digit, underscore or slash (an `ls` of cache.py, testing.py)
+    values += [t for t in _FILE_NAME.findall(rest) if is_file(t)]
     return [v for v in values if str(v).strip(".,:;!?'\"()[]{} ")]
 
 
@@ -233,6 +283,8 @@ class ToolOutput:
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "The {nth} time you called `{tool}` with `{arguments}`, what did it return?"
     answer_format = {"output": "the output, as the tool returned it"}  # the typed answer's keys (bench.questions.answers)
+    reference_kind = "output"  # a tool's whole output (bench.questions.guess)
+    answer_tokens = 120  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Tool output: every value in the reference output (numbers with their units, identifiers, "
               "names, status words) is stated, and stated correctly; format, quoting and order may differ. "
               "A missing or different value makes it wrong, so does a word changed in a restated line or an "
@@ -240,8 +292,13 @@ class ToolOutput:
               "(`env['X']` for `env[\"X\"]`). A caption line introducing the output (\"Here's the files ... up to 2 "
               "levels deep in /a:\") and a traceback's frames are not values to restate (its exception line is; a "
               "line number given must be a frame's). A path may be given relative to the repository root, or by its "
-              "file name when no other path of the output has it. An empty output ([] or {}) may be said in words "
-              "(\"an empty list\"). A decline that says how the call went (\"it didn't work\") is a vague claim: wrong.")
+              "file name when no other path of the output has it; file names (cache.py) are values like any other, and an "
+              "entry added under a listed directory is wrong. A path the question itself states (the viewed file, "
+              "the listed directory: the call's own argument echoed back) need not be restated. Numbers told in prose "
+              "beside a word of their label (\"used 15.0 GB of its 15.1 GB limit\") are that label's values. Status "
+              "markers (\u2705 \U0001f504 \u23f3) are their line's values. An empty output ([] or {}) may be said in "
+              "words (\"an empty list\"). A decline that says how the call went or what it held (\"it didn't work\", "
+              "\"it listed a handful of files\") is a vague claim: wrong.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(nth=ordinal(target["ordinal"]), tool=target["tool"],
@@ -293,7 +350,10 @@ class ToolOutput:
         said = outcome_claim(text, ABSTAIN_PATTERNS)
         return f"a vague claim about the output ({said!r}), not its values" if said else None
 
-    def grade(self, reference: str, claim: str, repo_root: str | None) -> tuple[bool, str]:
+    def grade_question(self, question: Question, claim: str, repo_root: str | None) -> tuple[bool, str]:
+        return self.grade(question.reference, claim, repo_root, asked=question.question)
+
+    def grade(self, reference: str, claim: str, repo_root: str | None, asked: str = "") -> tuple[bool, str]:
         marked, said = _marked_lines(reference), _marked_lines(claim)
         for item, marker in marked.items():  # a status marker is its line's value
             if item in said and said[item] != marker:
@@ -309,8 +369,8 @@ class ToolOutput:
         want, got = parse_json(reference), parse_json(claim)
         if want in ([], {}, None) and reference.strip() in ("[]", "{}", "null", "None", '""'):
             # an empty result said in words ("an empty list", "nothing: []"), and nothing else claimed
-            said = got == want or (_EMPTY.search(claim) and not output_values(claim))
-            return (True, "the empty output") if said else (False, f"the output was {reference.strip()}")
+            empty = got == want or (_EMPTY.search(claim) and not output_values(claim))
+            return (True, "the empty output") if empty else (False, f"the output was {reference.strip()}")
         if want is None and (change := substituted(untagged(reference), claim)):
             return False, f"a word or number of the output changed: {change}"
         if want is not None and got is not None:
@@ -327,6 +387,11 @@ class ToolOutput:
                     return False, f"{label}: expected {str(value).lower()}, the answer says {str(near).lower()}"
             if _label(label) in stated and not _same_value(str(value), stated[_label(label)]):
                 return False, f"{label}: expected {value!r}, the answer says {stated[_label(label)]!r}"
+        for label, value in labelled:  # "used 15.0 GB of its 15.1 GB limit": numbers beside their labels' words
+            numeric = not isinstance(value, bool) and re.fullmatch(r"-?\d+(?:\.\d+)?", str(value).strip())
+            if numeric and (beside := _number_beside(label, [k for k, _ in labelled], claim)) \
+                    and not any(_value_in(str(value), s, numbers(s, words=False)) for s in beside):
+                return False, f"{label}: expected {value!r}, the answer says {beside[0]!r}"
         if (row := _row_problem(without_caption(untagged(reference)), claim)) is not None:
             return False, row
         if (quoted := requoted_code(untagged(reference), claim)) is not None:
@@ -339,9 +404,15 @@ class ToolOutput:
         missing = [v for v in values if not _value_in(v, claim, found) and not (
             isinstance(v, str) and (_relative_to_listing(v, claim, paths) or same_date(v, claim)
                                     or path_said(v, claim, repo_root, [str(p) for p in values if "/" in str(p)])))]
+        if (invented := _invented_path(reference, claim, paths)) is not None:
+            return False, f"a path the output does not show: {invented}"
         frames = frame_lines(reference)
         if not missing and frames and (other := [n for n in _LINE_NUMBER.findall(claim) if int(n) not in frames]):
             return False, f"line {other[0]}: a frame the traceback does not show"
+        # a path the question itself states (the call's own argument echoed: the viewed file in a caption, the
+        # listed directory) is the question's, not a value to restate
+        missing = [v for v in missing if not (isinstance(v, str) and "/" in v and asked
+                                              and re.search(rf"(?<![\w/.-]){re.escape(v)}(?![\w/])", asked))]
         if not missing:
             return True, "every value of the output"
         return False, f"missing or different: {', '.join(str(v) for v in missing[:5])}"
@@ -350,4 +421,4 @@ class ToolOutput:
         return [reference]
 
 
-TOOL_OUTPUT = ToolOutput()
+TOOL_OUTPUT: QuestionType[str, str] = ToolOutput()  # its reference, its claim

@@ -14,7 +14,7 @@ from typing import Any
 from bench.profiles import Profile
 from bench.questions.matching import has_values, is_abstention, parse_json, stated_bool
 from bench.questions.messages import in_substance
-from bench.questions.question_type import CaseFacts, args_text, make_question, ordinal, value_spans
+from bench.questions.question_type import CaseFacts, QuestionType, args_text, make_question, ordinal, value_spans
 from bench.questions.values import all_parts, numbers, same_date, same_number, same_text
 from bench.store.schema import DroppedQuestion, Question
 
@@ -47,6 +47,8 @@ class ToolValue:
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "In what `{tool}` with `{arguments}` returned the {nth} time, what was `{field}`?"
     answer_format = {"value": "the value"}  # the typed answer's keys (bench.questions.answers)
+    reference_kind = "value"  # a value a tool returned (bench.questions.guess)
+    answer_tokens = 20  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Value: the stated value equals the reference: numbers numerically (275 = 275.00, a unit may "
               "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no. A value "
               "that is a message (several words with an identifier or a number) is stated in substance: its "
@@ -90,7 +92,7 @@ class ToolValue:
     def spans(self, reference: Any) -> list[str] | None:
         return None if isinstance(reference, bool) else value_spans(value_text(reference))
 
-    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, (str, int, float, bool)):
             return {"value": parsed}
         if isinstance(parsed, dict) and len(parsed) == 1:
@@ -129,4 +131,4 @@ class ToolValue:
         return [value_text(reference)]
 
 
-TOOL_VALUE = ToolValue()
+TOOL_VALUE: QuestionType[Any, dict[str, Any]] = ToolValue()  # its reference, its claim

@@ -20,7 +20,7 @@ from langchain_core.messages import HumanMessage
 
 from bench.profiles import Profile
 from bench.questions.matching import has_values, is_abstention
-from bench.questions.question_type import CaseFacts, find_in, make_question, value_spans, word_index
+from bench.questions.question_type import CaseFacts, QuestionType, find_in, make_question, value_spans, word_index
 from bench.questions.tool_value import value_text
 from bench.questions.values import numbers, same_number, same_text
 from bench.store.schema import DroppedQuestion, Question
@@ -46,14 +46,26 @@ def _stated(value: str, text: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", text, re.I) is not None
 
 
+def _stated_whole(value: str, text: str) -> bool:
+    """``value`` is stated as the answer's value: a whole word, and, for a value with digits, with no digit group
+    joined to it ("+1 555-123-2002" is another value than 555-123-2002: a country code added)."""
+    for match in re.finditer(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", text, re.I):
+        joined = re.search(r"(?:\+\d{1,3}|\d)[ .-]?$", text[: match.start()]) or re.match(r"[ .-]\d", text[match.end():])
+        if not (re.search(r"\d", value) and joined):
+            return True
+    return False
+
+
 class UserFact:
     name = NAME
     values_only = True  # its claim is a value: an answer that says it does not know and names only the question's values abstains
     template = "What `{argument}` did the user give you for `{tool}`?"
     answer_format = {"value": "the value the user gave"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 20  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("User fact: the stated value equals the reference: ids and names character for character "
               "(case and quotes ignored; a phone number's separators too: 5551232002 is not 555-123-2002), "
-              "numbers numerically. A different value, or several values offered without choosing, is wrong.")
+              "numbers numerically; something joined to it, \"+1 555-123-2002\", is another value. A different value, or "
+              "several values offered without choosing, is wrong; so is an answer that the user gave none.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(argument=target["argument"], tool=target["tool"])
@@ -118,7 +130,7 @@ class UserFact:
     def spans(self, reference: Any) -> list[str] | None:
         return None if isinstance(reference, (bool, dict, list)) else value_spans(value_text(reference))
 
-    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, (str, int, float)) and not isinstance(parsed, bool):
             return {"value": parsed}
         if isinstance(parsed, dict) and len(parsed) == 1:
@@ -138,11 +150,11 @@ class UserFact:
         elif isinstance(reference, (int, float)):
             ok = any(same_number(reference, n) for n in numbers(claim["text"], words=False))
         else:
-            ok = _stated(want, claim["text"])
+            ok = _stated_whole(want, claim["text"])
         return (True, "same value") if ok else (False, f"expected {want!r}")
 
     def answer_keys(self, reference: Any) -> list[str]:
         return [value_text(reference)]
 
 
-USER_FACT = UserFact()
+USER_FACT: QuestionType[Any, dict[str, Any]] = UserFact()  # its reference, its claim

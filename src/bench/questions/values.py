@@ -134,10 +134,18 @@ _NO_VALUE = {"the", "a", "an", "it", "its", "was", "is", "were", "they", "them",
              "mentioned", "that", "this", "value", "number", "same", "one", "of", "for", "to", "in"}
 
 
+# a code as the whole answer: capitals (and digits), three or more ("HATHAT", a reservation id); not a decline
+_CODE = re.compile(r"[`'\"*]*([A-Z][A-Z0-9_-]{2,})[`'\"*]*[.!]?")
+_NOT_A_CODE = {"IDK", "TBD", "NONE", "UNKNOWN", "N/A"}
+
+
 def bare_value(text: str, question: str) -> bool:
     """The whole answer is a name the question does not state, two to four capitalised words ("John Smith" asked
-    for a phone number): a claim, though it states no number or identifier (not "Their phone number.", nor a
-    one-word reply such as "Forgot.")."""
+    for a phone number), or a code in capitals ("HATHAT"): a claim, though it states no number or identifier (not
+    "Their phone number.", nor a one-word reply such as "Forgot.")."""
+    code = _CODE.fullmatch((text or "").strip())
+    if code and code.group(1) not in _NOT_A_CODE:
+        return code.group(1).lower() not in {w.lower() for w in re.findall(r"[A-Za-z0-9]+", question or "")}
     words = re.findall(r"[A-Za-z][\w'-]*", text or "")
     if not 2 <= len(words) <= 4 or re.search(r"[.;!?]\s+\S|\n", (text or "").strip()) \
             or not all(w[0].isupper() for w in words):

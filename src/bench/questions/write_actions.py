@@ -18,7 +18,7 @@ from typing import Any
 from bench.extract.history import ToolEvent
 from bench.profiles import Profile
 from bench.questions.matching import has_values, is_abstention
-from bench.questions.question_type import CaseFacts, make_question
+from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.questions.tool_value import value_text
 from bench.questions.values import numbers, same_number
 from bench.store.schema import DroppedQuestion, Question
@@ -52,6 +52,7 @@ def _change(profile: Profile, event: ToolEvent) -> dict[str, Any]:
 class WriteActions:
     name = NAME
     answer_format = {"actions": "list of {\"tool\": name, \"arguments\": {...}}, in the order made"}  # the typed answer's keys (bench.questions.answers)
+    answer_tokens = 80  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Changes: the state-changing calls the answer lists are the reference's, in the same order "
               "(a missing, extra or reordered change is wrong), each with every key argument value of the "
               "reference (ids character for character, numbers numerically; a value several changes share may be "
@@ -61,7 +62,11 @@ class WriteActions:
               "listed as a change that is none of the reference's (a read-only call, a transfer, a call that "
               "failed) is an extra change; calls mentioned only as context, or said to have failed, do not count. "
               "The values of a change's other arguments (`other`) need not be stated, but a value the answer states "
-              "for one (\"gb_amount: 4\", \"4 GB\" for gb_amount 2) must be the call's.")
+              "for one (\"gb_amount: 4\", \"4 GB\" for gb_amount 2, \"business-class\" for cabin economy) must be "
+              "the call's. Prose may name a change by its verb and a value of its own (\"refueled 2 GB on L1002\" = "
+              "refuel_data, \"set 4g_5g_preferred\" = set_network_mode_preference); \"switched/changed X to V\" is "
+              "set_X; the order is the one the answer states (\"resumed L1, after first sending a payment request\" "
+              "tells the payment request first).")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -91,7 +96,7 @@ class WriteActions:
     def spans(self, reference: list[dict[str, Any]]) -> None:
         return None  # a list: only every change's call and result show it
 
-    def claim(self, parsed: Any, text: str, repo_root: str | None) -> Any:
+    def claim(self, parsed: Any, text: str, repo_root: str | None) -> dict[str, Any] | None:
         if isinstance(parsed, dict):
             parsed = parsed.get("changes") or parsed.get("actions") or parsed
         if isinstance(parsed, dict) and _tool_of(parsed):
@@ -187,15 +192,17 @@ def _stem(word: str) -> str:
 
 # "turned airplane mode off", "switched Wi-Fi calling on": a toggle told by what it did
 _TOGGLE = r"(?:toggl|turn|switch|flipp?)"
+# "switched the network mode to X", "changed the plan to Y": a set_ tool told by what it did
+_SET = r"(?:set|switch|chang)"
 # after a tool's words with its last one left out ("rebooted", "re-seated the SIM", "set network mode to X"): the
 # item ends, or a word that names nothing follows
-_ENDS = r"(?=\s*(?:$|[;,.:()\n]|->|\u2192|\b(?:to|for|on|of|in|at|with|and|then|again|back|once|twice)\b))"
+_ENDS = r"(?=\s*(?:$|[;,.:()\n]|->|\u2192|\b(?:to|for|on|off|of|in|at|with|and|then|again|back|once|twice)\b))"
 
 
 def _word(word: str) -> str:
     """A tool's word in prose: any inflection (its stem), a hyphen anywhere in it ("re-seated", "Wi-Fi")."""
     stem = _stem(word)
-    pattern = _TOGGLE if word == "toggle" else "-?".join(re.escape(ch) for ch in stem)
+    pattern = _TOGGLE if word == "toggle" else _SET if word == "set" else "-?".join(re.escape(ch) for ch in stem)
     return rf"(?<![\w-]){pattern}[^\W_]*(?![\w])"
 
 
@@ -206,7 +213,7 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
     item ends ("rebooted" = reboot_device). Overlapping mentions keep the longest (``toggle_data_saver_mode``
     over ``toggle_data``)."""
     found = []
-    between = r"(?:\s+[\w$./%-]+){0,3}?\s+"
+    between = r"(?:[ \t]+[\w$./%-]+){0,3}?[ \t]+"  # within a line: a tool's words are read inside one item
     for tool in {c["tool"] for c in reference}:
         found += [(tool, m.start(), m.end()) for m in re.finditer(rf"(?<![\w]){re.escape(tool)}(?![\w])", text)]
         words = [w for w in re.split(r"[_\W]+", tool) if w]
@@ -220,7 +227,36 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
     for tool, start, end in sorted(found, key=lambda f: (f[1], f[1] - f[2])):
         if not kept or start >= kept[-1][2]:
             kept.append((tool, start, end))
-    return kept
+    # where its words are not found: a change told by its verb and a value of its own ("refueled 2 GB on L1",
+    # "set 4g_5g_preferred", "granted messaging the sms permission"), in one item
+    for tool, start, end in sorted(_verb_and_value(reference, text), key=lambda f: (f[1], f[1] - f[2])):
+        if not any(start < b and a < end for _, a, b in kept):
+            kept.append((tool, start, end))
+    return sorted(kept, key=lambda f: f[1])
+
+
+def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int, int]]:
+    """Mentions of a reference tool by its first word (a verb, any inflection) followed, within four words of the
+    same item, by an argument value of one of its changes (key or other)."""
+    found = []
+    for tool in {c["tool"] for c in reference}:
+        words = [w for w in re.split(r"[_\W]+", tool) if w]
+        if len(words) < 2 or words[0] == "toggle":
+            continue
+        values = {_value_pattern(v) for c in reference if c["tool"] == tool
+                  for v in (*c["arguments"].values(), *(c.get("other") or {}).values()) if not isinstance(v, bool)}
+        for value in values:
+            form = _word(words[0]) + r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+" + value
+            found += [(tool, m.start(), m.end()) for m in re.finditer(form, text, re.I)]
+    return found
+
+
+def _value_pattern(value: Any) -> str:
+    """A value as prose states it: a number in any form (2 = 2.0), else its text whole."""
+    if isinstance(value, (int, float)):
+        number = f"{float(value):g}"
+        return rf"(?<![\w.]){re.escape(number)}(?:\.0+)?(?![\w.])"
+    return rf"(?<![\w-]){re.escape(value_text(value).strip())}(?![\w-])"
 
 
 def _value_in(value: Any, text: str) -> bool:
@@ -263,7 +299,7 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
     own = [{value_text(v) for v in c["arguments"].values()} - {
         value_text(w) for other in reference if other is not c for w in other["arguments"].values()}
         for c in reference]
-    named: list[tuple[str, int, int]] = []  # (tool, where its values are said: from the last mention to the next)
+    per_mention: list[list[tuple[str, int, int]]] = []  # (tool, where its values are said: last mention to next)
     for i, (tool, _, _) in enumerate(mentions):
         region = (mentions[i - 1][2] if i else 0, mentions[i + 1][1] if i + 1 < len(mentions) else len(text))
         times = 1
@@ -271,27 +307,52 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
             said = text[region[0]: region[1]]
             times = max(1, sum(1 for c, mine in zip(reference, own, strict=True)
                                if c["tool"] == tool and mine and all(_value_in(v, said) for v in mine)))
-        named += [(tool, *region)] * times
+        per_mention.append([(tool, *region)] * times)
+    order = _stated_order(mentions, text)  # "I resumed L1, after first sending a payment request": that one first
+    named = [entry for i in order for entry in per_mention[i]]
+    told = [(rank, k) for rank, i in enumerate(order) for k in range(len(per_mention[i]))]
+    textual = [(order[rank], k) for rank, k in told]  # where each change is told: its mention's place in the text
     tools = [tool for tool, _, _ in named]
     if tools != want:
         return False, f"changes named {tools}, expected {want}"
     missing = [value_text(v) for c in reference for v in c["arguments"].values() if not _value_in(v, text)]
     if missing:
         return False, f"key arguments missing: {missing}"
-    firsts = []  # each change's own values are said with it, and in the reference's order
-    for change, mine, (_, a, b) in zip(reference, own, named, strict=True):
+    firsts = []  # each change's own values are said with it, in the order its mentions are told
+    for change, mine, (_, a, b), place in zip(reference, own, named, textual, strict=True):
         where = [_position(v, text, a, b) for v in mine]
         if any(w is None for w in where):
             return False, f"{change['tool']}: {', '.join(sorted(mine))} not said with it"
         if where:
-            firsts.append(min(w for w in where if w is not None))
-    if firsts != sorted(firsts):
+            firsts.append((place, min(w for w in where if w is not None)))
+    positions = [w for _, w in sorted(firsts)]
+    if positions != sorted(positions):
         return False, "changes named in another order"
     for change, (_, a, b) in zip(reference, named, strict=True):
         for key, value in (change.get("other") or {}).items():
-            if (said := _misstated(key, value, text[a:b])) is not None:
-                return False, f"{change['tool']}: {key} stated as {said!r}, the call had {value_text(value)!r}"
+            if (misstated := _misstated(key, value, text[a:b])) is not None:
+                return False, f"{change['tool']}: {key} stated as {misstated!r}, the call had {value_text(value)!r}"
     return True, "same changes in order"
+
+
+# a change told after another that it preceded: "..., after first sending a payment request", "before that, I ..."
+_AFTER = re.compile(r"\bafter\s+(?:first\s+|having\s+|(?:i|we)\s+(?:had\s+)?(?:first\s+)?)?$", re.I)
+_BEFORE = re.compile(r"(?:^|[.;,\n]\s*)before\s+$", re.I)
+
+
+def _stated_order(mentions: list[tuple[str, int, int]], text: str) -> list[int]:
+    """The mentions in the order the answer says the changes were made: the text's order, but a mention right after
+    "after (first)" ("resumed L1, after first sending a payment request") or one opening with "Before" ("Before
+    resuming L1, I sent ...") changes places with the mention before, or after, it."""
+    order = list(range(len(mentions)))
+    for i in range(1, len(mentions)):
+        if _AFTER.search(text[mentions[i - 1][2]: mentions[i][1]]):
+            order[i - 1], order[i] = order[i], order[i - 1]
+    for i in range(len(mentions) - 1):
+        if _BEFORE.search(text[(mentions[i - 1][2] if i else 0): mentions[i][1]]) and order[i] == i \
+                and order[i + 1] == i + 1:
+            order[i], order[i + 1] = order[i + 1], order[i]
+    return order
 
 
 # words of an argument's name that say nothing of which value it is ("amount" of gb_amount could be a price)
@@ -330,4 +391,4 @@ def _same(want: Any, got: Any) -> bool:
     return got is not None and value_text(got).strip().lower() == value_text(want).strip().lower()
 
 
-WRITE_ACTIONS = WriteActions()
+WRITE_ACTIONS: QuestionType[list[dict[str, Any]], dict[str, Any]] = WriteActions()  # its reference, its claim

@@ -78,7 +78,8 @@ class CaseSet:
                 for case, _row in stream:
                     templates.add(case)
                     handle.write(JobStore.encode(case.to_dict()))
-            entries, metric_cases, dropped = [], [], {}
+            entries, metric_cases = [], []
+            dropped: dict[str, int] = {}
             digest = CaseSetDigest()
             with staged.open("wb") as out:
                 for _, line, _complete in iter_lines(spool):

@@ -10,30 +10,41 @@ can show the estimate beside what the job spent).
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
 
 from bench.answering.request import first_messages, tools_for
+from bench.questions import REGISTRY
 from bench.store.schema import Case
 from bench.text.tokens import TokenCounter
 
-__all__ = ["OUTPUT_TOKENS", "JUDGE_INPUT", "JUDGE_OUTPUT", "SUMMARY_OUTPUT", "MIN_CACHED", "new_tally", "tally",
+__all__ = ["OUTPUT_TOKENS", "answer_tokens", "JUDGE_INPUT", "JUDGE_OUTPUT", "SUMMARY_OUTPUT", "MIN_CACHED", "new_tally", "tally",
            "tally_judge", "priced", "job_estimate"]
 
-# A typical answer's output tokens per question type (a typed JSON answer, a sentence or two of prose)
-OUTPUT_TOKENS = {"files_changed": 60, "first_edit": 150, "test_counts": 30, "first_error": 60, "tool_output": 120,
-                 "tool_value": 20, "call_count": 15, "first_tool_error": 50, "user_fact": 20, "latest_value": 20,
-                 "write_actions": 80}
+# A typical answer's output tokens (a typed JSON answer, a sentence or two of prose): each type's own
+# (``answer_tokens``), this for a type that declares none
+OUTPUT_TOKENS = 60
 JUDGE_INPUT, JUDGE_OUTPUT, SUMMARY_OUTPUT, MIN_CACHED = 500, 40, 1500, 1024
 KINDS = ("answer", "reference", "judge", "summarizer")
 
 
-def new_tally() -> dict[str, Counter]:
-    return {kind: Counter() for kind in KINDS}
+# Per kind of call: the expected calls and tokens (floats under a fractional --steps; a count nothing
+# was added to stays the integer 0).
+Tally = dict[str, defaultdict[str, float]]
 
 
-def tally(kinds: dict[str, Counter], kind: str, case: Case, kept_tokens: int, guidance: str | None,
+def answer_tokens(qtype: str) -> int:
+    """A typical answer's output tokens for a question type (its ``answer_tokens``, else OUTPUT_TOKENS)."""
+    return int(getattr(REGISTRY.get(qtype), "answer_tokens", OUTPUT_TOKENS))
+
+
+def new_tally() -> Tally:
+    return {kind: defaultdict(int) for kind in KINDS}
+
+
+def tally(kinds: Tally, kind: str, case: Case, kept_tokens: int, guidance: str | None,
           has_store: bool, counter: TokenCounter, *, warm: bool = False, steps: float = 1.0) -> None:
     """Add the answer requests of ``case``'s questions on a view of ``kept_tokens`` (the view's messages):
     system prompt (and guidance), tools, the view, the question; under warm prefixes every question
@@ -51,10 +62,10 @@ def tally(kinds: dict[str, Counter], kind: str, case: Case, kept_tokens: int, gu
         row["calls"] += steps
         row["input_tokens"] += prompt * steps
         row["cached_tokens"] += cached + (prompt * (steps - 1) if steps > 1 and prompt >= MIN_CACHED else 0)
-        row["output_tokens"] += OUTPUT_TOKENS.get(question.type, 60) * steps
+        row["output_tokens"] += answer_tokens(question.type) * steps
 
 
-def tally_judge(kinds: dict[str, Counter], case: Case, counter: TokenCounter, calls: int = 1) -> None:
+def tally_judge(kinds: Tally, case: Case, counter: TokenCounter, calls: int = 1) -> None:
     """An LLM judge's call per question (``calls``: one per LLM member of a panel, each on the same
     prompt): the rubric prompt (about JUDGE_INPUT tokens) and the reference."""
     for question in case.questions:
@@ -75,12 +86,12 @@ def _cost(price: Any, entry: dict[str, Any], batch: bool = False) -> float | Non
                       batch=batch) for t in tables) / len(tables)
 
 
-def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
+def priced(kinds: Tally, prices: dict[str, Any]) -> dict[str, Any]:
     """Per kind and in total: calls, tokens, cached share and cost at ``prices`` (kind -> Price, a list of
     Price whose costs add up, or None), with and without the batch discount (None where a kind has no
     price table)."""
     out: dict[str, Any] = {"kinds": {}}
-    total: Counter = Counter()
+    total: Counter[str] = Counter()
     cost = batch_cost = 0.0
     every_priced = True
     for kind, row in kinds.items():
@@ -106,7 +117,7 @@ def priced(kinds: dict[str, Counter], prices: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def job_estimate(cases: list[Case], views: list[dict[str, Any]], counter: TokenCounter, prices: dict[str, Any], *,
+def job_estimate(cases: Iterable[Case], views: list[dict[str, Any]], counter: TokenCounter, prices: dict[str, Any], *,
                  warm: bool, judged: bool | int, reference: bool, summarized: bool, steps: float = 1.0) -> dict[str, Any]:
     """The estimate of a job from its views (``views.jsonl`` records, or ``bench.estimate``'s views built
     offline): one tally for both, so the report's estimate is the one the command prints. ``judged``: the

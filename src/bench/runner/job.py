@@ -125,8 +125,9 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
                        groups={"arm": cfg.arm, "summarizer": cfg.get("summarizer"), "mechanism": cfg.get("mechanism")})
     preflight(answerer, judge, policy)
     for client in clients_of(answerer, judge, policy):  # batch mode: the job's batches are kept with it
-        if getattr(client, "batch", None) is not None:
-            client.batch.ledger = store.path("batches")
+        batch = getattr(client, "batch", None)
+        if batch is not None:
+            batch.ledger = store.path("batches")
     declaration = declare(policy).to_dict()  # what the arm depends on and is (run.json "policy")
     limiters = find_limiters(answerer, judge, policy)
     previous = store.read_json("run.json") if resuming else None
@@ -149,7 +150,7 @@ def _run(cfg: DictConfig, store: JobStore, resuming: bool) -> dict[str, Any]:
             store.path("run.json").unlink(missing_ok=True)
         raise
     try:
-        if resuming and previous.get("case_set_hash") not in (None, cases.case_set_hash):
+        if previous is not None and previous.get("case_set_hash") not in (None, cases.case_set_hash):
             raise ResumeError(f"resume={out}: the dataset selection differs from the job's "
                               f"(case-set hash {previous.get('case_set_hash')} -> {cases.case_set_hash})")
         if not resuming and not any(entry.qids for entry in cases.entries):
@@ -293,7 +294,7 @@ def trace_options(cfg: DictConfig) -> TraceOptions:
 def _prices(answerer: Any, judge: Any, policy: Any) -> dict[str, Any]:
     """Each kind's price table, from the first model client of the part that makes those calls."""
     def first(part: Any) -> Any:
-        return next((c.price for c in clients_of(part) if getattr(c, "price", None) is not None), None)
+        return next((price for c in clients_of(part) if (price := getattr(c, "price", None)) is not None), None)
 
     # a judge panel: each LLM member's client makes a call per answer at its own price
     return {"answer": first(answerer), "reference": first(answerer),

@@ -28,19 +28,22 @@ import contextvars
 import logging
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from tqdm import tqdm
 
+from bench.answering.answerer import Answerer
 from bench.answering.evidence import evidence_flags
 from bench.core.components import calls_model
 from bench.llm import ContextOverflow, call_callbacks, call_observer, call_tags
+from bench.llm.limiter import Limiter
 from bench.runner.caseset import CaseEntry, CaseSet
 from bench.runner.events import Answered, JudgeFailed, PrefixWarm, Scored, ViewBuilt, ViewRecord
 from bench.runner.resume import prune
+from bench.scoring.judge import Judge
 from bench.scoring.metric_records import VIEW_OMITTED
 from bench.store.records import JobStore
 from bench.store.schema import Answer, Case, Question, Score, View
@@ -99,8 +102,8 @@ def _view_gate(policy: Any) -> Any:
 class Pipeline:
     """Runs a job's phases on ``workers`` threads; the calling thread writes records and traces."""
 
-    def __init__(self, store: JobStore, answerer: Any, judge: Any, tracer: Any, workers: int,
-                 limiters: list[tuple[Any, list[str]]] = ()) -> None:
+    def __init__(self, store: JobStore, answerer: Answerer, judge: Judge, tracer: Any, workers: int,
+                 limiters: Sequence[tuple[Limiter, list[str]]] = ()) -> None:
         self.store, self.answerer, self.judge, self.tracer, self.workers = store, answerer, judge, tracer, workers
         self.adaptive = [limiter for limiter, _ in limiters if limiter.mode == "auto"]
         self.complete: dict[str, bool] = {}  # phase name -> every question answered without error and scored
@@ -293,8 +296,8 @@ class Pipeline:
             submit(self._judge_task(case, question, answer, phase, traced), case.case_id)
 
         def handle(event: Any, submit: Callable) -> bool:
-            if isinstance(event, ViewRecord):
-                if event.case.case_id not in viewed:
+            if isinstance(event, ViewRecord):  # made only for a phase that keeps its views
+                if phase.views and event.case.case_id not in viewed:
                     store.append_line(phase.views, event.line)
                     viewed.add(event.case.case_id)
                 return False

@@ -10,6 +10,7 @@ retries, the cache, tracing) may change. Finished answers and scores are kept, a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ def _latest(records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, An
     return {(r["case_id"], r["qid"]): r for r in records}
 
 
-def prune(store: JobStore, name: str, keep) -> dict[tuple[str, str], dict[str, Any]]:
+def prune(store: JobStore, name: str, keep: Callable[[dict[str, Any]], bool]) -> dict[tuple[str, str], dict[str, Any]]:
     """Records of ``name`` by key (last wins); rewrite the file when lines are dropped or repeated."""
     records = store.read(name)
     latest = _latest(records)

@@ -12,22 +12,25 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from bench.config.checks import ConfigError
+from bench.answering.answerer import check_answerer
+from bench.config.checks import ConfigError, mapping
 from bench.core.errors import BenchError
 from bench.llm import ModelSetupError
 from bench.llm.limiter import group_workers
+from bench.scoring.judge import check_judge
 
 __all__ = ["surfaced", "build", "worker_threads", "check_prerequisites", "check_sweep_prerequisites",
            "BASIC_SWEEPER", "JOBLIB_LAUNCHER"]
 
 
-def surfaced(make, *args: Any, groups: Any = None, **kwargs: Any) -> Any:
+def surfaced(make: Callable[..., Any], *args: Any, groups: Any = None, **kwargs: Any) -> Any:
     """Call ``make``; a ModelSetupError (missing key ...) wrapped by Hydra's instantiate surfaces as itself,
     and a setting the target does not take (``+arm.n=3`` on arm=full) is a ConfigError naming it.
 
@@ -61,7 +64,10 @@ def _unknown_setting(err: BaseException, groups: dict[str, Any]) -> str | None:
 
 
 def build(node: Any, group: str) -> Any:
-    return surfaced(instantiate, node, _convert_="object", groups={group: node})
+    """The part a config group names (``model``: an answerer, ``judge``), checked against its protocol
+    (``check_answerer``, ``check_judge``): a missing member is one line now, not an error mid-job."""
+    part = surfaced(instantiate, node, _convert_="object", groups={group: node})
+    return check_judge(part) if group == "judge" else check_answerer(part)
 
 
 def worker_threads(model: Any) -> int:
@@ -101,7 +107,7 @@ def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
             or OmegaConf.select(primary, "hydra.launcher._target_") not in _LOCAL_LAUNCHERS):
         return None
     node = OmegaConf.select(primary, "hydra.sweeper.params")
-    params = OmegaConf.to_container(node, resolve=False) if node is not None else {}
+    params = mapping(node, "hydra.sweeper.params", resolve=False) if node is not None else {}
     dimensions: dict[str, list[str]] = {}
     try:
         for override in [*parser.parse_overrides([f"{k}={v}" for k, v in params.items()]), *parsed]:

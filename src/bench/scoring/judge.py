@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Protocol, TypedDict
 
+from bench.core.components import Component, ModelClient
+from bench.core.contracts import check
 from bench.questions import REGISTRY, question_type
 from bench.questions.answers import read_typed
 from bench.questions.matching import (
     ABSTAIN_PATTERNS,
+    claims_none,
     declined_values,
     final_claim,
     has_values,
@@ -33,8 +36,27 @@ from bench.questions.matching import (
 from bench.questions.values import bare_value, numbers
 from bench.store.schema import STALE_REASON, Answer, Question, Score
 
-__all__ = ["ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
+__all__ = ["Judge", "check_judge", "ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
            "JUDGE_SYSTEM", "GRADING_RULE", "rubric_for"]
+
+class Judge(Component, Protocol):
+    """Grades an answer against the question's reference (``clients()``: its model clients, ``[]`` offline).
+    The protocol lives beside the judges, above the records it reads (``bench.store.schema``)."""
+
+    name: str
+
+    def score(self, question: Question, answer: Answer, repo_root: str | None = None) -> Score:
+        """The verdict, ``correct | wrong | abstained | unscored``, with its reason."""
+
+
+class _ScoreKey(TypedDict):
+    """What names a score (every verdict of a judge carries it)."""
+
+    case_id: str
+    qid: str
+    type: str
+    judge: str
+
 
 class ExactJudge:
     """Exact match against the code-extracted reference (``judge=exact``), by the grading rule.
@@ -46,14 +68,14 @@ class ExactJudge:
 
     name = "exact"
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         return []  # no model
 
     def __init__(self, repo_roots: dict[str, str | None] | None = None) -> None:
         self.repo_roots = repo_roots or {}
 
     def score(self, question: Question, answer: Answer, repo_root: str | None = None) -> Score:
-        base = {"case_id": answer.case_id, "qid": answer.qid, "type": question.type, "judge": self.name}
+        base = _ScoreKey(case_id=answer.case_id, qid=answer.qid, type=question.type, judge=self.name)
         if answer.outcome != "answered":
             return Score(**base, verdict="unscored", reason=f"no answer: {answer.outcome}")
         qtype = question_type(question.type)
@@ -77,10 +99,14 @@ class ExactJudge:
                 return Score(**base, verdict="wrong", reason=why)
             return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
         if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)
-                                                                   or bare_value(text, question.question)):
+                                                                   or bare_value(text, question.question)
+                                                                   or claims_none(text)):
             # "they gave me their phone number": no value of the kind asked is stated at all
             return Score(**base, verdict="abstained", reason="no specific claim: the answer states no value")
         claim = qtype.claim(reading.parsed, text, repo_root) if text.strip() else None
+        if claim is None and not values_only and (vague := getattr(qtype, "vague", None)) is not None \
+                and (why := vague(text)):
+            return Score(**base, verdict="wrong", reason=why)  # no count, but "the test didn't pass": a vague claim
         if claim is None:  # no specific claim: whatever else it says, the answer does not answer
             why = "the answer says it does not know" if is_abstention(text) else "no claim the question asks for"
             return Score(**base, verdict="abstained", reason=f"no specific claim: {why}")
@@ -102,12 +128,14 @@ GRADING_RULE = """- "correct": the answer states what the reference states. Word
 code fences), order of items and extra explanation do not matter.
 - "wrong": the answer makes a specific claim that differs from the reference or gives only part of it, or \
 offers conflicting candidates without choosing one ("X or Y", "X, or maybe Y"). A vague description that still \
-says something about what is asked ("some error about the credentials", "I can't see it, but it didn't work") is \
-a claim; so is an answer that there was none ("None: I changed no file") and a bare name ("John Smith").
+says something about what is asked ("some error about the credentials", "I can't see it, but it didn't work", "I \
+can't see it any more - it listed a handful of Java files") is a claim; so is an answer that there was none ("None: I changed no file", "the user never gave me one") and a bare name or code \
+("John Smith", "HATHAT").
 - "abstained": the answer makes no specific claim: it says it does not know, cannot recall or cannot see the \
 information. An answer that hedges ("I think", "probably", "if I remember correctly") but still makes a specific \
 claim is graded on that claim, not as abstained.
-- An answer that corrects itself ("X - sorry, no: Y", "X... actually, Y") is graded on its final claim; a \
+- An answer that corrects itself ("X - sorry, no: Y", "X... actually, Y", "X - hmm, no, that was the rerun; Y") is \
+graded on its final claim; a \
 correction that takes back one item of a list by name ("a.py, b.py - wait, no: c.py; b.py I only read") replaces \
 that item only."""
 
@@ -175,11 +203,11 @@ def parse_verdict(raw: str) -> tuple[str, str] | None:
             if verdict is not None:
                 reason = str(data.get("reason") or "").strip()
                 return verdict, reason or "(the judge gave no reason)"
-    match = _VERDICT_FIELD.search(text)
-    verdict = _verdict_word(match.group(1)) if match else None
+    field = _VERDICT_FIELD.search(text)
+    verdict = _verdict_word(field.group(1)) if field else None
     if verdict is not None:
-        reason = _REASON_FIELD.search(text)
-        return verdict, (reason.group(1).strip() if reason else "") or "(the judge gave no reason)"
+        given = _REASON_FIELD.search(text)
+        return verdict, (given.group(1).strip() if given else "") or "(the judge gave no reason)"
     return None
 
 
@@ -204,7 +232,7 @@ class LLMJudge:
         self.client = client
         self.name = f"llm:{client.model}"
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         return [self.client]
 
     def prompt(self, question: Question, answer: Answer) -> str:
@@ -223,7 +251,7 @@ class LLMJudge:
         from bench.llm import ContextOverflow, current_callbacks
         from bench.text.content import content_text
 
-        base = {"case_id": answer.case_id, "qid": answer.qid, "type": question.type, "judge": self.name}
+        base = _ScoreKey(case_id=answer.case_id, qid=answer.qid, type=question.type, judge=self.name)
         if answer.outcome != "answered":
             return Score(**base, verdict="unscored", reason=f"no answer: {answer.outcome}")
         if not answer.answer.strip():
@@ -258,3 +286,9 @@ def _gives_stale(question: Question, text: str, repo_root: str | None) -> bool:
         return False
     claim = qtype.claim(parse_json(text), text, repo_root)
     return claim is not None and grade_question(question, claim, repo_root)[1].startswith(STALE_REASON)
+
+
+def check_judge(part: Any, label: str | None = None) -> Any:
+    """``part`` (built from the config group ``judge``, or a panel's member) when it has the :class:`Judge`
+    members; else ContractError, one line: ``judge 'mine': missing clients``."""
+    return check(part, Judge, "judge", label)

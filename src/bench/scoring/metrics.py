@@ -19,7 +19,7 @@ evidence), each cell with n and 95% intervals for accuracy and evidence-visible.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from bench.scoring.hedges import is_hedged
@@ -59,7 +59,9 @@ def _answer_figures(answers: Iterable[dict[str, Any]], wrong: set[str]) -> dict[
     """What the metrics read of the answers, in one pass (a job's answers may be a stream of its
     records): what the headline measures (model accuracy, or with ``model=offline`` evidence
     availability), outcomes, retrievals, usage, and how many ``wrong`` answers hedge."""
-    models, outcomes, usage = set(), Counter(), Counter()
+    models: set[str | None] = set()
+    outcomes: Counter[str] = Counter()
+    usage: defaultdict[str, float] = defaultdict(int)  # integers stay integers (token counts), latency sums floats
     retrievals, hedges = 0, {}  # a wrong answer's qid -> whether it hedges (its last record's, as its verdict is)
     for answer in answers:
         models.add((answer.get("usage") or {}).get("model"))
@@ -75,7 +77,7 @@ def _answer_figures(answers: Iterable[dict[str, Any]], wrong: set[str]) -> dict[
             "hedged_wrong": sum(hedges.values())}
 
 
-def _clusters(questions: dict[str, dict[str, Any]], hit) -> list[tuple[int, int]]:
+def _clusters(questions: dict[str, dict[str, Any]], hit: Callable[[str], bool]) -> list[tuple[int, int]]:
     """Per instance: (questions for which ``hit(qid)``, questions)."""
     return instance_clusters((question["_instance"], hit(qid)) for qid, question in questions.items())
 

@@ -31,7 +31,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from bench.core.components import clients_of
+from bench.core.components import ModelClient, clients_of
+from bench.scoring.judge import check_judge
 from bench.stats import cohen_kappa
 from bench.store.schema import Answer, Question, Score
 
@@ -60,6 +61,8 @@ class PanelJudge:
 
     def __init__(self, members: Mapping[str, Any] | Sequence[Any]) -> None:
         listed = list(members.values()) if isinstance(members, Mapping) else list(members)
+        for member in listed:  # each a judge (its protocol's members), refused here in one line, not mid-job
+            check_judge(member)
         if len(listed) < 2:
             raise ValueError(f"judge=panel needs at least two members, got {len(listed)}")
         names = [str(getattr(m, "name", type(m).__name__)) for m in listed]
@@ -69,7 +72,7 @@ class PanelJudge:
         self.member_names = names
         self.name = "panel(" + "+".join(names) + ")"
 
-    def clients(self) -> list[Any]:
+    def clients(self) -> list[ModelClient]:
         """The model clients of the members (preflight and the limiters find them here)."""
         return clients_of(*self.members)
 

@@ -10,13 +10,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
+from bench.core.contracts import check
 from bench.core.errors import ConfigError
 from bench.core.typecheck import check_types
 from bench.profiles import PROFILES, Profile, declared_profile
 
-__all__ = ["Source", "Filters", "as_source", "KEY_HINTS", "sample_path", "SHIPPED"]
+__all__ = ["Source", "Filters", "as_source", "source_problems", "KEY_HINTS", "sample_path", "SHIPPED"]
 
 log = logging.getLogger("bench.data.selection")  # reported as the data loading it belongs to
 
@@ -37,6 +38,21 @@ _ROLE_TARGETS = ("system", "user", "assistant", "tool", "skip")
 def sample_path(name: str = "sample") -> Path:
     """A shipped sample: ``sample`` (synthetic coding trajectories) or ``ops`` (real tau2-bench runs)."""
     return Path(str(resources.files("bench").joinpath("samples", *SHIPPED[name])))
+
+
+class _Filtered(Protocol):
+    """What the filters read of a case (a ``bench.store.schema.Case``: the records are a layer above)."""
+
+    @property
+    def resolved(self) -> bool | None: ...
+    @property
+    def exit_status(self) -> str | None: ...
+    @property
+    def repo(self) -> str: ...
+    @property
+    def messages(self) -> Sequence[object]: ...
+    @property
+    def questions(self) -> Sequence[object]: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,7 +82,7 @@ class Filters:
         check_types(filters, "dataset.filters")
         return filters
 
-    def failed(self, case: Any, tokens: int, repos: set[str]) -> str | None:
+    def failed(self, case: _Filtered, tokens: int, repos: set[str]) -> str | None:
         """Name of the first filter ``case`` fails, or None."""
         if self.resolved is not None and case.resolved != self.resolved:
             return "resolved"
@@ -224,6 +240,17 @@ def source_classes() -> list[type[Source]]:
     return [c for c in _subclasses(Source) if c.names]
 
 
+def source_problems(cls: type[Source]) -> list[str]:
+    """What a source class lacks, checked when a job names it (before any row is read): its own
+    ``names`` and ``rows()``, and its keys as dataclass fields (an undecorated class's keys would be
+    refused as settings no source takes)."""
+    missing = [member for member, absent in (("names", not cls.names), ("rows", cls.rows is Source.rows)) if absent]
+    found = [f"missing {', '.join(missing)}"] if missing else []
+    if "__dataclass_fields__" not in cls.__dict__:
+        found.append("not a dataclass (@dataclass(kw_only=True) on the class: its keys are its fields)")
+    return found
+
+
 def as_source(settings: Source | Mapping[str, Any]) -> Source:
     """``settings`` as a source: a :class:`Source` as is; a mapping (a config node or a dict) by its
     ``_target_``, or else by its ``source`` name among the classes' ``names`` (for Python callers)."""
@@ -246,6 +273,7 @@ def as_source(settings: Source | Mapping[str, Any]) -> Source:
             known = sorted({n for c in _subclasses(Source) for n in c.names})
             raise ConfigError(f"dataset.source: {name!r} is not one of {tuple(known)}")
         cls = found[0]
+    check(cls, None, "source", rules=source_problems)
     return cls.build(data)
 
 

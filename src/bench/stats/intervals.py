@@ -228,8 +228,8 @@ def _flip_patterns(k: int, draws: int) -> np.ndarray:
         bits = (np.arange(2**k)[:, None] >> np.arange(k)[None, :]) & 1
         return (1 - 2 * bits).astype(np.int8)
     rng = np.random.default_rng(29_000 + k)
-    bits = np.unpackbits(np.frombuffer(rng.bytes((draws * k + 7) // 8), dtype=np.uint8))[: draws * k]
-    signs = (1 - 2 * bits.astype(np.int8)).reshape(draws, k)
+    drawn = np.unpackbits(np.frombuffer(rng.bytes((draws * k + 7) // 8), dtype=np.uint8))[: draws * k]
+    signs = (1 - 2 * drawn.astype(np.int8)).reshape(draws, k)
     signs[0] = 1
     return signs
 
@@ -451,7 +451,7 @@ def accuracy_batch(y: np.ndarray, mask: np.ndarray, inst: np.ndarray, types: np.
     share = _share_two_way if generalize_types else _share
     r, lo, hi, m = share(y, ones, mask, inst, types, level)
     empty = m == 0
-    return tuple(np.where(empty, np.nan, a) for a in (r, lo, hi))  # type: ignore[return-value]
+    return np.where(empty, np.nan, r), np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)
 
 
 def ratio_batch(num: np.ndarray, den: np.ndarray, mask: np.ndarray, inst: np.ndarray,
@@ -462,7 +462,7 @@ def ratio_batch(num: np.ndarray, den: np.ndarray, mask: np.ndarray, inst: np.nda
     share = _share_two_way if generalize_types else _share
     r, lo, hi, m = share(num * den, den, mask, inst, types, level)
     empty = m == 0
-    return tuple(np.where(empty, np.nan, a) for a in (r, lo, hi))  # type: ignore[return-value]
+    return np.where(empty, np.nan, r), np.where(empty, np.nan, lo), np.where(empty, np.nan, hi)
 
 
 def paired_batch(a: np.ndarray, b: np.ndarray, mask: np.ndarray, inst: np.ndarray,
@@ -475,7 +475,7 @@ def paired_batch(a: np.ndarray, b: np.ndarray, mask: np.ndarray, inst: np.ndarra
     else:
         d, lo, hi, p = _paired_one_way(a, b, mask, inst, level, draws)
     empty = mask.sum(axis=1) == 0
-    return tuple(np.where(empty, np.nan, x) for x in (d, lo, hi, p))  # type: ignore[return-value]
+    return np.where(empty, np.nan, d), np.where(empty, np.nan, lo), np.where(empty, np.nan, hi), np.where(empty, np.nan, p)
 
 
 # ---------------------------------------------------------------- one case set: the public API
@@ -620,7 +620,8 @@ def detectable_difference(correct_a: Sequence[bool], correct_b: Sequence[bool] |
     return round(high, 4)
 
 
-def _detectable_two_way(a, b, mask, inst, tmpl, z_power, level) -> float | None:
+def _detectable_two_way(a: np.ndarray, b: np.ndarray | None, mask: np.ndarray, inst: np.ndarray,
+                        tmpl: np.ndarray | None, z_power: float, level: float) -> float | None:
     """The previous method's detectable difference (stats.generalize_types=true), capped at 1."""
     if b is not None:
         b = b[None, :]

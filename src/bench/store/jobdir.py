@@ -24,6 +24,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TextIO
 
 from bench.core.errors import BenchError
 
@@ -145,7 +146,7 @@ class JobLock:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._handle = None
+        self._handle: TextIO | None = None
 
     def __enter__(self) -> JobLock:
         lock = self.path / LOCK_FILE

@@ -26,10 +26,10 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from bench.core.redact import scrub
 
@@ -52,10 +52,11 @@ class JobFileError(OSError):
         return self.strerror if self.errno is not None and self.strerror else super().__str__()
 
 
-def _plain(record: Any) -> Any:
-    if is_dataclass(record) and callable(getattr(record, "to_dict", None)):
-        return record.to_dict()  # a record type that leaves out its unset optional fields (Score, Answer)
-    return asdict(record) if is_dataclass(record) else record
+def _plain(record: object) -> object:
+    if not is_dataclass(record) or isinstance(record, type):
+        return record
+    to_dict = getattr(record, "to_dict", None)  # a record type that leaves out its unset optional fields (Score, Answer)
+    return to_dict() if callable(to_dict) else asdict(record)
 
 
 def safe_line(text: str) -> str:
@@ -139,7 +140,7 @@ def _failed(path: Path, err: OSError) -> JobFileError:
     return JobFileError(err.errno, f"cannot write {path}: {err.strerror or err}")
 
 
-def _replace_atomically(path: Path, write) -> None:
+def _replace_atomically(path: Path, write: Callable[[TextIO], object]) -> None:
     """``write(handle)`` into ``<path>.tmp``, then rename over ``path``; the .tmp is removed on failure."""
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -152,6 +153,11 @@ def _replace_atomically(path: Path, write) -> None:
         except OSError:
             pass
         raise _failed(path, err) from None
+
+
+def _writing(lines: list[str]) -> Callable[[TextIO], None]:
+    """What writes ``lines`` into a handle (the list bound now, not a loop's name)."""
+    return lambda handle: handle.writelines(lines)
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -231,7 +237,7 @@ class JobStore:
                     handle.writelines(bad)
             except OSError as err:
                 raise _failed(path, err) from None
-            _replace_atomically(path, lambda handle, lines=good: handle.writelines(lines))
+            _replace_atomically(path, _writing(good))
             log.warning("%s: %d damaged line(s) (line %s) moved to %s.bad; their questions are asked again",
                         path, len(bad), _line_numbers(numbers), path.name)
             moved += len(bad)

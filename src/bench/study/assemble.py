@@ -67,10 +67,10 @@ log = logging.getLogger(__name__)
 
 def write_report(paths: Iterable[Path | str], output: Path | str | None = None) -> dict[str, Any]:
     """Load the jobs under ``paths`` and write the CSVs, ``report.md`` and ``report.html``."""
-    paths = [Path(p) for p in paths]
-    jobs = load_jobs(paths)
+    roots = [Path(p) for p in paths]
+    jobs = load_jobs(roots)
     if output is None:
-        output = paths[0] / "report" if len(paths) == 1 else Path("multirun") / "reports" / datetime.now().strftime(
+        output = roots[0] / "report" if len(roots) == 1 else Path("multirun") / "reports" / datetime.now().strftime(
             "%Y-%m-%d_%H-%M-%S")
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
@@ -102,7 +102,7 @@ def write_report(paths: Iterable[Path | str], output: Path | str | None = None) 
     markdown = report_markdown(jobs, configs, pairs, frontier=frontier, sentences=sentences)
     (output / "report.md").write_text(markdown, encoding="utf-8", errors="backslashreplace")
     (output / "report.html").write_text(
-        report_html(jobs, jobs_df, configs, questions, [str(p) for p in paths], pairs, frontier=frontier,
+        report_html(jobs, jobs_df, configs, questions, [str(p) for p in roots], pairs, frontier=frontier,
                     sentences=sentences, frontier_svgs=svgs), encoding="utf-8", errors="backslashreplace")
     log.info("report of %d job(s) written to %s", len(jobs), output)
     return {"output": output, "jobs": jobs, "jobs_df": jobs_df, "configs": configs, "pairs": pairs,

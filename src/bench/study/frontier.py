@@ -136,7 +136,9 @@ def answer_sentences(jobs: list[Job], configs: pd.DataFrame, measure: str = "acc
                             "of the history's tokens")
                 if len(exact) > 1:
                     best_jobs = complete.get(best["config_id"], [])
-                    tied, rest, paired = [], [], 0
+                    tied: list[dict[str, Any]] = []
+                    rest: list[dict[str, Any]] = []
+                    paired = 0
                     for other in exact[1:]:  # arms that gave the very same answers tie with the best
                         a, b, _ = _pair(best_jobs, complete.get(other["config_id"], []))
                         same = bool(a) and a == b and not rest

@@ -264,14 +264,15 @@ def _config_order(job: Job) -> tuple:
     prompt list: the study's reading order."""
     arm_cfg = job.config.get("arm") or {}
     try:
-        n = float(arm_cfg.get("n")) if arm_cfg.get("n") is not None else math.inf
+        given = arm_cfg.get("n")
+        n = float(given) if given is not None else math.inf
     except (TypeError, ValueError):
         n = math.inf
     policy = job.policy
     mechanism = (job.config.get("mechanism") or {}).get("name") if policy["mechanisms"] else None
     prompt = (job.config.get("prompt") or {}).get("name") if policy["summary_prompt"] else None
     return (policy["order"], job.arm, arm_cfg.get("match") is not None, n,
-            MECHANISM_ORDER.get(mechanism, len(MECHANISM_ORDER)), PROMPT_ORDER.get(prompt, len(PROMPT_ORDER)))
+            MECHANISM_ORDER.get(mechanism or "", len(MECHANISM_ORDER)), PROMPT_ORDER.get(prompt or "", len(PROMPT_ORDER)))
 
 
 def _sweep_position(job: Job) -> tuple:

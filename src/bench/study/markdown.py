@@ -49,9 +49,10 @@ __all__ = ["report_markdown", "measure_of", "MEASURE_NOTE", "FRONTIER_NOTE", "ME
 # What an offline job's headline measures, said in report.md and report.html alike.
 MEASURE_NOTE = ("Every job answered with `model=offline`: the accuracy columns are the share of questions the offline "
                 "reader answers from the view (the evidence is there), not a model's accuracy, and the paired "
-                "comparisons compare evidence availability. The reader does not read the summary prompt's "
-                "instructions, only what a summary lists, so prompts differ offline only through what their "
-                "summaries keep.")
+                "comparisons compare evidence availability. The reader answers exactly what the view holds of each "
+                "question's evidence, by provenance (recorded messages kept verbatim, the exact reference text in a "
+                "summary or placeholder, or a handle it can read), so prompts differ offline only through what "
+                "their summaries keep.")
 
 
 # The estimand and the method, stated wherever intervals are shown (docs/uncertainty.md)

@@ -7,17 +7,22 @@
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from bench.study.figure_text import is_missing
+
+if TYPE_CHECKING:  # matplotlib is imported when a plot is drawn
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_frontier", "plot_tradeoff", "plot_types", "plot_n_curve", "plot_label", "has_full", "arm_style"]
 
 # ---------------------------------------------------------------- plots
 
 
-def _svg(fig) -> str:
+def _svg(fig: Figure) -> str:
     import matplotlib.pyplot as plt
 
     buffer = io.StringIO()
@@ -173,7 +178,7 @@ def plot_label(row: pd.Series) -> str:
     return label if len(label) <= 40 else label[:37] + "..."
 
 
-def _annotate(ax, points: list[tuple[float, float, str]], step: float = 0.035) -> None:
+def _annotate(ax: Axes, points: list[tuple[float, float, str]], step: float = 0.035) -> None:
     """Labels right of their points, moved up (with a leader line) until no two overlap."""
     placed: list[tuple[float, float]] = []
     for x, y, text in sorted(points, key=lambda p: (p[1], p[0])):

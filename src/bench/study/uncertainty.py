@@ -79,16 +79,17 @@ def config_intervals(jobs: list[Job]) -> dict[str, Any]:
             instances.append(question["_instance"])
             types.append(question["type"])
     generalize = any(job.generalize_types for job in jobs)
-    options = {"types": types, "generalize_types": generalize}
     if not any(in_full):
         relative = None
     elif jobs and all(job.is_reference for job in jobs):
         relative = (1.0, 1.0)  # the full arm relative to itself: 1 by construction
     else:
-        relative = ratio_interval([h and f for h, f in zip(hits, in_full, strict=True)], in_full, instances, **options)
-    return {"accuracy_ci": accuracy_interval(hits, instances, **options) if hits else None,
+        relative = ratio_interval([h and f for h, f in zip(hits, in_full, strict=True)], in_full, instances, types=types,
+                                  generalize_types=generalize)
+    return {"accuracy_ci": accuracy_interval(hits, instances, types=types, generalize_types=generalize) if hits else None,
             "accuracy_relative_to_full_ci": relative,
-            "detectable_difference": detectable_difference(hits, None, instances, **options) if hits else None,
+            "detectable_difference": detectable_difference(hits, None, instances, types=types, generalize_types=generalize)
+            if hits else None,
             "n_clusters": len(set(instances)), "method": METHOD_TYPES if generalize else METHOD}
 
 

@@ -2,7 +2,7 @@
 
 The compact arm and the extractive summarizer write these; the offline reader
 (:mod:`bench.text.view_contents`) and the evidence checks read them back. One definition each, tested
-by round trip (``tests/test_formats.py``):
+by round trip (``tests/bench/text/test_formats.py``):
 
 - **handle reference** ``read_tool_output(handle="out_...")``: a stored output's handle;
 - **placeholder** ``[Old tool result content cleared]``: micro_compact's replacement of a
@@ -61,7 +61,7 @@ def placeholder(handle: str | None = None) -> str:
 
 
 def is_placeholder(text: str | None) -> bool:
-    return bool(text) and text.startswith(PLACEHOLDER)
+    return text is not None and text.startswith(PLACEHOLDER)
 
 
 def placeholder_handle(text: str | None) -> str | None:

@@ -10,6 +10,7 @@ arguments) plus a fixed per-message overhead, as in OpenAI's chat accounting.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 import tiktoken
@@ -68,5 +69,5 @@ class TokenCounter:
     def count_message(self, message: BaseMessage) -> int:
         return self.count_text(message_text(message)) + MESSAGE_OVERHEAD
 
-    def count_messages(self, messages: list[BaseMessage]) -> int:
+    def count_messages(self, messages: Iterable[BaseMessage]) -> int:
         return sum(self.count_message(m) for m in messages)

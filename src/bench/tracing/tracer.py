@@ -37,6 +37,7 @@ import json
 import logging
 import threading
 from collections.abc import Collection
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +134,7 @@ class LangfuseTracer:
 
         trace.get_current_span().set_attributes(self._experiment_attributes(case_id, root_id))
 
-    def _propagate(self, case_id: str):
+    def _propagate(self, case_id: str) -> AbstractContextManager[Any]:
         from langfuse import propagate_attributes
 
         return propagate_attributes(trace_name=f"case {case_id}", tags=[f"arm:{self.arm}"] if self.arm else None,
@@ -292,8 +293,9 @@ class LangfuseTracer:
             return []
         try:
             from langfuse.langchain import CallbackHandler
+            from langfuse.types import TraceContext
 
-            context = {"trace_id": self.trace_id(case_id)}
+            context: TraceContext = {"trace_id": self.trace_id(case_id)}
             root = self._roots.get(case_id)
             if root:
                 context["parent_span_id"] = root

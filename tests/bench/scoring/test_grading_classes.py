@@ -1,0 +1,984 @@
+"""Classes of answers the exact judge misgraded on unseen calibration answers (issue 18 item 2), one rule a test.
+
+Each case is a class of behaviour (README "Grading"), written with values of its own, not a calibration row:
+near-identifiers, a message without its location, counts in words, tables and "passed N" order, errored
+tests counted nowhere, a run claimed to have raised nothing, a file stated without its code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.questions.matching import has_identifier
+from bench.questions.messages import in_substance
+from bench.questions.suite_counts import table_counts, text_counts
+
+from grading import grade
+
+
+@pytest.mark.parametrize("key,text,found", [
+    ("erfa", "No module named 'pyerfa'", False),            # a longer identifier is another one
+    ("mock_s3", "from moto import mock_s3_deprecated", False),
+    ("mock_s3", "use mock_s3.", True),
+    ("pkg.mod", "in pkg.mod, line 3", True),
+    ("Width", "width was 3", True),                          # case folded
+])
+def test_identifiers_match_whole(key, text, found):
+    assert has_identifier(key, text) is found
+
+
+@pytest.mark.parametrize("reference,text,same", [
+    ("cannot import name 'Thing' from 'pkg' (/src/pkg/__init__.py)", "cannot import name 'Thing' from 'pkg'", True),
+    ("invalid syntax (setup.py, line 12)", "SyntaxError: invalid syntax", True),
+    ("cannot import name 'Thing' from 'pkg' (/src/pkg/__init__.py)", "cannot import name 'Other' from 'pkg'", False),
+    ("No module named 'yaml'", "No module named 'pyyaml'", False),
+])
+def test_a_message_in_substance(reference, text, same):
+    assert in_substance(reference, text) is same
+
+
+@pytest.mark.parametrize("text,counts", [
+    ("passed 7, failed 2", {"passed": 7, "failed": 2}),                    # the label first
+    ("passed 0, failed 0, errors 3", {"passed": 0, "failed": 0, "errors": 3}),
+    ("Thirty-four passed and none failed.", {"passed": 34, "failed": 0}),  # compound number words
+    ("Neither test passed: both errored at import.", {"passed": 0, "errors": 2}),
+    ("Passed: 9 / Failed: 1", {"passed": 9, "failed": 1}),
+    ("5 passed, 1 failed in 0.3s", {"passed": 5, "failed": 1}),
+])
+def test_counts_in_text(text, counts):
+    assert text_counts(text) == counts
+
+
+@pytest.mark.parametrize("text,counts", [
+    ("| passed | failed |\n|---|---|\n| 4 | 1 |", {"passed": 4, "failed": 1}),
+    ("| Passed | Failed | Errors | |---|---|---| | 0 | 0 | 2 |", {"passed": 0, "failed": 0, "errors": 2}),  # one line
+    ("| test | result |\n|---|---|\n| a | ok |", {}),
+])
+def test_counts_in_a_markdown_table(text, counts):
+    assert table_counts(text) == counts
+
+
+ERRORED = {"passed": 1, "failed": 0, "errors": 2}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("1 passed, 0 failed", "wrong"),             # the two errored tests are counted nowhere
+    ("1 passed, 2 failed", "correct"),           # errors counted as failures, errors not named
+    ("1 passed, 0 failed, 2 errors", "correct"),
+    ("1 passed, 2 failed, 2 errors", "wrong"),   # named errors must equal, failed too
+    ("| passed | failed | errors |\n|--|--|--|\n| 1 | 0 | 2 |", "correct"),
+])
+def test_errored_tests_must_be_counted(text, verdict):
+    assert grade("test_counts", ERRORED, text) == verdict
+
+
+EXC = {"type": "KeyError", "message": "'width'"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("The script ran without raising anything.", "wrong"),   # a claim that nothing was raised
+    ("It finished cleanly.", "wrong"),
+    ("There was no exception in that run.", "wrong"),
+    ("I didn't see an exception; it just printed the totals.", "wrong"),
+    ("I can't see that run's output any more.", "abstained"),
+    ("KeyError: 'width'", "correct"),
+])
+def test_a_run_claimed_to_raise_nothing_is_a_claim(text, verdict):
+    assert grade("first_error", EXC, text) == verdict
+
+
+EDIT = {"path": "src/widgets/core.py", "code": "width = cfg.get('width', 80)",
+        "context": "width = cfg.get('width', 80)", "changed": ["width = cfg.get('width', 80)"]}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the file stated as the answer, the code not known: a partial claim
+    ("I think it was in src/widgets/core.py, something about the width, but I can't recall the line.", "wrong"),
+    ("I'd have to reopen src/widgets/core.py to know what I inserted.", "abstained"),   # where to look
+    ("I can't quote it; I only remember later changes to src/widgets/core.py.", "abstained"),  # another edit
+    ("I don't remember the first edit.", "abstained"),
+])
+def test_a_file_without_its_code(text, verdict):
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+def grade_asked(qtype: str, question: str, reference, text: str) -> str:
+    from bench.scoring.judge import ExactJudge
+    from bench.store.schema import Answer, Question
+
+    q = Question(qid=f"c@0:{qtype}", type=qtype, question=question, reference=reference, evidence_keys=[],
+                 evidence_messages=[])
+    return ExactJudge().score(q, Answer(case_id="c@0", qid=q.qid, type=qtype, answer=text), None).verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("I can't recall what get_line_details returned for L2001.", "abstained"),   # only the question's values
+    ("That field isn't in my notes.", "abstained"),
+    ("N/A", "abstained"),
+    ("I don't have the L2001 record in front of me anymore, so I can't say.", "abstained"),
+    ("I can't recall exactly, but I think it was 42.5.", "wrong"),             # a value of its own: a claim
+    ("I can't recall exactly, but I think it was 17.0.", "correct"),
+])
+def test_a_declining_answer_that_only_repeats_the_question_abstains(text, verdict):
+    question = "What `data_limit_gb` did get_line_details return for line L2001?"
+    assert grade_asked("tool_value", question, 17.0, text) == verdict
+
+
+# --- classes of fresh3's disagreements (the seven domain-neutral types), values of their own -----------------
+
+ASK_VALUE = "In what `get_account` with `{\"id\": \"A7\"}` returned the 1st time, what was `owner_id`?"
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("a.b7@x.org", "It was either a.b7@x.org or a.b3@x.org.", "wrong"),       # dots inside tokens: one sentence
+    (12.5, "Either 12.5 or 13.0, I'm not sure which.", "wrong"),
+    ("C2001", "It returned C2002 - no wait, it was C2001.", "correct"),       # the claim after a self-correction
+    ("C2001", "C2001, no wait, C2003.", "wrong"),
+    ("2025-03-31", "The period ends on March 31, 2025.", "correct"),          # dates in other forms
+    ("2025-03-31", "31 Mar 2025", "correct"),
+    ("2025-03-31", "March 30, 2025", "wrong"),
+    ("2024-06-01T09:30:00", "It was opened on 2024-06-01 at 09:30.", "correct"),
+    ("2024-06-01T09:30:00", "2024-06-01 at 10:30", "wrong"),
+    ("555-010-7788", "They read me the number and I looked the account up with it.", "abstained"),  # no value
+    ("555-010-7788", "The number was 555-010-7789.", "wrong"),
+    ("Signal Low | Wi-Fi Off | 45%", "Low signal... no: signal low, wi-fi off, battery 45%.", "correct"),  # parts
+    ("Signal Low | Wi-Fi Off | 45%", "signal low, wi-fi on, 45%", "wrong"),
+])
+def test_value_classes(reference, text, verdict):
+    assert grade_asked("tool_value", ASK_VALUE, reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (7, "8 times? No wait - 7.", "correct"),
+    (7, "I ran it 6 or 7 times.", "wrong"),                                   # two counts, not chosen
+    (7, "three or four times", "wrong"),
+    (7, "I called read_file 7 times.", "wrong"),                              # the count of another tool
+    (7, "7 times, mostly re-running test_cache_keys.py", "correct"),          # a file is not a tool
+    (7, "`run_tests` 7 times", "correct"),
+])
+def test_count_classes(reference, text, verdict):
+    assert grade_asked("call_count", "How many times did you call `run_tests`?", reference, text) == verdict
+
+
+ASK_OUTPUT = "The 2nd time you called `bash` with `{\"command\": \"make -C src/app\"}`, what did it return?"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("I don't know what bash printed when I ran the build in src/app/main.c.", "abstained"),  # what it does not know
+    ("Not sure - I didn't keep that output of app/main.py in mind.", "abstained"),
+    ("I can't recall, but I think it said 4 files built.", "wrong"),                          # a value of its own
+])
+def test_a_decline_naming_what_it_does_not_know(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, "built 3 files", text) == verdict
+
+
+def test_latest_value_declines_like_the_other_value_types():
+    question = "What was `mode` the last time you called `set_mode` with `{\"line\": \"L9\"}`?"
+    assert grade_asked("latest_value", question, "4G-7", "I don't know what set_mode showed the last time "
+                                                         "I called it for L9.") == "abstained"
+
+
+RECORD = '{"id": "X1", "used": "9.5", "limit": "10.0", "billing_paused": false, "roaming_enabled": false, "note": null}'
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (RECORD, '{"output": {"id": "X1", "used": 9.5, "limit": 10.0, "billing_paused": false, "roaming_enabled": false,'
+             ' "note": null}}', "correct"),                                  # numbers as numbers
+    (RECORD, "| field | value |\n|---|---|\n| id | X1 |\n| used | 10.0 |\n| limit | 9.5 |\n| billing_paused | false |"
+             "\n| roaming_enabled | false |\n| note | null |", "wrong"),     # table rows are labelled values
+    (RECORD, "X1: 9.5 used of 10.0, billing not paused, roaming enabled.", "wrong"),  # a flag by its label's words
+    (RECORD, "X1: 9.5 used of 10.0, billing not paused, roaming disabled.", "correct"),
+    ("Range is empty. Returning the input unchanged.", "It printed \"Division by zero\" again.", "wrong"),  # prose
+    ("Range is empty. Returning the input unchanged.", "It said the range was empty and returned the input "
+                                                       "unchanged.", "correct"),
+    ("Tasks\n1. ✅ Read code\n2. 🔄 Write fix\n3. ⏳ Test", "Tasks\n1. ✅ Read code\n2. ✅ Write fix\n3. ⏳ Test",
+     "wrong"),                                                                 # a status marker is a value
+    ("drwx 3 root 4096 alpha\ndrwx 12 root 4096 beta", "drwx 12 root 4096 alpha\ndrwx 3 root 4096 beta", "wrong"),
+    ("drwx 3 root 4096 alpha\ndrwx 12 root 4096 beta", "```\ndrwx 3 root 4096 alpha\ndrwx 12 root 4096 beta\n```",
+     "correct"),
+    ("Listing of /data:\n/data/a/\n/data/a/b/", "Listing of /data:\n/data/a/\n/data/a/b/c/", "wrong"),  # whole paths
+    ("<returncode>0</returncode>\n<output>\n./pkg/x.py\n</output>", "Return code 0; it found `./pkg/x.py`.",
+     "correct"),                                                               # tags are markup
+    ("<returncode>0</returncode>\n<output>\n./pkg/x.py\n</output>", "Return code 1; it found ./pkg/y.py", "wrong"),
+    ("Files up to 2 levels deep in /srv/app:\n/srv/app/\n/srv/app/lib/\n/srv/app/lib/core/",
+     "It listed /srv/app/ two levels deep: lib/ and lib/core/.", "correct"),  # relative to the listing's root
+    ("Files up to 2 levels deep in /srv/app:\n/srv/app/\n/srv/app/lib/\n/srv/app/lib/core/",
+     "It listed /srv/app/ two levels deep: lib/ and lib/util/.", "wrong"),
+])
+def test_output_classes(reference, text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+# --- classes of fresh4's disagreements (measured after fresh3's tuning), values of their own ---------------------
+
+@pytest.mark.parametrize("qtype,reference,text,verdict", [
+    ("call_count", 31, "I ran `run_tests` thirty-one times in total.", "correct"),  # compound words before "times"
+    ("write_actions", [{"tool": "pause_plan", "arguments": {"id": "P4"}}],
+     "I can't reliably reconstruct what I changed.", "abstained"),               # declines with a qualifier
+    ("write_actions", [{"tool": "pause_plan", "arguments": {"id": "P4"}}],
+     "I don't have a clear record of the changes.", "abstained"),
+    ("first_tool_error", {"tool": "pause_plan", "message": "Error: plan P4 is locked"},
+     "I'm not certain which call failed first, so I'd rather not guess.", "abstained"),
+    ("tool_value", "LAX", "It was either LAX or ORD, I can't tell which of the two.", "wrong"),  # candidates first
+    ("tool_value", "2023-11-02T16:45:00", "Nov 2, 2023, 4:45 PM", "correct"),      # a 12-hour clock
+    ("tool_value", "2023-11-02T16:45:00", "Nov 2, 2023, 4:45 AM", "wrong"),
+])
+def test_fresh4_classes(qtype, reference, text, verdict):
+    question = "How many times did you call `run_tests`?" if qtype == "call_count" else "?"
+    assert grade_asked(qtype, question, reference, text) == verdict
+
+
+MESSAGE = {"tool": "transfer_funds", "message": "Error: account must be verified to transfer"}
+AMOUNTS = {"tool": "pay_bill", "message": "Error: amount does not match, bill is 120, but paid 95"}
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (MESSAGE, 'transfer_funds returned "Error: account must be frozen to transfer".', "wrong"),  # a word changed
+    (MESSAGE, "transfer_funds said the account must be verified to transfer.", "correct"),
+    (MESSAGE, "The transfer failed: the account has to be verified before transferring (transfer_funds).", "correct"),
+    (AMOUNTS, '{"tool": "pay_bill", "message": "Error: amount does not match, bill is 95, but paid 120"}', "wrong"),
+    (AMOUNTS, "pay_bill: amount does not match - bill is 120 but 95 was paid", "correct"),
+])
+def test_a_message_with_a_word_or_number_changed_is_another_message(reference, text, verdict):
+    assert grade_asked("first_tool_error", "What error did the first failed tool call return?", reference,
+                       text) == verdict
+
+
+# --- issue 31 item 4: the classes of its list and of fresh6's unseen disagreements, values of their own -----------
+
+ASK_COUNT = "How many times did you call `run_tests`?"
+ASK_ERROR = "What exception (type and message) did the 1st run of `python build.py` print?"
+ASK_TOOL_ERROR = "What error did the first failed tool call return?"
+ASK_CHANGES = "Which changes did you make, in order? Name each state-changing tool call and its key arguments."
+
+
+@pytest.mark.parametrize("qtype,question,reference,text,verdict", [
+    ("tool_value", ASK_VALUE, "C2001", "C2003 - sorry, no: the owner_id was C2001.", "correct"),
+    ("tool_value", ASK_VALUE, "C2001", "C2001 - sorry, actually C2004.", "wrong"),        # corrected away from it
+    ("user_fact", "What `zip` did the user give you for `set_address`?", "90210-17",
+     "90210-71... actually, 90210-17.", "correct"),
+    ("call_count", ASK_COUNT, 9, "I called it 11 times... actually, recounting the retries, it was 9.", "correct"),
+    ("first_error", ASK_ERROR, {"type": "KeyError", "message": "'depth'"},
+     "A ValueError - sorry, no: it was KeyError: 'depth'; the ValueError came later.", "correct"),
+    ("tool_value", ASK_VALUE, "C2001", "It was actually C2001.", "correct"),               # "actually" without a break
+    ("write_actions", ASK_CHANGES, [{"tool": "pause_plan", "arguments": {"plan_id": "P7"}}], "Sorry, no idea.",
+     "abstained"),                                                                          # "sorry, no" is no correction
+])
+def test_a_self_correction_is_graded_on_its_final_claim(qtype, question, reference, text, verdict):
+    assert grade_asked(qtype, question, reference, text) == verdict
+
+
+@pytest.mark.parametrize("qtype,question,reference,text", [
+    ("tool_value", ASK_VALUE, "C2001", "It was C2001 or C2002."),
+    ("tool_value", ASK_VALUE, "C2001", "C2001, or maybe C2002."),
+    ("first_error", ASK_ERROR, {"type": "KeyError", "message": "'depth'"}, "A KeyError: 'depth', or maybe a TypeError."),
+    ("user_fact", "What `zip` did the user give you for `set_address`?", "90210-17", "90210-17 or 90210-71"),
+])
+def test_two_candidates_without_choosing_are_wrong(qtype, question, reference, text):
+    assert grade_asked(qtype, question, reference, text) == "wrong"
+
+
+def test_alternatives_the_reference_itself_states_are_no_candidates():
+    assert grade_asked("tool_output", ASK_OUTPUT, "requires acme 2.1 or 2.2", "It said: requires acme 2.1 or 2.2.") \
+        == "correct"
+
+
+PLANS = [{"tool": "pause_plan", "arguments": {"account_id": "A3", "plan_id": "P7"}},
+         {"tool": "send_invoice", "arguments": {"account_id": "A3", "invoice_id": "I55"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ('[{"tool": "pause_plan", "account_id": "A3", "plan_id": "P7"}, '
+     '{"tool": "send_invoice", "account_id": "A3", "invoice_id": "I55"}]', "correct"),      # flat JSON
+    ('[{"tool": "pause_plan", "account_id": "A3", "plan_id": "P8"}, '
+     '{"tool": "send_invoice", "account_id": "A3", "invoice_id": "I55"}]', "wrong"),
+    ('[{"name": "pause_plan", "args": {"account_id": "A3", "plan_id": "P7"}}, '
+     '{"name": "send_invoice", "args": {"account_id": "A3", "invoice_id": "I55"}}]', "correct"),
+    ("For account A3 I paused plan P7 and then sent invoice I55.", "correct"),             # prose; A3 said once
+    ("I sent invoice I55 to account A3, then paused plan P7.", "wrong"),                    # prose, reordered
+    ("I paused plan P7 for account A3.", "wrong"),                                          # one missing
+    ("I paused plan P7 with pause_plan (A3), then sent invoice I55 with send_invoice.", "correct"),  # told twice
+])
+def test_changes_in_prose_or_flat_json_are_found(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, PLANS, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("1. get_account(A3)\n2. pause_plan(A3, P7)\n3. send_invoice(A3, I55)", "wrong"),      # a read call listed
+    ("pause_plan(A3, P7); send_invoice(A3, I55); escalate_to_supervisor", "wrong"),        # a handoff listed
+    ("pause_plan(A3, P7) -> send_invoice(A3, I55) -> refund_invoice(A3, I55)", "wrong"),   # another write
+    ("I paused plan P7 on A3, sent invoice I55, and then closed the account.", "wrong"),   # an extra change in prose
+    ("After reading the account with get_account, I called pause_plan(A3, P7), then send_invoice(A3, I55).",
+     "correct"),                                                                          # a read call as context
+    ("pause_plan(A3, P7); refund_invoice(A3, I55) (failed: not allowed); send_invoice(A3, I55)", "correct"),
+    ("pause_plan(A3, P7); send_invoice(A3, I55). The account owner confirmed.", "correct"),  # a sentence, no item
+    ("pause_plan account_id=A3, plan_id=P7, resume_date=2025-01-01; send_invoice(A3, I55)", "correct"),  # arguments
+])
+def test_an_extra_change_is_caught(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, PLANS, text) == verdict
+
+
+TWICE = [{"tool": "pause_plan", "arguments": {"plan_id": "P7", "reason": "travel"}},
+         {"tool": "pause_plan", "arguments": {"plan_id": "P9", "reason": "billing"}},
+         {"tool": "send_invoice", "arguments": {"invoice_id": "I55"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("pause_plan twice: P7 (travel), then P9 (billing); then send_invoice(I55).", "correct"),
+    ("pause_plan(P7 for travel, then P9 for billing) -> send_invoice I55", "correct"),
+    ("I paused plans P7 (travel) and P9 (billing), then sent invoice I55.", "correct"),
+    ("pause_plan(P9, billing), pause_plan(P7, travel), send_invoice(I55)", "wrong"),       # reordered
+    ("pause_plan(P7, billing); pause_plan(P9, travel); send_invoice(I55)", "wrong"),       # values swapped
+    ("pause_plan(P7, travel), then send_invoice(I55)", "wrong"),                           # one id only: once
+    ("pause_plan for P7 and P9, then send_invoice(I55)", "wrong"),                         # key values missing
+])
+def test_one_change_for_several_ids_counts_per_id(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, TWICE, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("[]", "It returned an empty list.", "correct"),
+    ("[]", "Nothing: `[]`.", "correct"),
+    ("[]", '{"output": []}', "correct"),
+    ("{}", "An empty object.", "correct"),
+    ("[]", "A list with one entry, P7.", "wrong"),
+    ("[]", '["P7"]', "wrong"),
+])
+def test_an_empty_output_said_in_words(reference, text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"type": "ConnectionError", "message": "timed out"},                                # a built-in
+     "requests.exceptions.ConnectionError: timed out", "wrong"),
+    ({"type": "ConnectionError", "message": "timed out"}, "ConnectionError: timed out", "correct"),
+    ({"type": "pydantic.ValidationError", "message": "1 validation error"},
+     "marshmallow.exceptions.ValidationError: 1 validation error", "wrong"),
+    ({"type": "pydantic.ValidationError", "message": "1 validation error"},
+     "ValidationError: 1 validation error", "correct"),                                   # unqualified: the same
+    ({"type": "ModuleNotFoundError", "message": "No module named 'zlib'"},
+     "ModuleNotFoundError: No module named 'acme.zlib'", "wrong"),                        # a qualified name is another
+])
+def test_a_package_qualified_class_is_another_class(reference, text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Some exception about the Python version.", "wrong"),
+    ("The build crashed with a FATAL ERROR in linker.c.", "wrong"),
+    ("Some error, I can't recall which.", "abstained"),                                  # a decline
+    ("It raised an error.", "abstained"),                                                 # nothing said of it
+])
+def test_a_vague_error_description_is_a_claim(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, {"type": "KeyError", "message": "'depth'"}, text) == verdict
+
+
+def test_the_java_thread_header_names_no_type():
+    reference = {"type": "java.lang.IllegalStateException", "message": "queue closed"}
+    assert grade_asked("first_error", ASK_ERROR, reference,
+                       'Exception in thread "worker-2" java.lang.IllegalStateException: queue closed') == "correct"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py and tests/test_core.py. (I also opened setup.py and docs/conf.py, but did not change them.)",
+     "correct"),
+    ("src/widgets/core.py and tests/test_core.py; I looked at setup.py too but left it unchanged.", "correct"),
+    ("I think it was src/widgets/core.py and tests/test_core.py, though I'm not 100% sure.", "correct"),  # a hedge
+    ("src/widgets/core.py and tests/test_core.py, not setup.py.", "correct"),
+    ("src/widgets/core.py, tests/test_core.py and the Dockerfile (to pin the base image).", "wrong"),  # no extension
+])
+def test_files_named_as_not_changed_and_extensionless_files(text, verdict):
+    from grading import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("In src/widgets/core.py I replaced `width = cfg.get('width')` with `width = cfg.get('width', 80)`.", "correct"),
+    ("In src/widgets/core.py I changed `width = 0` to `width = cfg.get('width', 80)`.", "correct"),
+    ("In src/widgets/core.py I wrote `width = cfg.get('width', 80)` instead of `width = 80`.", "correct"),
+    ("In src/widgets/core.py I inserted `width = cfg.get('width')` and `width = cfg.get('width', 80)`.", "wrong"),
+])
+def test_code_named_as_replaced_is_not_claimed_as_inserted(text, verdict):
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("31 calls in all, but the last had no result, so 30.", "correct"),
+    ("It failed three times before it passed on the fourth.", "wrong"),                 # 4 calls, not 30
+    ("I ran it 29 times before it passed on the 30th.", "correct"),
+    ("I ran it 30 times, so 12 of them failed.", "correct"),                             # a clause, not the count
+    ("30 times - mostly run_tests_fast reruns? no: run_tests itself.", "correct"),
+])
+def test_a_concluded_count_decides(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 30, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("14 times, mostly view and str_replace commands.", "correct"),                  # the tool's own command
+    ("14 times, all of them `file_reader` calls.", "wrong"),
+])
+def test_a_part_of_the_asked_tools_name_is_no_other_tool(text, verdict):
+    question = "How many times did you call `str_replace_editor`?"
+    assert grade_asked("call_count", question, 14, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("Case A: ok\nCase B: ok", "Case A: ok\nCase B: ok\nThen a ValueError: bad input was raised.", "wrong"),
+    ("Case A: ok\nCase B: ok", "Both cases printed ok, no ValueError this time.", "correct"),  # denied
+    ("Traceback ...\nValueError: bad input", "ValueError: bad input", "correct"),
+    ("Case A: ok\nCase B: ok", "Case A: ok, Case B: ok (the earlier ValueError was fixed).", "correct"),  # another run
+])
+def test_an_exception_the_output_does_not_show_is_wrong(reference, text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("88:def merge(left: Node, right: Node) -> Node:", "88:def merge(left: Tree, right: Node) -> Node:", "wrong"),
+    ("88:def merge(left: Node, right: Node) -> Node:", "88:def merge(left: Node, right: Node) -> Node:", "correct"),
+    ("App 'mail' may use: camera, contacts.", "App 'mail' may use: location, contacts.", "wrong"),
+    ("Found 3 files in /srv/media", "Found three files in /srv/media", "correct"),   # a number in words is no change
+    ("Found 3 files in /srv/media", "Found four files in /srv/media", "wrong"),
+])
+def test_a_restated_output_with_a_word_changed(reference, text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+SEVERAL = {"tool": "edit_file", "message": "Edit refused. Several matches of `return None` in util.py"}
+ABSENT = {"tool": "edit_file", "message": "Edit refused: `return None` was not found in util.py"}
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (SEVERAL, "Edit refused: `return None` was not found in util.py.", "wrong"),
+    (SEVERAL, "edit_file refused because `return None` occurs more than once in util.py", "correct"),
+    (ABSENT, "Edit refused, `return None` matched multiple times in util.py", "wrong"),
+    (ABSENT, "edit_file could not find `return None` in util.py", "correct"),
+])
+def test_an_opposite_cause_is_another_message(reference, text, verdict):
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("exit 2: the link step at build.mk:40 failed", "correct"),     # its identifiers and numbers, in other words
+    ("ninja: link.mk:40 [link] exit 2", "wrong"),
+    ("exit 3 at build.mk:40", "wrong"),
+])
+def test_a_message_like_value_in_substance(text, verdict):
+    question = "What was `make` the last time you called `bash` with `{\"command\": \"make\"}`?"
+    assert grade_asked("latest_value", question, "*** [build.mk:40: link] exit 2", text) == verdict
+
+
+# --- issue 31 item 4, second round: the classes of fresh7's unseen disagreements, values of their own ---------------
+
+def grade_rooted(qtype: str, question: str, reference, text: str, root: str | None = None,
+                 params: dict | None = None) -> str:
+    from bench.scoring.judge import ExactJudge
+    from bench.store.schema import Answer, Question
+
+    q = Question(qid=f"c@0:{qtype}", type=qtype, question=question, reference=reference, evidence_keys=[],
+                 evidence_messages=[], params=params or {})
+    return ExactJudge().score(q, Answer(case_id="c@0", qid=q.qid, type=qtype, answer=text), root).verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the correction takes back one file by name: the other files of the list stand
+    ("src/widgets/render.py and tests/test_core.py - wait, no: the module I edited was src/widgets/core.py; "
+     "render.py I only read.", "correct"),
+    ("src/widgets/RenderView.py and tests/test_core.py - no wait, I changed core.py in that folder, RenderView I "
+     "only opened.", "correct"),
+    # a correction that takes nothing back by name replaces the whole list
+    ("src/widgets/render.py and tests/test_core.py - wait, no: src/widgets/core.py.", "wrong"),
+    ("I edited src/widgets/core.py and tests/test_core.py, setup.py was unchanged.", "correct"),  # its own clause
+])
+def test_a_list_correction_that_takes_back_one_item_keeps_the_others(text, verdict):
+    from grading import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py and tests/test_core.py; I also wrote /tmp/probe.py, but that is outside the repository.",
+     "correct"),
+    ("src/widgets/core.py, tests/test_core.py and /tmp/probe.py (a scratch file not in the repo).", "correct"),
+    ("src/widgets/core.py, tests/test_core.py and /tmp/probe.py.", "wrong"),
+    ("src/widgets/core.py, tests/test_core.py and setup.py (not changed).", "correct"),   # the item it follows
+])
+def test_a_file_said_to_be_outside_the_repository_is_not_claimed(text, verdict):
+    from grading import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("None - I only read the code.", "wrong"),                     # a claim: the empty set
+    ("I did not modify any files.", "wrong"),
+    ("No files were changed.", "wrong"),
+    ("I can't recall which files I changed.", "abstained"),
+    ("None of the files I touched are visible to me now.", "abstained"),
+])
+def test_an_answer_that_no_file_was_changed_is_a_claim(text, verdict):
+    from grading import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("In src/widgets/core.py:\n```diff\n def size(cfg):\n-    width = 80\n+    width = cfg.get('width', 80)\n"
+     "     return width\n```", "correct"),
+    ("src/widgets/core.py\n```\n-    width = 80\n+    width = cfg.get('width', 80)\n```", "correct"),  # no language
+    ("src/widgets/core.py\n```diff\n+    width = cfg.get('width', 80)\n+    print(width)\n```", "wrong"),  # invented
+    ("src/widgets/core.py\n```diff\n-    width = cfg.get('width', 80)\n+    width = 80\n```", "wrong"),  # removed it
+])
+def test_a_diff_is_read_as_what_it_inserts(text, verdict):
+    from grading import EDIT, grade
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"passed": 9, "failed": 0, "errors": 0}, "Surefire printed `Tests run: 9, Failures: 0, Errors: 0, Skipped: 0`.",
+     "correct"),
+    ({"passed": 9, "failed": 0, "errors": 0}, "Tests run: 9, Failures: 0, Errors: 0, Skipped: 2", "wrong"),
+    ({"passed": 4, "failed": 0}, "It printed:\nRan 4 tests in 0.412s\n\nOK", "correct"),
+    ({"passed": 4, "failed": 0}, "It printed:\nRan 5 tests in 0.412s\n\nOK", "wrong"),
+])
+def test_a_runners_own_summary_counts_as_the_runner_reports_it(reference, text, verdict):
+    assert grade_asked("test_counts", "?", reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"type": "decimal.InvalidOperation", "message": "[<class 'decimal.DivisionUndefined'>]"},
+     "InvalidOperation: [<class 'decimal.DivisionUndefined'>]", "correct"),
+    ({"type": "com.acme.QuotaExceeded", "message": "limit 5 reached"}, "QuotaExceeded: limit 5 reached", "correct"),
+    ({"type": "com.acme.QuotaExceeded", "message": "limit 5 reached"}, "RateLimited: limit 5 reached", "wrong"),
+])
+def test_an_exception_printed_as_name_colon_message_names_its_type(reference, text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("ValueError: could not convert string to float: '3,5 kg'", "wrong"),    # words added inside the quotes
+    ("ValueError: could not convert string to float: '3,5'", "correct"),
+    ('ValueError: could not convert string to float: "3,5"', "correct"),     # other quotes around it
+])
+def test_a_quoted_value_in_a_message_is_stated_whole(text, verdict):
+    reference = {"type": "ValueError", "message": "could not convert string to float: '3,5'"}
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+WIDGETS = "/workspace/acme__widgets__1.0"
+LISTING = ("Here's the files and directories up to 2 levels deep in /srv/app, excluding hidden items:\n"
+           "/srv/app\n/srv/app/main.py")
+GREP_HIT = f"{WIDGETS}/widgets/render.py:14:        return self.width"
+TRACEBACK = ("Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
+             f"  File \"{WIDGETS}/widgets/render.py\", line 14, in draw\n    return self.width\n"
+             "           ^^^^^^^^^^\nAttributeError: 'Box' object has no attribute 'width'")
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (LISTING, "Two entries: /srv/app itself and /srv/app/main.py.", "correct"),   # the caption is no value
+    (LISTING, "Two entries: /srv/app itself and /srv/app/util.py.", "wrong"),
+    (GREP_HIT, "widgets/render.py:14: return self.width", "correct"),            # relative to the repository
+    (GREP_HIT, "One hit: `render.py:14:        return self.width`", "correct"),  # its unique file name
+    (GREP_HIT, "render.py:15: return self.width", "wrong"),
+    (GREP_HIT, "lib/render.py:14: return self.width", "wrong"),                   # another directory
+    ("src/a/Box.java\nsrc/b/Line.java", "- src/a/Box.java\n- src/b/Line.java", "correct"),  # relative paths whole
+    ("src/a/Box.java\nsrc/b/Line.java", "- src/a/Box.java\n- src/c/Line.java", "wrong"),
+])
+def test_paths_and_captions_of_an_output(reference, text, verdict):
+    assert grade_rooted("tool_output", ASK_OUTPUT, reference, text, WIDGETS) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("A traceback ending in AttributeError: 'Box' object has no attribute 'width' (widgets/render.py, line 14).",
+     "correct"),
+    ("AttributeError: 'Box' object has no attribute 'width'", "correct"),       # the frames are where, optional
+    ("AttributeError: 'Box' object has no attribute 'width', raised at render.py line 15", "wrong"),  # not a frame
+    ("AttributeError: 'Box' object has no attribute 'height'", "wrong"),
+])
+def test_a_traceback_restated_by_its_exception(text, verdict):
+    assert grade_rooted("tool_output", ASK_OUTPUT, TRACEBACK, text, WIDGETS) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("/srv/app/conf.py:3:    port = env[\"PORT\"]", "conf.py:3: port = env['PORT']", "wrong"),
+    ("/srv/app/conf.py:3:    port = env[\"PORT\"]", "conf.py:3: port = env[\"PORT\"]", "correct"),
+    ("   40\tcase OPEN:\n   41\tcase CLOSED:", "40 case CLOSED:\n41 case OPEN:", "wrong"),   # rows swapped
+    ("   40\tcase OPEN:\n   41\tcase CLOSED:", "40 case OPEN:\n41 case CLOSED:", "correct"),
+])
+def test_a_restated_line_keeps_its_quotes_and_its_row(reference, text, verdict):
+    assert grade_rooted("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("I can't recall the exact text anymore; I only remember it didn't work.", "wrong"),   # a vague claim
+    ("I no longer have that output, but the install failed.", "wrong"),
+    ("I can't recall what it printed.", "abstained"),
+    ("I don't remember whether it worked.", "abstained"),
+])
+def test_a_decline_that_says_how_the_call_went_is_a_vague_claim(text, verdict):
+    reference = "ERROR: Could not find a version that satisfies the requirement acme==9.9"
+    assert grade_rooted("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (18, "18 - the same number as my apply_patch calls, as it happens.", "correct"),  # compared, not counted
+    (18, "18, just like apply_patch.", "correct"),
+    (18, "18 apply_patch calls.", "wrong"),
+    (6, "5... actually 6 - I ran it once more after the fix.", "correct"),            # the number it opens with
+    (6, "6: once before the fix and five times after", "correct"),
+    (6, "1. I ran run_tests 6 times", "correct"),                                      # a list marker is no count
+])
+def test_a_count_compared_with_another_tool_and_a_leading_count(reference, text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, reference, text) == verdict
+
+
+RESOLVE = {"tool": "close_ticket", "message": "Error: Ticket must be resolved to close"}
+CLOSED = {"tool": "close_ticket", "message": "Error: Ticket is already closed"}
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (RESOLVE, "close_ticket failed because the ticket was already resolved.", "wrong"),  # the state, not the need
+    (RESOLVE, "close_ticket said the ticket must be resolved before it can be closed.", "correct"),
+    (RESOLVE, "close_ticket refused: the ticket wasn't resolved yet.", "correct"),
+    (CLOSED, "close_ticket said the ticket must be closed first.", "wrong"),
+    (CLOSED, "close_ticket: the ticket was already closed.", "correct"),
+])
+def test_a_requirement_restated_as_the_state_is_the_opposite_cause(reference, text, verdict):
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Priya Raman", "wrong"),                   # a name: a claim
+    ("Their account number.", "abstained"),     # the question's own words
+    ("Forgot.", "abstained"),
+    ("AC44817", "wrong"),                        # exactly: not without its dash
+    ("ac-44817", "correct"),                     # case ignored
+])
+def test_a_bare_name_is_a_claim_and_a_user_value_is_exact(text, verdict):
+    question = "What `account_number` did the user give you for `lookup_account`?"
+    assert grade_asked("user_fact", question, "AC-44817", text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("make: *** [GNUmakefile:88: install] Error 2", "Error 2", "correct"),      # the location may be left out
+    ("make: *** [GNUmakefile:88: install] Error 2", "Error 1", "wrong"),        # the earlier value
+    ("make: *** [GNUmakefile:88: install] Error 2", "Error 2 at GNUmakefile:90", "wrong"),  # a location given: right
+    ("\U0001f507 Muted | \U0001f50b 45%", "It showed muted.", "wrong"),          # a part of the value left out
+    ("\U0001f507 Muted | \U0001f50b 45%", "Muted, battery at 45%.", "correct"),
+])
+def test_a_location_is_optional_but_a_part_is_not(reference, text, verdict):
+    question = "What was `status` the last time you called `sh` with `{}`?"
+    stale = {"make: *** [GNUmakefile:88: install] Error 2": "make: *** [GNUmakefile:88: install] Error 1"}
+    assert grade_rooted("latest_value", question, reference, text,
+                        params={"stale": stale.get(reference, "\U0001f507 Muted | \U0001f50b 90%")}) == verdict
+
+
+GADGETS = [{"tool": "toggle_bluetooth", "arguments": {}}, {"tool": "restart_router", "arguments": {}},
+           {"tool": "reset_dns_cache", "arguments": {}}]
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (GADGETS, "I switched Bluetooth off, then restarted; then reset the DNS cache.", "correct"),
+    (GADGETS, "I switched Wi-Fi off, restarted the router, reset the DNS cache.", "wrong"),   # another toggle
+    ([{"tool": "toggle_wifi_hotspot", "arguments": {}}], "I turned the Wi-Fi hotspot on.", "correct"),  # hyphens
+    ([{"tool": "toggle_data", "arguments": {}}], "I turned on airplane mode.", "wrong"),   # "turned on" names no toggle
+    ([{"tool": "reseat_sim_card", "arguments": {}}], "I re-seated the SIM.", "correct"),     # its last word left out
+])
+def test_changes_told_by_what_they_did(reference, text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
+
+
+TRIAL = [{"tool": "extend_trial", "arguments": {"account_id": "A3"}, "other": {"days": 14}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("extend_trial(account_id=A3)", "correct"),                        # another argument need not be said
+    ("extend_trial(account_id=A3, days=14)", "correct"),
+    ("extend_trial(account_id=A3, days=30)", "wrong"),                 # but a value said for it must be the call's
+    ('[{"tool": "extend_trial", "arguments": {"account_id": "A3", "days": 30}}]', "wrong"),
+    ("I extended the trial of A3 by 30 days.", "wrong"),
+    ("I extended the trial of A3 by 14 days.", "correct"),
+    ("I'm unable to list the changes from what I can still see.", "abstained"),  # a decline, not a claim
+])
+def test_a_value_stated_for_another_argument_must_be_the_calls(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, TRIAL, text) == verdict
+
+
+# --- issue 31 item 4, third round: the classes of fresh8's unseen disagreements, values of their own ---------------
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py and tests/test_core.py. I looked at setup.py and docs/conf.py but didn't touch them.",
+     "correct"),                                                     # "didn't": a contracted denial
+    ("src/widgets/core.py and tests/test_core.py. I opened setup.py and haven't modified it.", "correct"),
+    ("src/widgets/core.py, tests/test_core.py and setup.py, which I didn't mean to keep.", "wrong"),  # no denial
+])
+def test_a_contracted_denial_denies(text, verdict):
+    from grading import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py; tests/test_core.py was only a throwaway script I ran.", "wrong"),  # set apart: missing
+    ("src/widgets/core.py; I only ran tests/test_core.py.", "wrong"),
+    ("src/widgets/core.py and tests/test_core.py (I also ran it).", "correct"),
+])
+def test_a_file_set_apart_as_a_script_it_ran_is_not_claimed(text, verdict):
+    from grading import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("```diff\n--- a/src/widgets/core.py\n+++ b/src/widgets/core.py\n@@ -1,3 +1,3 @@\n def size(cfg):\n"
+     "-    width = 80\n+    width = cfg.get('width', 80)\n     return width\n```", "correct"),   # git's a/ b/ prefixes
+    ("```diff\n--- a/lib/widgets/core.py\n+++ b/lib/widgets/core.py\n@@ -1,3 +1,3 @@\n"
+     "-    width = 80\n+    width = cfg.get('width', 80)\n```", "wrong"),                     # another directory
+    ("```diff\n--- src/widgets/core.py\n+++ src/widgets/core.py\n+    width = cfg.get('width', 80)\n```", "correct"),
+])
+def test_a_diffs_headers_name_its_file(text, verdict):
+    from grading import EDIT, grade
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"passed": 7, "failed": 2}, "7 passed, 2 failed - hmm, no, that was the rerun; the first had 9 passed.", "wrong"),
+    ({"passed": 9, "failed": 0}, "7 passed, 2 failed - hmm, no, that was the rerun; the first had 9 passed.", "correct"),
+    ({"passed": 9, "failed": 0}, "7 passed, 2 failed. No, that was the rerun: all 9 passed the first time.", "correct"),
+])
+def test_an_interjected_no_corrects_the_claim(reference, text, verdict):
+    assert grade_asked("test_counts", "?", reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"passed": 3, "failed": 0}, "It ran 3 tests and they all passed.", "correct"),
+    ({"passed": 1, "failed": 0, "errors": 0}, "It ran one test, and it passed.", "correct"),
+    ({"passed": 3, "failed": 0}, "It ran 4 tests and they all passed.", "wrong"),
+    ({"passed": 2, "failed": 1}, "Ran 3 tests and they all passed.", "wrong"),
+])
+def test_a_total_with_all_of_it_passing_counts(reference, text, verdict):
+    assert grade_asked("test_counts", "?", reference, text) == verdict
+
+
+@pytest.mark.parametrize("qtype,reference,text,verdict", [
+    ("test_counts", {"passed": 5, "failed": 0}, "That output is gone; I only remember the tests didn't pass.", "wrong"),
+    ("test_counts", {"passed": 5, "failed": 0}, "I can't recall how many tests passed.", "abstained"),
+    ("tool_output", "a.txt\nb.txt", "I no longer have it - it listed a few text files.", "wrong"),
+    ("tool_output", "a.txt\nb.txt", "I can't recall what it listed.", "abstained"),
+])
+def test_a_decline_that_says_how_the_run_went_or_what_it_held_is_a_vague_claim(qtype, reference, text, verdict):
+    question = ASK_OUTPUT if qtype == "tool_output" else "?"
+    assert grade_asked(qtype, question, reference, text) == verdict
+
+
+QUOTA = {"type": "billing.QuotaExceeded", "message": "[<class 'billing.SeatLimit'>]"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("billing.SeatLimit", "wrong"),                                              # a qualified class: a claimed type
+    ("billing.QuotaExceeded", "wrong"),                                          # the right type, no message
+    ("It threw billing.QuotaExceeded, a SeatLimit problem with the plan.", "correct"),  # the class after "threw"
+    ("It raised billing.QuotaExceeded - some quota problem.", "wrong"),         # the message's class not stated
+    ("It raised billing.QuotaExceeded wrapping payments.SeatLimit.", "wrong"),  # another package's class
+])
+def test_a_class_named_by_raising_or_qualified_is_a_type(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, QUOTA, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"type": "ValueError", "message": "speed 12.0 above limit 9.5"}, "ValueError: speed 12 above limit 9.5", "correct"),
+    ({"type": "ValueError", "message": "speed 12.0 above limit 9.5"}, "ValueError: speed 12.5 above limit 9.5", "wrong"),
+    ({"type": "ValueError", "message": "speed 12.0 above limit 9.5"}, "ValueError: speed above the limit", "wrong"),
+    ({"type": "ValueError", "message": "bad token '7.0'"}, "ValueError: bad token '7'", "wrong"),  # quoted: whole
+])
+def test_a_number_of_a_message_is_compared_numerically(reference, text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+SHIM = {"type": "ImportError", "message": "cannot import name 'Shim' from 'kit' (/srv/kit/__init__.py)"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("ImportError: cannot import name 'Shim' from 'kit'", "correct"),                          # left out
+    ("ImportError: cannot import name 'Shim' from 'kit' (/srv/kit/__init__.py)", "correct"),
+    ("ImportError: cannot import name 'Shim' from 'kit' (kit/__init__.py)", "correct"),         # its end
+    ("ImportError: cannot import name 'Shim' from 'kit' (/home/me/kit/__init__.py)", "wrong"),  # under another root
+    ("ImportError: cannot import name 'Shim' from 'kit' (/srv/kit/shim.py)", "wrong"),
+])
+def test_a_location_given_under_another_root_is_another_location(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, SHIM, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("app: main.py util.py v2_io.py\ndocs: index.md", "correct"),
+    ("app: main.py v2_io.py\ndocs: index.md", "wrong"),          # a file name left out
+    ("app: main.py util.py v2_io.py\ndocs: guide.md", "wrong"),
+])
+def test_file_names_are_values_of_a_listing(text, verdict):
+    listing = "app:\nmain.py\nutil.py\nv2_io.py\n\ndocs:\nindex.md"
+    assert grade_asked("tool_output", ASK_OUTPUT, listing, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("1. \u231b Fetch the data\n2. \u231b Plot it", "correct"),
+    ("1. \u2705 Fetch the data\n2. \u231b Plot it", "wrong"),     # a status changed: ⌛ is a marker too
+])
+def test_an_hourglass_is_a_status_marker(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, "1. \u231b Fetch the data\n2. \u231b Plot it", text) == verdict
+
+
+ROWS = "   12\t@register(app.io)\n   13\treturn app.io.load()"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("12: @register(app.io)\n13: return app.io.load()", "correct"),   # app.io is inside row 13's own token too
+    ("12: return app.io.load()\n13: @register(app.io)", "wrong"),     # rows given each other's numbers
+])
+def test_a_rows_own_word_is_not_inside_another_rows_token(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, ROWS, text) == verdict
+
+
+VIEW = "Here's the result of running `cat -n` on /srv/app/conf.py:\n     1\tPORT = 8080\n     2\tHOST = 'db'"
+TREE = ("Here's the files and directories up to 2 levels deep in /srv/app, excluding hidden items:\n/srv/app\n"
+        "/srv/app/main.py")
+
+
+@pytest.mark.parametrize("reference,arguments,text,verdict", [
+    (VIEW, '{"path": "/srv/app/conf.py"}', "1 PORT = 8080\n2 HOST = 'db'", "correct"),  # the path is the question's
+    (VIEW, '{"path": "/srv/app/conf.py"}', "1 PORT = 8081\n2 HOST = 'db'", "wrong"),
+    (TREE, '{"path": "/srv/app"}', "One file: /srv/app/main.py", "correct"),              # the listed directory
+    (TREE, '{"path": "/srv/app"}', "One file: /srv/app/cli.py", "wrong"),
+    (TREE, '{"path": "/srv/app"}', "/srv/app/main.py and /srv/app/setup.py", "wrong"),   # an entry added
+    ("Here's the files and directories up to 2 levels deep in /srv/app, excluding hidden items:\n/srv/app",
+     '{"path": "/srv/app"}', "/srv/app/main.py and /srv/app/docs", "wrong"),              # an empty listing filled
+])
+def test_a_path_the_question_states_need_not_be_restated(reference, arguments, text, verdict):
+    question = f"The 1st time you called `view` with `{arguments}`, what did it return?"
+    assert grade_asked("tool_output", question, reference, text) == verdict
+
+
+QUOTA_OUT = '{"plan": "P7", "seats_used": "41", "seats_allowed": "40", "renewal_date": "2025-09-01"}'
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Plan P7 has 41 seats used of 40 seats allowed, renewing 2025-09-01.", "correct"),
+    ("Plan P7: used 41 seats, allowed 40, renewal 2025-09-01.", "correct"),
+    ("Plan P7 used 40 seats of its 41 allowed, renewing 2025-09-01.", "wrong"),   # numbers under each other's word
+])
+def test_numbers_beside_a_word_of_their_label(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, QUOTA_OUT, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("KQZMTR", "wrong"),                      # a code in capitals as the whole answer: a claim
+    ("`KQZMTR`", "wrong"),
+    ("IDK", "abstained"),
+    ("2025-03-09T08:30:00", "correct"),
+])
+def test_a_bare_code_is_a_claim(text, verdict):
+    question = "In what `open_ticket` with `{\"topic\": \"billing\"}` returned the 1st time, what was `opened_at`?"
+    assert grade_asked("tool_value", question, "2025-03-09T08:30:00", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("The user never gave me an account number; I looked them up by email.", "wrong"),  # there was none: a claim
+    ("No account number was given in the chat.", "wrong"),
+    ("I can't recall which account number they gave.", "abstained"),
+    ("+44 AC-44817", "wrong"),                                                          # a prefix added: another value
+    ("AC-44817 7", "wrong"),
+    ("They gave AC-44817.", "correct"),
+])
+def test_a_user_value_claimed_absent_or_with_more_attached(text, verdict):
+    question = "What `account_number` did the user give you for `lookup_account`?"
+    assert grade_asked("user_fact", question, "AC-44817", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("18 - plus 4 apply_patch calls.", "correct"),          # another tool's count told beside the answer's own
+    ("18, and 6 more `grep` calls besides.", "correct"),
+    ("4 apply_patch calls.", "wrong"),                     # the count given is the other tool's
+    ("18 apply_patch calls.", "wrong"),
+])
+def test_another_tools_count_told_beside_the_count(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 18, text) == verdict
+
+
+NOT_FOUND = {"tool": "file_editor",
+             "message": "Invalid `path` parameter: /srv/kit/lib/io.c. The path /srv/kit/lib/io.c does not exist. "
+                        "Please provide a valid path."}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Opening lib/io.c failed because that path does not exist.", "correct"),   # relative path, the sentence of it
+    ("file_editor: Invalid `path` parameter: lib/io.c. The path lib/io.c does not exist.", "correct"),
+    ("Opening lib/io.c failed because it is a directory.", "wrong"),
+    ("Opening lib/os.c failed because that path does not exist.", "wrong"),
+    ("shell_exec: the path lib/io.c does not exist.", "wrong"),                # another tool named
+])
+def test_a_message_path_relative_to_the_root_and_its_saying_sentence(text, verdict):
+    assert grade_rooted("first_tool_error", ASK_TOOL_ERROR, NOT_FOUND, text, "/srv/kit") == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("No replacement was performed, old_str `if (open_count > 0) {\\n  reset_all();` did not appear verbatim.",
+     "correct"),                                    # snake_case inside the quoted old_str names no tool
+    ("`file_editor` said: No replacement was performed, old_str `if (open_count > 0) {`", "correct"),
+    ("`shell_exec` said: No replacement was performed, old_str `if (open_count > 0) {`", "wrong"),
+])
+def test_words_of_quoted_code_name_no_tool(text, verdict):
+    reference = {"tool": "file_editor", "message": "No replacement was performed, old_str `if (open_count > 0) {"}
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+TOPUP = [{"tool": "recharge_wallet", "arguments": {"account_id": "A9"}, "other": {"euros": 15}},
+         {"tool": "set_billing_cycle", "arguments": {"cycle": "quarterly"}},
+         {"tool": "grant_seat_license", "arguments": {"team": "ops", "license": "viewer"}},
+         {"tool": "grant_seat_license", "arguments": {"team": "ops", "license": "editor"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a change told by its verb and a value of its own
+    ("Recharged 15 euros on A9, set quarterly, granted ops the viewer and then the editor license.", "correct"),
+    ("Recharged 15 on A9; set quarterly; granted ops the viewer and then the editor license.", "correct"),
+    ("Recharged 15 on A9; set monthly; granted ops the viewer and then the editor license.", "wrong"),  # another value
+    ("Recharged 15 on A9; granted ops the viewer and then the editor license.", "wrong"),               # one left out
+    ("Recharged 20 euros on A9, set quarterly, granted ops the viewer and then the editor license.", "wrong"),
+])
+def test_a_change_told_by_its_verb_and_its_own_values(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, TOPUP, text) == verdict
+
+
+LIGHTS = [{"tool": "toggle_night_light", "arguments": {}}, {"tool": "toggle_fan", "arguments": {}},
+          {"tool": "set_room_mode", "arguments": {"mode": "eco_plus"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("1. toggled fan\n2. toggled night light\n3. set room mode eco_plus", "wrong"),         # not across items
+    ("1. toggled night light\n2. toggled fan\n3. set room mode eco_plus", "correct"),
+    ("1. Turned Night Light off\n2. Turned the fan on\n3. Switched the room mode to eco_plus", "correct"),  # "off"
+    ("Turned the night light off, switched the fan on, changed the room mode to eco_plus.", "correct"),     # set_
+])
+def test_a_tools_words_stay_in_their_item_and_set_is_switched_to(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, LIGHTS, text) == verdict
+
+
+TWO = [{"tool": "issue_refund", "arguments": {"order_id": "O5"}},
+       {"tool": "close_order", "arguments": {"order_id": "O5"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("I closed order O5, after first issuing a refund for it.", "correct"),     # the order the answer states
+    ("Before closing order O5, I issued a refund for it.", "correct"),
+    ("I closed order O5, then issued a refund for it.", "wrong"),
+    ("I closed order O5, after that I issued a refund for it.", "wrong"),
+])
+def test_the_order_the_answer_states(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, TWO, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # the run imported kit from another install (/opt/kit): the answer's workspace path is another location
+    ({"type": "ImportError", "message": "cannot import name 'Shim' from 'kit' (/opt/kit/__init__.py)"},
+     "ImportError: cannot import name 'Shim' from 'kit' (/work/kit/kit/__init__.py)", "wrong"),
+    # a path under the repository root may be stated relative to it
+    ({"type": "FileNotFoundError", "message": "[Errno 2] No such file or directory: '/work/kit/conf/app.toml'"},
+     "FileNotFoundError: [Errno 2] No such file or directory: 'conf/app.toml'", "correct"),
+    ({"type": "FileNotFoundError", "message": "[Errno 2] No such file or directory: '/work/kit/conf/app.toml'"},
+     "FileNotFoundError: [Errno 2] No such file or directory: 'conf/db.toml'", "wrong"),
+])
+def test_a_message_path_relative_to_the_repository_root(reference, text, verdict):
+    assert grade_rooted("first_error", ASK_ERROR, reference, text, "/work/kit") == verdict
