@@ -3,9 +3,9 @@ is missing or wrong, never an AttributeError in the middle of a job.
 
 A kind's contract is its Protocol (the one list of its members: ``bench.questions.question_type.QuestionType``,
 ``bench.policies.policy.Policy``, ``bench.answering.answerer.Answerer`` and ``bench.scoring.judge.Judge``);
-docs/extending.md lists the same members, and a test compares the two. :func:`problems` reads a part against it: every attribute
-the protocol declares is there and of its declared type, every method is callable and takes the
-protocol's arguments. A kind's own rules (a question type's name, a policy's ``uses``) come as ``rules``.
+docs/extending.md lists the same members, and a test compares the two. :func:`problems` reads a part against
+it: every attribute the protocol declares is there and of its declared type, every method is callable and
+takes the protocol's arguments. A kind's own rules (a question type's name, a policy's ``uses``) come as ``rules``.
 
     check(part, QuestionType, "question type")   # ContractError("question type 'mine': missing grade")
 """
