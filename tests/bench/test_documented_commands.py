@@ -97,6 +97,15 @@ PLAN: dict[str, Plan] = {
     "uv run pytest tests/bench/llm/test_faults.py": Plan("runs tests/bench/llm/test_faults.py, which the default suite runs", skip=True),
     "uv run python -m bench.main dataset=hf dataset.limit=20": _hub("the Hugging Face hub"),
     "uv run python -m bench.download dataset=hf dataset.limit=20 out=rows.parquet": _hub("the Hugging Face hub"),
+    'uv run python -m bench.main model=anthropic model.name=claude-sonnet-4-5 judge=anthropic summarizer=anthropic '
+    'model.price="{input: 3, cached_input: 0.3, cache_write: 3.75, output: 15}"': Plan(
+        "Anthropic's API with a key (no network here): tests/bench/policies/test_provider_arms.py runs the native "
+        "Anthropic stack end to end against tests/support/fake_anthropic.py", skip=True),
+    "uv run python -m bench.main model=anthropic arm=anthropic_clear arm.trigger=30000 arm.keep=5": Plan(
+        "Anthropic's server clears the tool results (no network here): tests/bench/policies/test_provider_arms.py "
+        "runs the arm against tests/support/fake_anthropic.py", skip=True),
+    "uv run python -m bench.main -m +experiment=peers_anthropic judge=anthropic": Plan(
+        "Anthropic's API (no network here): tests/bench/cli/test_experiments.py composes the sweep", skip=True),
     "uv run python -m bench.main dataset=hf arm=compact model=openai model.name=gpt-4o-mini "
     "judge=llm judge.name=gpt-4o summarizer=openai": _hub(
         "OpenAI and the hub: its endpoints are the fake server's, then it stops at the hub",

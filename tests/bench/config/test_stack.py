@@ -83,12 +83,14 @@ def test_run_json_says_the_judge_is_the_answering_model_on_a_real_server(tmp_pat
 
 
 @pytest.mark.slow  # a sweep of two jobs in subprocesses
-def test_a_sweep_job_with_a_mixed_stack_fails_with_the_line_and_the_others_run(tmp_path):
+def test_a_sweep_with_a_mixed_stack_job_is_refused_once_before_any_job(tmp_path):
+    """Issue 32: a sweep's prerequisites (the stack among them) are checked once, before any job: one line
+    naming the job's problem, exit 2, no job started."""
     with FakeOpenAI() as server:
         done = _bench(PROJECT, "-m", "model=openai", f"model.base_url={server.base_url}", "model.api_key_env=null",
                       "arm=full,compact", "dataset.limit=1", f"hydra.sweep.dir={tmp_path / 'sweep'}",
                       "cache.enabled=false", "hydra.callbacks.report.enabled=false")
-    assert done.returncode == 1
-    assert "error: job failed: summarizer: arm=compact summarizes" in done.stderr
-    runs = {p.parent.name: json.loads(p.read_text()) for p in (tmp_path / "sweep").rglob("run.json")}
-    assert {r["status"] for r in runs.values()} == {"complete", "failed"}
+    assert done.returncode == 2, done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: summarizer: arm=compact summarizes") and "none started" in line, line
+    assert not list((tmp_path / "sweep").rglob("run.json"))
