@@ -177,3 +177,12 @@ def test_a_planted_vendor_import_breaks_its_contract_with_no_list_to_keep(tmp_pa
     assert "bench.scoring.planted_sdk -> openai" in out, out[-3000:]
     assert "bench.brand_new.planted_plot -> matplotlib" in out, out[-3000:]
     assert "planted_ok" not in out, out[-3000:]
+
+
+def test_the_rename_map_knows_every_module_of_the_packages_that_took_an_old_name():
+    """``bench.config.X``: an old attribute of bench/config.py unless X is a module of the package now."""
+    from bench.core.renames import _SUBMODULES
+
+    for package, modules in _SUBMODULES.items():
+        folder = SRC / package.split(".", 1)[1]
+        assert set(modules) == {p.stem for p in folder.glob("*.py")} - {"__init__"}, package

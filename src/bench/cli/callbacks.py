@@ -38,7 +38,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
-from bench.runner.setup import BASIC_SWEEPER, JOBLIB_LAUNCHER  # the sweeper's and launcher's paths, defined once
+from bench.config.launchers import BASIC_SWEEPER, JOBLIB_LAUNCHER  # the sweeper's and launcher's paths, defined once
 
 __all__ = ["FreshDirCallback", "ReportCallback", "SharedImportsCallback", "job_imports", "FAILED_JOBS", "MISSING_JOBS", "run_files", "failed_jobs",
            "expected_jobs"]

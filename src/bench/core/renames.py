@@ -65,7 +65,7 @@ def current_target(path: str) -> str:
 
 
 # the modules of the packages that took an old module's name (bench.store.schema is not bench.store's attribute)
-_SUBMODULES = {"bench.config": ("checks", "arms", "job_cases"),
+_SUBMODULES = {"bench.config": ("checks", "arms", "job_cases", "launchers"),
                "bench.store": ("records", "schema", "jobdir"),
                "bench.text": ("content", "tokens", "formats", "view_contents")}
 

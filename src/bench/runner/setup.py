@@ -21,6 +21,7 @@ from omegaconf import OmegaConf
 
 from bench.answering.answerer import check_answerer
 from bench.config.checks import ConfigError, mapping
+from bench.config.launchers import BASIC_SWEEPER, JOBLIB_LAUNCHER, LOCAL_LAUNCHERS
 from bench.core.errors import BenchError
 from bench.llm import ModelSetupError
 from bench.llm.limiter import group_workers
@@ -82,9 +83,6 @@ def worker_threads(model: Any) -> int:
 # endpoints and keys). A sweep's other dimensions (seed, prompt, mechanism, arm.n, ...) never change it:
 # they are left out when a sweep's prerequisites are checked, so a large sweep costs one check.
 PREREQUISITE_GROUPS = ("dataset", "model", "judge", "summarizer", "arm")
-BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"  # the default sweeper's _target_
-JOBLIB_LAUNCHER = "hydra_plugins.hydra_joblib_launcher.joblib_launcher.JoblibLauncher"  # hydra/launcher=joblib
-_LOCAL_LAUNCHERS = (None, "hydra._internal.core_plugins.basic_launcher.BasicLauncher", JOBLIB_LAUNCHER)
 
 
 def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
@@ -104,7 +102,7 @@ def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
     except Exception:  # noqa: BLE001 - a bad override or config: Hydra reports it
         return None
     if (OmegaConf.select(primary, "hydra.sweeper._target_") != BASIC_SWEEPER
-            or OmegaConf.select(primary, "hydra.launcher._target_") not in _LOCAL_LAUNCHERS):
+            or OmegaConf.select(primary, "hydra.launcher._target_") not in LOCAL_LAUNCHERS):
         return None
     node = OmegaConf.select(primary, "hydra.sweeper.params")
     params = mapping(node, "hydra.sweeper.params", resolve=False) if node is not None else {}

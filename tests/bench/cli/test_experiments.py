@@ -139,10 +139,11 @@ def test_smoke_sweep_with_the_joblib_launcher_keeps_every_job(tmp_path):
     sweep = _sweep_from(tmp_path, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2", stderr=stderr,
                         PYTHONPROFILEIMPORTTIME="1")
     _check_kept(sweep, tmp_path, "JoblibLauncher")
-    # the workers are forks of a fork server that imported the runner: the sweep imports it once, not per worker
+    # the workers are forks of a fork server that imported the runner: the runner is imported by the sweep's own
+    # process (its prerequisites, checked once before any job) and by the fork server, never per worker
     imports = [line for line in stderr[0].splitlines() if line.startswith("import time:")]
     assert sum(1 for line in imports if line.rstrip().endswith("| bench.runner") or
-               line.split("|")[-1].strip() == "bench.runner") == 1
+               line.split("|")[-1].strip() == "bench.runner") == 2
 
 
 @pytest.mark.slow  # ~40 s: a local Ray instance starts, three fresh worker processes
