@@ -54,6 +54,13 @@ CONTEXT_BETA = "context-management-2025-06-27"  # clear_tool_uses_20250919 edits
 CLEARED_TEXT = "[cleared]"  # what a cleared result reads in the view (the API's placeholder is its own)
 
 
+def _trigger(arm: Any, case: Case) -> tuple[int | None, int]:
+    """(the budget's target for this case's history, None without a budget; the tokens the edit triggers at:
+    that target when there is one, else the arm's ``trigger``)."""
+    target = arm.limit.target(arm.context.counter.count_messages(case.messages)) if arm.limit is not None else None
+    return target, target if target is not None else arm.trigger
+
+
 def _tokens(value: int) -> dict[str, Any]:
     return {"type": "input_tokens", "value": int(value)}
 
@@ -101,8 +108,7 @@ class AnthropicCompaction(ProviderArm):
 
     def __call__(self, case: Case) -> View:
         counter = self.context.counter
-        target = self.limit.target(counter.count_messages(case.messages)) if self.limit is not None else None
-        trigger = target if target is not None else self.trigger
+        target, trigger = _trigger(self, case)
         edit = self.edit(trigger)
         reply, record = _view_call(self, case, [COMPACT_BETA], {**edit, "pause_after_compaction": True},
                                    self.view_max_tokens)
@@ -179,8 +185,7 @@ class AnthropicClearToolUses(ProviderArm):
 
     def __call__(self, case: Case) -> View:
         counter = self.context.counter
-        target = self.limit.target(counter.count_messages(case.messages)) if self.limit is not None else None
-        trigger = target if target is not None else self.trigger
+        target, trigger = _trigger(self, case)
         edit = self.edit(trigger)
         reply, record = _view_call(self, case, [CONTEXT_BETA], edit, self.view_max_tokens)
         applied = [e for e in ((reply.response_metadata or {}).get("context_management") or {}).get("applied_edits") or []
