@@ -5,7 +5,8 @@ logs of ``tests/data/real/chat``) the job's questions are built (types and depth
 them) and every reference is checked against each class of noise issue 31 names:
 
 - **wrapper**: a text of the reference (any string in it) holds output wrapping a harness adds:
-  ``<returncode>``, ``<output>``, ``OBSERVATION:``, OpenHands' ``[Command finished ...]`` /
+  ``<returncode>``, ``<output>`` (a long output's ``<warning>``, ``<output_head>``, ``<elided_chars>``,
+  ``<output_tail>``), ``OBSERVATION:``, OpenHands' ``[Command finished ...]`` /
   ``[Current working directory ...]`` / ``[Python Interpreter ...]`` markers, an exit-code
   line, or (a shell call's output) the echoed command as its first line;
 - **uninformative error**: a ``first_tool_error`` message that is a traceback header, a bare
@@ -35,7 +36,8 @@ from bench_monotone import SOURCES  # noqa: E402
 from bench.questions import REGISTRY  # noqa: E402
 
 CLASSES = ("wrapper", "uninformative error", "negative count", "derived count", "exception field", "shared error")
-_WRAPPER = re.compile(r"</?returncode>|</?output>|^\s*OBSERVATION:|\[Command finished with|\[Command exited with|"
+_WRAPPER = re.compile(r"</?returncode>|</?output>|</?output_(?:head|tail)>|</?elided_chars>|</?warning>|"
+                      r"The output of your last command was too long|^\s*OBSERVATION:|\[Command finished with|\[Command exited with|"
                       r"\[The command completed with exit code|\[Current working directory:|\[Python Interpreter:|"
                       r"^\s*\[?(?:exit(?:ed with)? code|returncode|exit status)\s*[:=]?\s*-?\d+\]?\s*$", re.I | re.M)
 _BAD_ERROR = re.compile(r"^\s*(?:Traceback \(most recent call last\):?|(?:<[^<>\n]+>\s*)+-?\d*(?:\s*<[^<>\n]+>)*"

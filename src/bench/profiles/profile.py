@@ -36,14 +36,23 @@ _LATER_FIELDS = ("write_tools", "write_key_args", "roles")
 # ``<output>...</output>`` (or either alone).
 _RETURNCODE = re.compile(r"\A\s*<returncode>\s*-?\d+\s*</returncode>[ \t]*\n?")
 _OUTPUT = re.compile(r"\A\s*<output>[ \t]*\n?(.*?)\n?[ \t]*</output>\s*\Z", re.S)
+# The same harness's form for a long output (mini-swe-agent): its own warning, then the output's head and tail
+# around a count of the characters it elided. The output is the head and the tail; the rest is the harness's.
+_LONG_OUTPUT = re.compile(r"\A\s*(?:<warning>.*?</warning>\s*)?<output_head>[ \t]*\n?(.*?)\n?[ \t]*</output_head>\s*"
+                          r"<elided_chars>[^<]*</elided_chars>\s*<output_tail>[ \t]*\n?(.*?)\n?[ \t]*</output_tail>\s*\Z",
+                          re.S)
 # A line that only reports how a command ended: "Exit code: 1", "[exit code 0]", "exit status 2", "returncode: 1".
 _EXIT_LINE = re.compile(r"^[ \t]*\[?(?:exit(?:ed with)?[ _]code|exit[ _]status|return[ _]?code)[ \t]*[:=]?[ \t]*-?\d+\]?"
                         r"[ \t]*$", re.I)
 
 
 def _unwrap(text: str) -> str:
-    """A result without the ``<returncode>``/``<output>`` envelope around all of it."""
+    """A result without the ``<returncode>``/``<output>`` envelope around all of it (for a long output:
+    without the warning and the elision count around its head and tail)."""
     stripped = _RETURNCODE.sub("", text, count=1)
+    long = _LONG_OUTPUT.match(stripped)
+    if long and not any(tag in part for part in long.groups() for tag in ("<output_head>", "</output_tail>")):
+        return f"{long.group(1)}\n{long.group(2)}"
     inner = _OUTPUT.match(stripped)
     if inner and "<output>" not in inner.group(1) and "</output>" not in inner.group(1):  # one envelope, whole
         return inner.group(1)

@@ -85,6 +85,39 @@ def test_the_envelope_and_exit_code_lines_are_stripped_for_every_profile() -> No
     assert SHELL_PROFILE.clean_result(text, "bash", {"command": "x"}) == text
 
 
+def test_the_long_output_form_of_the_envelope_is_stripped_too() -> None:
+    """mini-swe-agent's envelope for an output over its limit: its own warning, then the output's head and
+    tail around a count of the characters it elided. The warning is the harness's text, never the error."""
+    build = "".join(f"building extension module {n} of 400\n" for n in range(400))
+
+    def long(tail: str):  # the same run, the first failing result after a long build log, cut as the harness cuts it
+        def mutate(row):
+            first = next(m for m in row["trajectory"]
+                         if m["role"] == "tool" and m["content"].startswith("<returncode>1"))
+            output = build + (tail or first["content"].split("<output>\n", 1)[1].rsplit("</output>", 1)[0])
+            first["content"] = (
+                "<returncode>1</returncode>\n<warning>\nThe output of your last command was too long.\nPlease try "
+                "a different command that does not produce as much output.\n</warning><output_head>\n"
+                + output[:2000] + "\n</output_head>\n<elided_chars>\n" + f"{len(output) - 4000} characters elided"
+                + "\n</elided_chars>\n<output_tail>\n" + output[-2000:] + "\n</output_tail>")
+            return row
+        return mutate
+
+    def error_of(case: Case) -> str:
+        (question,) = [q for q in case.questions if q.type == "first_tool_error"]
+        return question.reference["message"]
+
+    assert error_of(shell_case(long(""))) == "ModuleNotFoundError: No module named 'erfa'"  # the run's traceback
+    # no exception in the output: the first line of the output, not the harness's warning
+    assert error_of(shell_case(long("error: command 'gcc' failed: No such file\n"))) == \
+        "building extension module 0 of 400"
+    raw = "<returncode>0</returncode>\n<warning>\nThe output of your last command was too long.\n</warning>" \
+          "<output_head>\nline 1\n</output_head>\n<elided_chars>\n9000 characters elided\n</elided_chars>\n" \
+          "<output_tail>\nline 900\n</output_tail>"
+    for profile in (OPENHANDS, GENERIC, SHELL_PROFILE):
+        assert profile.clean_result(raw, "bash", {"command": "seq 900"}) == "line 1\nline 900"
+
+
 # --- first_tool_error: the informative line -----------------------------------------------------
 
 
