@@ -73,3 +73,18 @@ def test_every_other_type_answers_its_reference_as_the_reader_does() -> None:
     }
     for qtype, reference in cases.items():
         assert grade(qtype, reference) == "correct", qtype
+
+
+# Values that read like a decline: a tool's own "not available", "no record", "cannot determine". The reader
+# states them as the reference; the exact judge reads the stated value as "I don't know" (is_abstention on the
+# answer's text) and abstains, so `full` would score below 100% on a source whose outputs say so. Found while
+# checking item 3; the fix is the judge's (item 4's scope, not this test's): strict, so the fix flips it.
+DECLINE_LIKE = ["Seat not available", "No record found for user", "fatal: cannot determine the revision",
+                "Error: reservation has no details", "Unknown"]
+
+
+@pytest.mark.xfail(strict=True, reason="the judge reads a stated value that says 'not available' as an abstention")
+@pytest.mark.parametrize("qtype", ["tool_output", "latest_value", "user_fact"])
+def test_a_value_that_reads_like_a_decline_is_graded_correct_as_the_reader_answers_it(qtype: str) -> None:
+    for value in DECLINE_LIKE:
+        assert grade(qtype, value) == "correct", (qtype, value)
