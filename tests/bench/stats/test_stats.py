@@ -7,12 +7,14 @@ differences from an exact sign-flip test over instances joined with a question-l
 
 from __future__ import annotations
 
+import doctest
 import itertools
 import math
 
 import numpy as np
 import pytest
 
+import bench.stats
 from bench.scoring.metrics import compute_metrics
 from bench.scoring.question_groups import distance_bucket
 from bench.stats import (
@@ -31,6 +33,13 @@ EDGE6 = 0.025 ** (1 / 6)  # Clopper-Pearson's bound for 6 of 6 instances (97.5% 
 
 def _instances(k: int, size: int) -> list[str]:
     return [f"i{i // size}" for i in range(k * size)]
+
+
+
+def test_the_package_docstring_shows_the_contracts_shapes():
+    # bench.stats' own example (what a library user reads first): (low, high) and (difference, low, high, p)
+    result = doctest.testmod(bench.stats, verbose=False)
+    assert result.attempted >= 4 and result.failed == 0
 
 
 # ---------------------------------------------------------------- accuracy_interval
