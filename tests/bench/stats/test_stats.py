@@ -125,6 +125,19 @@ def test_types_are_strata_by_default_and_random_only_behind_generalize_types():
     assert random_types[1] - random_types[0] > 0.9
 
 
+
+def test_the_two_way_method_keeps_a_share_of_0_or_100_inside_its_interval():
+    # stats.generalize_types=true at 0% and 100%: Wilson's bound is exactly 0 (1); the subtraction
+    # that computes it gave 1.1e-16 at 0%, an interval that did not hold its own estimate
+    for k in range(2, 13):
+        for size in (1, 2, 3, 5):
+            instances, types = _instances(k, size), [f"t{i % 4}" for i in range(k * size)]
+            n = k * size
+            assert accuracy_interval([False] * n, instances, types=types, generalize_types=True)[0] == 0.0
+            assert accuracy_interval([True] * n, instances, types=types, generalize_types=True)[1] == 1.0
+            assert ratio_interval([False] * n, [True] * n, instances, types=types, generalize_types=True)[0] == 0.0
+
+
 # ---------------------------------------------------------------- paired_interval
 
 
