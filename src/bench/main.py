@@ -154,6 +154,11 @@ def cli(argv: list[str] | None = None) -> None:
     redact.register_urls(args)  # before Hydra logs or writes an override (after the check: it reads registered keys)
     redact.install_logging()
     try:
+        # the registries check their parts as they register them: a broken question type or profile is
+        # one line here, before Hydra writes anything (the runner itself loads only for a job that runs)
+        import bench.profiles  # noqa: F401
+        import bench.questions  # noqa: F401
+
         if any(a in ("-m", "--multirun") for a in args):  # a single job checks its own (the runner loads only then)
             from bench.runner.setup import check_sweep_prerequisites
 
@@ -161,7 +166,7 @@ def cli(argv: list[str] | None = None) -> None:
             if refusal:
                 raise UserError(refusal)
         sweep_lock = lock_sweep_dir(args)  # held until this process ends
-    except UserError as err:
+    except (UserError, BenchError) as err:  # BenchError: a part's contract (ContractError), a sweep's prerequisite
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
     sys.argv = [sys.argv[0], *args]
