@@ -48,3 +48,19 @@ def two_jobs(tmp_path_factory) -> tuple[Path, Path]:
     run(job_cfg(output_dir=str(root / "a")))
     run(job_cfg("arm=nlatest", "arm.n=2", output_dir=str(root / "b")))
     return root / "a", root / "b"
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m 'not slow'` deselects: the marks added here count
+def pytest_collection_modifyitems(config, items) -> None:
+    """``@pytest.mark.one_variant``: a parametrized test whose variants are one class of behaviour, each
+    paid for with a subprocess or a job. The default run keeps its first variant; the others run with the
+    slow tests (``.ci/run`` runs every one), so the default suite stays within its time on two cores."""
+    first: set[str] = set()
+    for item in items:
+        if item.get_closest_marker("one_variant") is None:
+            continue
+        test = f"{item.path}::{item.originalname}"
+        if test in first:
+            item.add_marker(pytest.mark.slow)
+        else:
+            first.add(test)

@@ -56,7 +56,6 @@ def main(cfg: DictConfig) -> float | None:
     from omegaconf.errors import OmegaConfBaseException
 
     from bench.config.arms import mixed_stack, provider_refusal, stack, stack_line
-    from bench.runner import run
 
     redact.install_logging()
     redact.console_once()
@@ -74,6 +73,8 @@ def main(cfg: DictConfig) -> float | None:
         validate(cfg)
         absolute_paths(cfg)  # against the directory the command ran in, wherever the launcher runs the job
         from tqdm.contrib.logging import logging_redirect_tqdm
+
+        from bench.runner import run  # after the checks: a refused job does not load the runner
 
         with logging_redirect_tqdm():  # the job's log lines print above its progress bars, not into them
             metrics = run(cfg)
@@ -152,14 +153,20 @@ def cli(argv: list[str] | None = None) -> None:
         sys.exit(2)
     redact.register_urls(args)  # before Hydra logs or writes an override (after the check: it reads registered keys)
     redact.install_logging()
-    from bench.runner.setup import check_sweep_prerequisites
-
     try:
-        refusal = check_sweep_prerequisites(args)  # once for every job of a sweep, before any job directory exists
-        if refusal:
-            raise UserError(refusal)
+        # the registries check their parts as they register them: a broken question type or profile is
+        # one line here, before Hydra writes anything (the runner itself loads only for a job that runs)
+        import bench.profiles  # noqa: F401
+        import bench.questions  # noqa: F401
+
+        if any(a in ("-m", "--multirun") for a in args):  # a single job checks its own (the runner loads only then)
+            from bench.runner.setup import check_sweep_prerequisites
+
+            refusal = check_sweep_prerequisites(args)  # once for every job of a sweep, before any job directory exists
+            if refusal:
+                raise UserError(refusal)
         sweep_lock = lock_sweep_dir(args)  # held until this process ends
-    except UserError as err:
+    except (UserError, BenchError) as err:  # BenchError: a part's contract (ContractError), a sweep's prerequisite
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
     sys.argv = [sys.argv[0], *args]

@@ -275,6 +275,7 @@ def sweep_variants(overrides: list[str], sweep: bool) -> list[list[str]]:
     return variants
 
 
+@pytest.mark.slow  # ~125 Hydra composes (30-50 s on two cores): the plan check above runs by default
 def test_every_documented_job_config_composes_and_names_files_that_exist(tmp_path, monkeypatch):
     """Each value of each sweep, composed as its job would be, from a directory laid out like the
     project's: ``arm.policy`` on an arm that takes none, a ``dataset.path`` that is not there ..."""

@@ -33,6 +33,7 @@ def test_multirun_smoke_writes_one_readable_directory_per_job(tmp_path):
     assert jobs == ["dataset.limit=2,seed=0", "dataset.limit=3,seed=0"]
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("args,message", [
     (["arm=nope"], "unknown option arm=nope (options: anthropic_clear, anthropic_compact, compact, condenser, context_edit, custom, full, inspect, lc_summary, mask, nlatest, none, openai_compact"),
     (["dataset=local"], "dataset.path"),

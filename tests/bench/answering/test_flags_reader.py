@@ -145,6 +145,7 @@ def _full_scores_every_question(source: str) -> None:
             assert correct[question.qid], question.qid
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("source", list(SOURCES))
 def test_evidence_by_provenance_on_every_arm(source: str) -> None:
     """All properties on one source's views (built once: one test per source)."""

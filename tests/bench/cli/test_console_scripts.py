@@ -69,6 +69,7 @@ def _into_a_closed_pipe(command: str, cwd: Path) -> subprocess.CompletedProcess:
     return done
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("script", ["bench", "bench-estimate", "bench-calibrate", "bench-dataset", "bench-report",
                                     "bench-compare"])
 def test_a_console_script_whose_reader_stopped_ends_without_a_traceback(tmp_path, job, script):
@@ -80,6 +81,7 @@ def test_a_console_script_whose_reader_stopped_ends_without_a_traceback(tmp_path
         assert '"status": "complete"' in (tmp_path / "new" / "run.json").read_text()
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("script", ["bench", pytest.param("bench-estimate", marks=pytest.mark.slow),
                                     pytest.param("bench-report", marks=pytest.mark.slow)])
 def test_a_console_script_piped_into_head_prints_its_first_line_without_a_traceback(tmp_path, job, script):
@@ -88,6 +90,7 @@ def test_a_console_script_piped_into_head_prints_its_first_line_without_a_traceb
     assert done.returncode == 0 and len(done.stdout.splitlines()) == 1, done.stderr[-2000:]
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("script", ["bench", "bench-estimate", "bench-calibrate", "bench-dataset", "bench-report",
                                     "bench-compare"])
 def test_a_console_script_writing_to_a_full_disk_says_so_in_one_line(tmp_path, job, script):
@@ -170,6 +173,7 @@ def test_hydra_full_error_1_still_gives_hydras_full_trace(tmp_path):
     assert done.returncode == 1 and "Traceback" in done.stderr
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("module", ["bench.compare", "bench.rescore"])
 def test_output_to_a_directory_or_an_unwritable_path_is_one_line_and_exit_2(tmp_path, two_jobs, module):
     a, b = two_jobs
@@ -181,6 +185,7 @@ def test_output_to_a_directory_or_an_unwritable_path_is_one_line_and_exit_2(tmp_
         assert "## bench.compare" not in done.stdout  # nothing half done
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("script,module", [("bench-report", "bench.report"), ("bench-estimate", "bench.estimate"),
                                            ("bench-cache", "bench.cache"), ("bench-compare", "bench.compare")])
 def test_a_console_scripts_usage_names_the_script(script, module):

@@ -20,6 +20,7 @@ EXPERIMENTS = ", ".join(sorted(p.stem for p in (CONF_DIR / "experiment").glob("*
 V1_LOG = DATA / "real" / "chat" / "source" / "mini_swe_agent_v1.traj.json"  # a real mini-swe-agent 1.7 run (PROVENANCE.md)
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("args,line", [
     (["arm=nlatset"], "error: unknown option arm=nlatset (options: " + ARMS + "; did you mean arm=nlatest?)"),
     (["datset.path=x"], "error: unknown config key 'datset.path' (did you mean dataset.path?)"),

@@ -28,6 +28,7 @@ def test_a_price_that_is_not_a_price_is_refused(number):
         Price.of({"input": number, "output": 1.0})
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("value", ["nan", "inf", "1e308"])
 def test_a_job_with_a_nan_infinite_or_absurd_price_is_one_line(tmp_path, value):
     done = bench(tmp_path, "model=openai", "model.base_url=http://127.0.0.1:9/v1", "model.api_key_env=null",
@@ -84,6 +85,7 @@ def test_a_seed_sweep_is_estimated_once_and_every_job_listed(monkeypatch, capsys
     assert json.loads(lines[-1])["calls"] == 300 * jobs[0]["total"]["calls"]
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("override", ["model.batch=maybe", "model.warm_prefix=sometimes", "model.check_endpoint=1",
                                       "cache.enabled=perhaps"])
 def test_a_boolean_setting_refuses_anything_but_true_or_false(tmp_path, override):

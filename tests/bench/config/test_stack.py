@@ -28,6 +28,7 @@ def _bench(cwd: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=180)
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("args", [["model=openai", "arm=compact"], ["model=openai", "arm=lc_summary"],
                                   ["model=openai", "arm=condenser", "arm.budget=0.25"],
                                   ["model=openai", "arm=nlatest", "arm.n=null", "arm.match=compact"]])

@@ -156,6 +156,7 @@ def test_a_poll_reply_that_is_not_a_batchs_state_is_an_error_not_a_poll_for_ever
 # =========================================================================== transient failures
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("route, faults", [
     ("create", [429]), ("create", [500, 503]), ("create", ["garbage"]),
     ("upload", [500]), ("upload", ["html"]),

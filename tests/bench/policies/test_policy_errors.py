@@ -32,6 +32,7 @@ def test_a_custom_policy_that_exits_or_returns_no_messages_stops_the_job_in_one_
         assert json.loads((job / "run.json").read_text())["status"] != "complete"
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("override, key", [
     ("arm.start_on=[bogus]", "arm.start_on"),
     ("arm.start_on=[human, robot]", "arm.start_on"),
@@ -51,6 +52,7 @@ def test_trim_takes_a_single_message_type_as_a_list_of_one():
         TrimMessages(start_on=["Human"])
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("override", ["arm.trigger=[fraction, 0.5]", "arm.keep=[fraction, 0.2]",
                                       "arm.trigger=[[tokens, 3000], [fraction, 0.8]]"])
 def test_lc_summary_with_a_fraction_and_no_context_window_names_arm_context_window(tmp_path, override):

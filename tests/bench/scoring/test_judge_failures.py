@@ -117,6 +117,7 @@ def finished_job(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("judge", ["llm", "panel"])
 def test_rescore_with_an_unreachable_judge_fails_before_any_work(tmp_path, finished_job, judge):
     url = f"http://127.0.0.1:{_free_port()}/v1"
@@ -129,6 +130,7 @@ def test_rescore_with_an_unreachable_judge_fails_before_any_work(tmp_path, finis
     assert not output.exists() and "accuracy" not in done.stdout
 
 
+@pytest.mark.one_variant
 @pytest.mark.parametrize("judge", ["llm", "panel"])
 def test_calibrate_with_an_unreachable_judge_fails_before_any_work(tmp_path, judge):
     url = f"http://127.0.0.1:{_free_port()}/v1"
