@@ -50,11 +50,15 @@ def _in_order(lines: list[str], text: str) -> bool:
 
 
 # Code the answer names as what was replaced ("replaced `old` with `new`", "changed `old` to `new`", "instead of
-# `old`"): the edit did not insert it, and the answer does not claim it did
+# `old`", "`new` (it replaced `old`)", "`new`, replacing `old`"): the edit did not insert it, and the answer does not
+# claim it did
 _PIECE = r"(```.*?```|`[^`\n]+`)"
 _REPLACED = re.compile(r"\b(?:replac\w*|chang\w*|turn\w*|swapp?\w*|rewr\w*|upd\w*)\s+(?:\w+\s+){0,3}?" + _PIECE +
                        r"\s*(?:\w+\s+)?(?=(?:with|to|into|by|for)\b)|\bfrom\s+" + _PIECE + r"\s+(?=to\b)"
-                       r"|\binstead of\s+" + _PIECE, re.I | re.S)
+                       r"|\binstead of\s+" + _PIECE +
+                       # the new code as the subject: "`new` (it replaced `old`)", "`new`, replacing `old`"
+                       r"|\b(?:(?:it|which|this|that|they)\s+(?:\w+\s+)?replac\w*|replacing|in place of|previously|"
+                       r"formerly)\s+(?:\w+\s+){0,2}?" + _PIECE + r"(?!\s*(?:with|to|into|by)\b)", re.I | re.S)
 
 
 def _without_replaced(text: str) -> str:

@@ -44,6 +44,12 @@ _ALL_PASSED = re.compile(r"\ball\s+(?:of\s+the\s+)?(\d+|[a-z]+)?\s*(?:tests?\s+)
                          re.I)
 
 
+# the failing tests named instead of counted ("test_load failed", "test_a and TestB::test_c failed"): one each
+_TEST_ID = r"`?(?:[\w./-]+::)*(?=\w*(?:_|[a-z][A-Z]))\w*[Tt]est\w*(?:\[[^\]\s]*\])?`?"  # a name, not "the test"
+_NAMED_FAILED = re.compile(rf"(?<![\w`])({_TEST_ID}(?:\s*(?:,|\band\b|&)\s*{_TEST_ID})*)\s+(?:both\s+)?"
+                           r"(?:failed|fails|was failing)\b")
+
+
 def run_question_text(template: str, params: dict[str, Any]) -> str:
     return template.format(nth=ordinal(params["ordinal"]), command=params["command"])
 
@@ -94,6 +100,8 @@ def text_counts(text: str) -> dict[str, int]:
                 break
     if "failed" not in counts and _NONE_FAILED.search(text):
         counts["failed"] = 0
+    if "failed" not in counts and (named := _NAMED_FAILED.search(text)):
+        counts["failed"] = len(re.findall(_TEST_ID, named.group(1)))
     ran_all = _RAN_ALL.search(text)
     if ran_all and (value := _number(ran_all.group(1))) is not None:
         counts.setdefault("passed", value)
