@@ -164,7 +164,8 @@ class TestCounts:
                     except (TypeError, ValueError):
                         return None
             return got
-        counts = text_counts(re.sub(r"[*_]+", "", text))  # markdown emphasis: **Passed:** 21
+        # markdown emphasis (**Passed:** 21, __3__): not the underscores inside a test's name
+        counts = text_counts(re.sub(r"\*+|(?<!\w)_+|_+(?!\w)", "", text))
         if "passed" not in counts and (quoted := stated_test_counts(text)) is not None:
             counts = quoted  # a runner's own summary quoted ("Tests run: 12, Failures: 0, ..."), read as the runner's
         return counts if ("passed" in counts or "failed" in counts) else None
