@@ -33,7 +33,7 @@ from bench.questions.matching import (
     parse_json,
     value_like,
 )
-from bench.questions.values import bare_value, numbers
+from bench.questions.values import bare_value, numbers, some_parts
 from bench.store.schema import STALE_REASON, Answer, Question, Score
 
 __all__ = ["Judge", "check_judge", "ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
@@ -97,6 +97,9 @@ class ExactJudge:
             vague = getattr(qtype, "vague", None)
             if vague is not None and (why := vague(text)):
                 return Score(**base, verdict="wrong", reason=why)
+            if isinstance(question.reference, str) and some_parts(question.reference, text, ABSTAIN_PATTERNS):
+                # "No signal and data disabled - I don't recall the battery level": part of the value, claimed
+                return Score(**base, verdict="wrong", reason="a part of the value stated, the rest declined")
             return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
         if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)
                                                                    or bare_value(text, question.question)
