@@ -222,9 +222,19 @@ def _required_vs_state(reference: str, text: str) -> bool:
     return False
 
 
+# A message cut before its cause that opens as one cause's message does: the editor's "No replacement was performed,
+# old_str `x` did not appear verbatim ..." (its several-occurrence message reads "No replacement was performed.
+# Multiple occurrences of old_str `x` ..."): the opening states the cause
+_ABSENT_OPENING = re.compile(r"\bno replacement was performed,\s*old_str\b", re.I)
+
+
 def opposite_cause(reference: str, text: str) -> bool:
-    """The text gives the opposite cause of the reference's: absent for several, or several for absent; in the
-    state a requirement asks for ("already suspended" for "must be suspended"), or the reverse."""
+    """The text gives the opposite cause of the reference's: absent for several, or several for absent (a reference
+    cut before its cause states it by its opening); in the state a requirement asks for ("already suspended" for
+    "must be suspended"), or the reverse."""
+    if _ABSENT_OPENING.search(reference) and _SEVERAL.search(text) and not _ABSENT.search(text) \
+            and not _SEVERAL.search(reference):
+        return True
     for one, other in ((_SEVERAL, _ABSENT), (_ABSENT, _SEVERAL)):
         if one.search(reference) and not other.search(reference) and other.search(text) and not one.search(text):
             return True
