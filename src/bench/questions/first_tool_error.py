@@ -15,7 +15,7 @@ from typing import Any
 from bench.extract import parse_first_exception
 from bench.profiles import Profile
 from bench.questions.matching import has_identifier, has_values, is_abstention
-from bench.questions.messages import in_substance
+from bench.questions.messages import in_substance, key_tokens
 from bench.questions.question_type import CaseFacts, QuestionType, make_question, value_spans
 from bench.store.schema import DroppedQuestion, Question
 
@@ -110,7 +110,8 @@ class FirstToolError:
             if named and not any(n == reference["tool"] or reference["tool"].startswith(n) for n in named):
                 return False, f"names another tool ({', '.join(sorted(named))}), not {reference['tool']}"
         message, said = _strip_label(reference["message"]), claim["text"]
-        if not has_identifier(reference["tool"], message):  # the tool's name says none of the message's words
+        if not has_identifier(reference["tool"], message) and not key_tokens(message):
+            # a message without identifiers is stated by its words; the tool's name states none of them
             said = re.sub(rf"(?<![\w]){re.escape(reference['tool'])}(?![\w])", " ", said)
         if repo_root and repo_root.rstrip("/") + "/" in message:  # its path may be stated relative to the root
             message, said = (t.replace(repo_root.rstrip("/") + "/", "") for t in (message, said))

@@ -14,7 +14,7 @@ import re
 from bench.questions.matching import has_identifier, squash
 from bench.questions.values import numbers
 
-__all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause", "same_word"]
+__all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause", "same_word", "key_tokens"]
 
 
 _EXC = re.compile(r"(?<![\w.])((?:[A-Za-z_$][\w$]*\.)*(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Exit|Interrupt|"
@@ -81,6 +81,12 @@ _STOP = {"you", "your", "please", "ensure", "cannot", "because", "when", "while"
          "should", "must", "will", "does", "did", "do"}
 _KEY = re.compile(r"'[^'\n]+'|\"[^\"\n]+\"|`[^`\n]+`|[\w./:-]*\d[\w./:-]*|[\w]+[._/:][\w./:-]+|"
                   r"\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b\w+_\w+")
+
+
+def key_tokens(message: str) -> list[str]:
+    """The key identifiers of a message (quoted strings, names with digits, dots, underscores or inner capitals,
+    paths): what an answer must keep to state it in substance."""
+    return _key_tokens(message)
 
 
 def _key_tokens(message: str) -> list[str]:
