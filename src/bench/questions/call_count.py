@@ -87,7 +87,9 @@ class CallCount:
               "command of the asked tool (`file_view` of `file_view_editor`) is no other tool, nor is a tool the count "
               "is compared with (\"24, the same number as my edit calls\"). The number the answer opens with is its "
               "count (\"4 - I also checked once more\" is 4); another tool's count told beside it (\"10 - plus 7 "
-              "run_shell calls\") is that tool's, not the answer's.")
+              "run_shell calls\", \"then I ran run_shell 7 times\") is that tool's, not the answer's. A vague count (\"many "
+              "times\") is a claim: wrong; beside a decline of the count (\"several times, but I can't say how many\") "
+              "it abstains.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"]) + (self.uncounted if target.get("uncounted") else "")

@@ -102,7 +102,8 @@ class FirstEdit:
     rubric = ("Code: the right file (as for files) and the lines the edit changed (`changed`, all inside "
               "`code`), whitespace and indentation ignored. The other lines of `code` and `context` are "
               "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "
-              "Code the answer names as what the edit replaced (\"replaced `old` with `new`\") is not claimed "
+              "Code the answer names as what the edit replaced (\"replaced `old` with `new`\", \"`new` (it replaced "
+              "`old`)\") is not claimed "
               "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines; its "
               "`--- a/x` / `+++ b/x` headers name its file (a/ and b/ are git's prefixes).")
 

@@ -69,7 +69,10 @@ class FirstToolError:
               "failed call) is part of it; a path under the repository root may be given relative to it. A message "
               "of several sentences may be stated by its key values and the sentence that says what went wrong "
               "(\"... failed because that path does not exist\"). Words inside the code a message quotes name no "
-              "tool.")
+              "tool, nor do names in backticks the message uses as its parameters (\"`new_str` and `old_str` must be "
+              "different\"); the tool's own name states no word of the message. A message cut before its cause "
+              "states it by its opening: \"No replacement was performed, old_str `x`\" opens the not-found message, so "
+              "\"Multiple occurrences of old_str `x`\" is the opposite cause.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template

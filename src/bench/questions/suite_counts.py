@@ -126,7 +126,8 @@ class TestCounts:
               "so or implies it (\"all 21 tests passed\" = 21 passed, 0 failed; \"it ran 1 test and it passed\" = 1 passed, "
               "0 failed). A runner's own summary quoted counts as the runner reports it (Maven's `Tests run: 12, "
               "Failures: 0, Errors: 0, Skipped: 0` = 12 passed). An answer with no count that says how the run went "
-              "(\"I only remember the test didn't pass\") is a vague claim: wrong.")
+              "(\"I only remember the test didn't pass\") is a vague claim: wrong. Failing tests named instead of "
+              "counted (\"4 passed; test_load failed\") are one failure each.")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)

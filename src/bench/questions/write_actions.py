@@ -66,7 +66,8 @@ class WriteActions:
               "the call's. Prose may name a change by its verb and a value of its own (\"refueled 2 GB on L1002\" = "
               "refuel_data, \"set 4g_5g_preferred\" = set_network_mode_preference); \"switched/changed X to V\" is "
               "set_X; the order is the one the answer states (\"resumed L1, after first sending a payment request\" "
-              "tells the payment request first).")
+              "tells the payment request first). An aside after the changes (\"(Afterwards I transferred the customer, "
+              "which changed nothing.)\") is no change; \"no insurance\" states insurance no.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
