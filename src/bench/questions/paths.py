@@ -40,7 +40,7 @@ _DENIES_CHANGE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bwithout)\s+(?:\
                             # set apart as a script it only ran ("x.py was just a scratch script I ran")
                             r"|\b(?:only|just) an? (?:\w+ ){0,2}?(?:script|file|helper|test|program|check|repro\w*) (?:i|we) "
                             r"(?:ran|run|executed|used)\b"
-                            # a change taken back ("edited but reverted with undo_edit") leaves the file unchanged;
+                            # a change taken back ("b.py I edited but reverted") leaves the file unchanged;
                             # "nothing changed there" denies
                             r"|\b(?:reverted|undone|undid|rolled back|backed out)\b"
                             r"|\bnothing (?:was |got |has been |had been )?(?:chang|modif|edit|writ|touch)\w*"
