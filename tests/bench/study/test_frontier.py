@@ -210,3 +210,12 @@ def test_the_html_report_without_budgets_has_its_plots_before_its_tables(tmp_pat
     assert 'id="answer"' not in page and page.index("<svg") < page.index("<table")
     assert "Measures: evidence available (offline reader)." in page and "Measures: evidence available" in result[
         "markdown"]
+
+
+def test_configs_of_one_arm_at_two_budgets_have_labels_of_their_own(frontier_report):
+    """Jobs run without overrides (``run(cfg)`` from code) are labelled by the config keys that differ: a
+    key of the arm (``arm.budget``) tells apart the configs of one arm, and only theirs (full has no budget)."""
+    configs = pd.read_csv(frontier_report["output"] / "configs.csv")
+    assert configs["config"].is_unique, list(configs["config"])
+    labels = dict(zip(configs["config"], configs["arm"], strict=True))
+    assert {"arm=mask,arm.budget=0.1", "arm=mask,arm.budget=0.5", "arm=full", "arm=none"} <= set(labels), labels
