@@ -41,9 +41,33 @@ _BEFORE_NTH = re.compile(r"\b(?:times?|calls?|attempts?|tries)\s+before\b[^.;\n]
                          r")\b", re.I)
 
 
-# a count of a named tool: "7 run_shell calls", "7 more `grep` calls"
-_OTHER_COUNT = re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?([a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][\w-]*)`?"
-                          r"\s+(?:calls?|times?|runs?|invocations?)\b", re.I)
+# a count of a named tool: "7 run_shell calls", "7 more `grep` calls", "one run_shell at the end" (a tool's own
+# name needs no "calls"), "ran run_shell 7 times" (the name before its count)
+_SNAKE = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
+_OTHER_COUNTS = (
+    re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?(" + _SNAKE + r"|[a-z][\w-]*)`?"
+               r"\s+(?:calls?|times?|runs?|invocations?)\b", re.I),
+    re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?(" + _SNAKE + r")`?(?![\w./])", re.I),
+    re.compile(r"`?\b(" + _SNAKE + r")`?\s+(?:\w+\s+)?" + _NUMBER + r"\s+(?:times?|calls?)\b", re.I),
+)
+
+
+def _other_counts(text: str) -> list[tuple[float, str]]:
+    """(count, tool) of each count told of a named tool (a count that is a number: "ran x_y" has none)."""
+    found = []
+    for index, pattern in enumerate(_OTHER_COUNTS):
+        for m in pattern.finditer(text):
+            count, name = (m.group(2), m.group(1)) if index == 2 else (m.group(1), m.group(2))
+            if n := numbers(count):
+                found.append((n[0], name))
+    return found
+
+
+# A count told vaguely ("many times", "I kept retrying"): it says something of the count, so it is a claim (wrong: it
+# states no number), not an abstention
+_VAGUE_COUNT = re.compile(r"\b(?:(?:many|several|multiple|numerous|countless|a (?:few|lot of|bunch of|number of|handful of)|"
+                          r"lots of|dozens of)\s+(?:times|calls|attempts|tries)|repeatedly|over and over|again and again|"
+                          r"kept (?:calling|retrying|trying|running|re-?running))\b", re.I)
 
 
 def call_key(tool: str) -> str:
@@ -63,7 +87,9 @@ class CallCount:
               "command of the asked tool (`file_view` of `file_view_editor`) is no other tool, nor is a tool the count "
               "is compared with (\"24, the same number as my edit calls\"). The number the answer opens with is its "
               "count (\"4 - I also checked once more\" is 4); another tool's count told beside it (\"10 - plus 7 "
-              "run_shell calls\") is that tool's, not the answer's.")
+              "run_shell calls\", \"then I ran run_shell 7 times\") is that tool's, not the answer's. A vague count (\"many "
+              "times\") is a claim: wrong; beside a decline of the count (\"several times, but I can't say how many\") "
+              "it abstains.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"]) + (self.uncounted if target.get("uncounted") else "")
@@ -110,6 +136,13 @@ class CallCount:
         found = numbers(text)
         return found[0] if found else None
 
+    def vague(self, text: str) -> str | None:
+        """An answer that states no number but answers how often, vaguely ("many times - I kept retrying"), claims
+        something of the count: wrong. Beside a decline of the count ("several times, but I can't say exactly how
+        many") the vague word only restates that it does not know: an abstention."""
+        said = _VAGUE_COUNT.search(text)
+        return f"a vague count ({said.group(0)!r}), not a number" if said and not is_abstention(text) else None
+
     def off_target(self, question: Question, text: str) -> str | None:
         """A count of another tool: the answer names tools, none of them the question's."""
         asked = re.search(r"`([^`]+)`", question.question)
@@ -117,8 +150,7 @@ class CallCount:
         # a part of the asked tool's name (`file_view` of `file_view_editor`: its command) is no other tool
         # another tool's count told beside the answer's own ("10 - plus 7 run_shell calls") is that tool's
         claimed = self.claim(None, text, None)
-        beside = [m.group(2) for m in _OTHER_COUNT.finditer(text)
-                  if claimed is not None and (n := numbers(m.group(1))) and not same_number(n[0], claimed)]
+        beside = [name for count, name in _other_counts(text) if claimed is not None and not same_number(count, claimed)]
         named = [t.strip("`") for t in _TOOL_NAME.findall(_COMPARED.sub(" ", text))
                  if not re.search(rf"(?:^|_){re.escape(t.strip('`'))}(?:_|$)", tool or "") and t.strip("`") not in beside]
         if tool and named and not has_identifier(tool, text):

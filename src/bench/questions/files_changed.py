@@ -27,6 +27,12 @@ QUESTION = "Which files did you change in the repository? List every path relati
 _NO_FILES = re.compile(r"^\W*(?:none|nothing|no files?)\W*(?:$|[.;:,!\u2013\u2014-])|\b(?:no|zero) files?\b|\b(?:did not|didn't|never) (?:\w+ )?"
                        r"(?:change|modify|edit|touch|write)\w* any(?:thing| files?)?\b|\bnothing was (?:changed|modified)\b",
                        re.I)
+# what was changed, told vaguely ("I only remember touching the distance code"): a claim about the files (wrong: it
+# names none), not an abstention; a bare quantifier ("I changed some files") says nothing of which
+_VAGUE_CHANGE = re.compile(r"\b(?:touch|edit|chang|modif|fix|patch|updat|rewr|wrote|writ)\w*\s+(?:the\s+|some\s+|my\s+|a\s+)?"
+                           r"(?!(?:some|few|several|many|a|the|my|those|these|all|any|couple|bunch|of|two|three|other)\b)"
+                           r"(\w+)(?:\s+\w+)?\s+(?:code|files?|modules?|tests?|class(?:es)?|functions?|logic|parts?|package)\b",
+                           re.I)
 _DIFF_HEADER = re.compile(r"^diff --git a/(\S+) b/(\S+)", re.M)
 
 
@@ -53,8 +59,8 @@ class FilesChanged:
               "wrong directory, a missing file or an extra file makes it wrong. Things that are not file "
               "paths (a module.function, a version number) are not files; build files without an extension "
               "(Makefile, Dockerfile) are. Files the answer says it only opened or only ran (\"just a scratch script I "
-              "ran\"), did not change or are outside the repository are not named as changed. An answer that it "
-              "changed no file claims the empty set.")
+              "ran\"), did not change (\"(not changed, only read)\"; an edit reverted is no change) or are outside the "
+              "repository are not named as changed. An answer that it changed no file claims the empty set.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -76,6 +82,14 @@ class FilesChanged:
         indices = [e.call_index for e in facts.edits] + [e.result_index for e in facts.edits]
         return make_question(case, NAME, QUESTION, changed, changed, indices,
                              target={"repository": case.repo_root})
+
+    def vague(self, text: str) -> str | None:
+        """An answer that names no file but says what it changed, vaguely ("I can't see the edits - I only remember
+        touching the distance code"): a claim about the files, wrong (a clause that declines is no claim)."""
+        for clause in re.split(r"[.;!?\n]+|,?\s+but\s+|\s[-\u2013\u2014]+\s", text):
+            if not is_abstention(clause) and (said := _VAGUE_CHANGE.search(clause)):
+                return f"a vague claim about the changes ({said.group(0)!r}), no file named"
+        return None
 
     def retracts(self, head: str, tail: str) -> bool:
         """A self-correction that takes back a file of the list by name ("a.py, b.py - wait, no: c.py; b I only

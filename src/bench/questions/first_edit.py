@@ -50,11 +50,15 @@ def _in_order(lines: list[str], text: str) -> bool:
 
 
 # Code the answer names as what was replaced ("replaced `old` with `new`", "changed `old` to `new`", "instead of
-# `old`"): the edit did not insert it, and the answer does not claim it did
+# `old`", "`new` (it replaced `old`)", "`new`, replacing `old`"): the edit did not insert it, and the answer does not
+# claim it did
 _PIECE = r"(```.*?```|`[^`\n]+`)"
 _REPLACED = re.compile(r"\b(?:replac\w*|chang\w*|turn\w*|swapp?\w*|rewr\w*|upd\w*)\s+(?:\w+\s+){0,3}?" + _PIECE +
                        r"\s*(?:\w+\s+)?(?=(?:with|to|into|by|for)\b)|\bfrom\s+" + _PIECE + r"\s+(?=to\b)"
-                       r"|\binstead of\s+" + _PIECE, re.I | re.S)
+                       r"|\binstead of\s+" + _PIECE +
+                       # the new code as the subject: "`new` (it replaced `old`)", "`new`, replacing `old`"
+                       r"|\b(?:(?:it|which|this|that|they)\s+(?:\w+\s+)?replac\w*|replacing|in place of|previously|"
+                       r"formerly)\s+(?:\w+\s+){0,2}?" + _PIECE + r"(?!\s*(?:with|to|into|by)\b)", re.I | re.S)
 
 
 def _without_replaced(text: str) -> str:
@@ -98,7 +102,8 @@ class FirstEdit:
     rubric = ("Code: the right file (as for files) and the lines the edit changed (`changed`, all inside "
               "`code`), whitespace and indentation ignored. The other lines of `code` and `context` are "
               "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "
-              "Code the answer names as what the edit replaced (\"replaced `old` with `new`\") is not claimed "
+              "Code the answer names as what the edit replaced (\"replaced `old` with `new`\", \"`new` (it replaced "
+              "`old`)\") is not claimed "
               "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines; its "
               "`--- a/x` / `+++ b/x` headers name its file (a/ and b/ are git's prefixes).")
 

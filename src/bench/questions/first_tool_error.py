@@ -14,8 +14,8 @@ from typing import Any
 
 from bench.extract import parse_first_exception
 from bench.profiles import Profile
-from bench.questions.matching import has_values, is_abstention
-from bench.questions.messages import in_substance
+from bench.questions.matching import has_identifier, has_values, is_abstention
+from bench.questions.messages import in_substance, key_tokens
 from bench.questions.question_type import CaseFacts, QuestionType, make_question, value_spans
 from bench.store.schema import DroppedQuestion, Question
 
@@ -25,6 +25,10 @@ NAME = "first_tool_error"
 _TOOL_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 # quoted code or text (not a name alone in backticks, `run_shell`, which names a tool)
 _QUOTED = re.compile(r"`(?![a-z][a-z0-9_]*`)[^`]*`|\"(?![a-z][a-z0-9_]*\")[^\"\n]*\"")
+# names in backticks the message uses as its parameters, not tools: "Invalid `new_str` parameter", "`new_str` and
+# `old_str` must be different"
+_PARAMETERS = re.compile(r"`[a-z][a-z0-9_]*`(?:\s*(?:,|\band\b|\bor\b)\s*`[a-z][a-z0-9_]*`)*(?=\s+(?:parameters?|arguments?|"
+                         r"fields?|options?|must|should|is|are|was|were|cannot|can't|may)\b)")
 _LABEL_ONLY = re.compile(r"^\W*(?:error|exception|failed|failure)\W*$", re.I)
 # Lines that say an error happened but not which: markup only (``<returncode>1</returncode>``, ``<output>``),
 # a traceback's header or one of its frames, an exit code, a label alone (``ERROR:``).
@@ -65,7 +69,10 @@ class FirstToolError:
               "failed call) is part of it; a path under the repository root may be given relative to it. A message "
               "of several sentences may be stated by its key values and the sentence that says what went wrong "
               "(\"... failed because that path does not exist\"). Words inside the code a message quotes name no "
-              "tool.")
+              "tool, nor do names in backticks the message uses as its parameters (\"`new_str` and `old_str` must be "
+              "different\"); the tool's own name states no word of the message. A message cut before its cause "
+              "states it by its opening: \"No replacement was performed, old_str `x`\" opens the not-found message, so "
+              "\"Multiple occurrences of old_str `x`\" is the opposite cause.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template
@@ -101,10 +108,14 @@ class FirstToolError:
             return False, f"tool {claim['tool']} differs from {reference['tool']}"
         if claim["tool"] is None:  # a tool named in prose: snake_case names that are not part of the message
             # (nor of the code or strings the message quotes: `pattern_type` in an old_str names no tool)
-            named = set(_TOOL_NAME.findall(_QUOTED.sub(" ", claim["text"]))) - set(_TOOL_NAME.findall(reference["message"]))
+            unquoted = _QUOTED.sub(" ", _PARAMETERS.sub(" ", claim["text"]))
+            named = set(_TOOL_NAME.findall(unquoted)) - set(_TOOL_NAME.findall(reference["message"]))
             if named and not any(n == reference["tool"] or reference["tool"].startswith(n) for n in named):
                 return False, f"names another tool ({', '.join(sorted(named))}), not {reference['tool']}"
         message, said = _strip_label(reference["message"]), claim["text"]
+        if not has_identifier(reference["tool"], message) and not key_tokens(message):
+            # a message without identifiers is stated by its words; the tool's name states none of them
+            said = re.sub(rf"(?<![\w]){re.escape(reference['tool'])}(?![\w])", " ", said)
         if repo_root and repo_root.rstrip("/") + "/" in message:  # its path may be stated relative to the root
             message, said = (t.replace(repo_root.rstrip("/") + "/", "") for t in (message, said))
         if in_substance(message, said):

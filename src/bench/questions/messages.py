@@ -14,7 +14,7 @@ import re
 from bench.questions.matching import has_identifier, squash
 from bench.questions.values import numbers
 
-__all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause", "same_word"]
+__all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause", "same_word", "key_tokens"]
 
 
 _EXC = re.compile(r"(?<![\w.])((?:[A-Za-z_$][\w$]*\.)*(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Exit|Interrupt|"
@@ -81,6 +81,12 @@ _STOP = {"you", "your", "please", "ensure", "cannot", "because", "when", "while"
          "should", "must", "will", "does", "did", "do"}
 _KEY = re.compile(r"'[^'\n]+'|\"[^\"\n]+\"|`[^`\n]+`|[\w./:-]*\d[\w./:-]*|[\w]+[._/:][\w./:-]+|"
                   r"\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b\w+_\w+")
+
+
+def key_tokens(message: str) -> list[str]:
+    """The key identifiers of a message (quoted strings, names with digits, dots, underscores or inner capitals,
+    paths): what an answer must keep to state it in substance."""
+    return _key_tokens(message)
 
 
 def _key_tokens(message: str) -> list[str]:
@@ -222,9 +228,19 @@ def _required_vs_state(reference: str, text: str) -> bool:
     return False
 
 
+# A message cut before its cause that opens as one cause's message does: the editor's "No replacement was performed,
+# old_str `x` did not appear verbatim ..." (its several-occurrence message reads "No replacement was performed.
+# Multiple occurrences of old_str `x` ..."): the opening states the cause
+_ABSENT_OPENING = re.compile(r"\bno replacement was performed,\s*old_str\b", re.I)
+
+
 def opposite_cause(reference: str, text: str) -> bool:
-    """The text gives the opposite cause of the reference's: absent for several, or several for absent; in the
-    state a requirement asks for ("already suspended" for "must be suspended"), or the reverse."""
+    """The text gives the opposite cause of the reference's: absent for several, or several for absent (a reference
+    cut before its cause states it by its opening); in the state a requirement asks for ("already suspended" for
+    "must be suspended"), or the reverse."""
+    if _ABSENT_OPENING.search(reference) and _SEVERAL.search(text) and not _ABSENT.search(text) \
+            and not _SEVERAL.search(reference):
+        return True
     for one, other in ((_SEVERAL, _ABSENT), (_ABSENT, _SEVERAL)):
         if one.search(reference) and not other.search(reference) and other.search(text) and not one.search(text):
             return True

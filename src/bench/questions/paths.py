@@ -38,7 +38,12 @@ _DENIES_CHANGE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bwithout)\s+(?:\
                             r"updat|writ|patch)\w*|\b(?:unchanged|untouched|unmodified)\b|\bleft (?:it|them|that|those) (?:as is|alone)\b"
                             r"|\b(?:only|just) (?:read|viewed|looked|opened|inspected|ran|run|executed)\b"
                             # set apart as a script it only ran ("x.py was just a scratch script I ran")
-                            r"|\b(?:only|just) an? (?:\w+ ){0,2}?(?:script|file|helper) (?:i|we) (?:ran|run|executed|used)\b"
+                            r"|\b(?:only|just) an? (?:\w+ ){0,2}?(?:script|file|helper|test|program|check|repro\w*) (?:i|we) "
+                            r"(?:ran|run|executed|used)\b"
+                            # a change taken back ("b.py I edited but reverted") leaves the file unchanged;
+                            # "nothing changed there" denies
+                            r"|\b(?:reverted|undone|undid|rolled back|backed out)\b"
+                            r"|\bnothing (?:was |got |has been |had been )?(?:chang|modif|edit|writ|touch)\w*"
                             r"|\boutside (?:of )?(?:the |this |my )?(?:repo|repository|project|source tree|workspace)\b"
                             r"|\bnot (?:in|inside|part of|under) (?:the |this )?(?:repo|repository)\b", re.I)
 # a sentence (or list item): a dot inside a token (a.py, 2.5) does not end it
@@ -47,16 +52,38 @@ _CLAUSE_END = re.compile(r"[,;:()]|\b(?:and|but|while)\b")
 
 
 # a clause of a sentence: what a denial that names its own object ("FindNull I only read") covers
-_CLAUSE = re.compile(r"[^,;:()]+?(?=[,;:()]|\b(?:but|while|whereas|though|although)\b|$)", re.I)
+_CLAUSE = re.compile(r"[^,;:()]+?(?=[,;:()]|\b(?:but|while|whereas|though|although)\b|\s[-\u2013\u2014]+\s|$)", re.I)
 # what a clause names of its own: an identifier (CamelCase, snake_case, backticked), else it refers back ("them")
 _OWN_NAME = re.compile(r"`[^`\n]+`|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[a-z]\w*_\w+\b")
 
 
+_PAREN = re.compile(r"\(([^()]*)\)")
+# a parenthesis that denies something besides the item ("a.py (nothing else changed)") denies no file
+_ELSE = re.compile(r"\b(?:else|other|others|more)\b", re.I)
+
+
+def _is_file_token(token: str) -> bool:
+    return _is_file(token.rstrip(".,:;"))
+
+
 def _denied_clauses(sentence: str) -> list[tuple[int, int]] | None:
     """The clauses of a denying sentence that deny, when each names what it denies ("I edited a.py, b.py was
-    unchanged"; "X.java is what I edited, FindNull I only read") or is a parenthesis after what it denies ("b.py
-    (not in the repo)"); None when a denial refers back ("..., but did not change them"): the whole sentence."""
+    unchanged"; "X.java is what I edited, FindNull I only read") or is a parenthesis: one that names what it denies
+    covers itself ("(b.py I edited but reverted)"), one that does not, the item it follows ("b.py (not changed, only
+    read)"); None when a denial refers back ("..., but did not change them"): the whole sentence."""
     spans = []
+    for paren in _PAREN.finditer(sentence):  # a parenthesis is read whole, whatever its commas
+        inside = paren.group(1)
+        if not _DENIES_CHANGE.search(inside):
+            continue
+        files = [t for t in _PATH.finditer(sentence[: paren.start()]) if _is_file_token(t.group(0))]
+        if _OWN_NAME.search(inside) or any(_is_file_token(t.group(0)) for t in _PATH.finditer(inside)):
+            spans.append(paren.span())
+        elif files and not _ELSE.search(inside):
+            spans.append((files[-1].start(), paren.end()))
+        elif not _ELSE.search(inside):
+            return None
+        sentence = sentence[: paren.start()] + " " * (paren.end() - paren.start()) + sentence[paren.end():]
     for clause in _CLAUSE.finditer(sentence):
         if _DENIES_CHANGE.search(clause.group(0)):
             files = [t for t in _PATH.finditer(sentence[: clause.start()]) if _is_file(t.group(0).rstrip(".,:;"))]

@@ -44,6 +44,12 @@ _ALL_PASSED = re.compile(r"\ball\s+(?:of\s+the\s+)?(\d+|[a-z]+)?\s*(?:tests?\s+)
                          re.I)
 
 
+# the failing tests named instead of counted ("test_load failed", "test_a and TestB::test_c failed"): one each
+_TEST_ID = r"`?(?:[\w./-]+::)*(?=\w*(?:_|[a-z][A-Z]))\w*[Tt]est\w*(?:\[[^\]\s]*\])?`?"  # a name, not "the test"
+_NAMED_FAILED = re.compile(rf"(?<![\w`])({_TEST_ID}(?:\s*(?:,|\band\b|&)\s*{_TEST_ID})*)\s+(?:both\s+)?"
+                           r"(?:failed|fails|was failing)\b")
+
+
 def run_question_text(template: str, params: dict[str, Any]) -> str:
     return template.format(nth=ordinal(params["ordinal"]), command=params["command"])
 
@@ -94,6 +100,8 @@ def text_counts(text: str) -> dict[str, int]:
                 break
     if "failed" not in counts and _NONE_FAILED.search(text):
         counts["failed"] = 0
+    if "failed" not in counts and (named := _NAMED_FAILED.search(text)):
+        counts["failed"] = len(re.findall(_TEST_ID, named.group(1)))
     ran_all = _RAN_ALL.search(text)
     if ran_all and (value := _number(ran_all.group(1))) is not None:
         counts.setdefault("passed", value)
@@ -118,7 +126,8 @@ class TestCounts:
               "so or implies it (\"all 21 tests passed\" = 21 passed, 0 failed; \"it ran 1 test and it passed\" = 1 passed, "
               "0 failed). A runner's own summary quoted counts as the runner reports it (Maven's `Tests run: 12, "
               "Failures: 0, Errors: 0, Skipped: 0` = 12 passed). An answer with no count that says how the run went "
-              "(\"I only remember the test didn't pass\") is a vague claim: wrong.")
+              "(\"I only remember the test didn't pass\") is a vague claim: wrong. Failing tests named instead of "
+              "counted (\"4 passed; test_load failed\") are one failure each.")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)
@@ -156,7 +165,8 @@ class TestCounts:
                     except (TypeError, ValueError):
                         return None
             return got
-        counts = text_counts(re.sub(r"[*_]+", "", text))  # markdown emphasis: **Passed:** 21
+        # markdown emphasis (**Passed:** 21, __3__): not the underscores inside a test's name
+        counts = text_counts(re.sub(r"\*+|(?<!\w)_+|_+(?!\w)", "", text))
         if "passed" not in counts and (quoted := stated_test_counts(text)) is not None:
             counts = quoted  # a runner's own summary quoted ("Tests run: 12, Failures: 0, ..."), read as the runner's
         return counts if ("passed" in counts or "failed" in counts) else None

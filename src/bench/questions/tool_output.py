@@ -222,6 +222,34 @@ def _invented_path(reference: str, claim: str, paths: list[str]) -> str | None:
     return None
 
 
+def _invented_name(reference: str, claim: str, asked: str) -> str | None:
+    """A file name the answer gives that a listing (an output of one entry a line: `ls`, `ls -R`, `find`) does not
+    show: an entry added to it, though without a directory ("geo: a.py, b.py, extra.py")."""
+    lines = [line.strip() for line in without_caption(untagged(reference)).split("\n") if line.strip()]
+    if len(lines) < 2 or any(len(line.split()) != 1 for line in lines):
+        return None
+    entries = {posixpath.basename(line.rstrip("/:")) for line in lines}
+    for token in _FILE_NAME.findall(claim):
+        if is_file(token) and posixpath.basename(token) not in entries and token not in asked:
+            return token
+    return None
+
+
+# a number told with a word in a restated line ("Found 1 error in 1 file"), digits only
+_TOLD_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?=\s+[A-Za-z])")
+
+
+def _invented_number(reference: str, claim: str, asked: str) -> str | None:
+    """A number the answer tells that a one-line prose output does not show ("Found 1 error in 1 file (checked 3
+    source files)" for "Success: no issues found in 3 source files"): another line, though its own numbers are kept."""
+    text = without_caption(untagged(reference)).strip()
+    if "\n" in text or parse_json(text) is not None or len(text.split()) < 3:
+        return None
+    shown = numbers(text, words=False) + numbers(asked, words=False)
+    return next((m.group(1) for m in _TOLD_NUMBER.finditer(claim)
+                 if not any(same_number(m.group(1), n) for n in shown)), None)
+
+
 def output_values(reference: str) -> list[Any]:
     """The values a tool output states: a JSON record's scalar leaves; a readout's values after
     its labels; in free text its numbers, identifiers, paths, quoted and parenthesised words."""
@@ -293,7 +321,8 @@ class ToolOutput:
               "levels deep in /a:\") and a traceback's frames are not values to restate (its exception line is; a "
               "line number given must be a frame's). A path may be given relative to the repository root, or by its "
               "file name when no other path of the output has it; file names (cache.py) are values like any other, and an "
-              "entry added under a listed directory is wrong. A path the question itself states (the viewed file, "
+              "entry added under a listed directory is wrong, so is a file name a listing does not show or a number a "
+              "one-line output does not show (\"Found 1 error in 1 file\" for \"no issues found in 3 files\"). A path the question itself states (the viewed file, "
               "the listed directory: the call's own argument echoed back) need not be restated. Numbers told in prose "
               "beside a word of their label (\"used 15.0 GB of its 15.1 GB limit\") are that label's values. Status "
               "markers (\u2705 \U0001f504 \u23f3) are their line's values. An empty output ([] or {}) may be said in "
@@ -406,13 +435,17 @@ class ToolOutput:
                                     or path_said(v, claim, repo_root, [str(p) for p in values if "/" in str(p)])))]
         if (invented := _invented_path(reference, claim, paths)) is not None:
             return False, f"a path the output does not show: {invented}"
+        if (invented := _invented_name(reference, claim, asked)) is not None:
+            return False, f"an entry the listing does not show: {invented}"
+        if (invented := _invented_number(reference, claim, asked)) is not None:
+            return False, f"a number the output does not show: {invented}"
         frames = frame_lines(reference)
         if not missing and frames and (other := [n for n in _LINE_NUMBER.findall(claim) if int(n) not in frames]):
             return False, f"line {other[0]}: a frame the traceback does not show"
         # a path the question itself states (the call's own argument echoed: the viewed file in a caption, the
         # listed directory) is the question's, not a value to restate
-        missing = [v for v in missing if not (isinstance(v, str) and "/" in v and asked
-                                              and re.search(rf"(?<![\w/.-]){re.escape(v)}(?![\w/])", asked))]
+        missing = [v for v in missing if not (isinstance(v, str) and "/" in v and asked  # with its slash or not
+                                              and re.search(rf"(?<![\w/.-]){re.escape(v.rstrip('/'))}/?(?![\w/])", asked))]
         if not missing:
             return True, "every value of the output"
         return False, f"missing or different: {', '.join(str(v) for v in missing[:5])}"

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["numbers", "ordinal_number", "same_number", "dates", "same_date", "all_parts", "same_text", "bare_value"]
+__all__ = ["numbers", "ordinal_number", "same_number", "dates", "same_date", "all_parts", "some_parts", "same_text",
+           "bare_value"]
 
 
 _WORDS = {"zero": 0, "no": 0, "none": 0, "one": 1, "once": 1, "single": 1, "two": 2, "twice": 2, "three": 3,
@@ -110,6 +111,19 @@ def all_parts(reference: str, text: str) -> bool:
     return all(f" {' '.join(words)} " in said for words in parts if words)
 
 
+def some_parts(reference: str, text: str, declines: re.Pattern[str]) -> bool:
+    """A clause of the text that does not decline states a ``|``-separated part of the value ("No signal and data
+    disabled - I don't recall the battery level"): a claim of part of it, not an abstention."""
+    parts = [" " + " ".join(words) + " " for part in reference.split("|") if (words := _words(part))]
+    if len(parts) < 2:
+        return False
+    for clause in re.split(r"[.;!?\n]+|,?\s+but\s+|\s[-\u2013\u2014]+\s", text or ""):
+        said = " " + " ".join(_words(clause)) + " "
+        if not declines.search(clause) and any(part in said for part in parts):
+            return True
+    return False
+
+
 def same_number(a: Any, b: Any) -> bool:
     try:
         return abs(float(a) - float(b)) < 1e-9
@@ -139,10 +153,16 @@ _CODE = re.compile(r"[`'\"*]*([A-Z][A-Z0-9_-]{2,})[`'\"*]*[.!]?")
 _NOT_A_CODE = {"IDK", "TBD", "NONE", "UNKNOWN", "N/A"}
 
 
+# an email address as the whole answer ("mia.li@example.com"): a value, though it has no digit
+_EMAIL = re.compile(r"[`'\"*<]*[\w.+-]+@[\w-]+(?:\.[\w-]+)+[`'\"*>]*[.!]?")
+
+
 def bare_value(text: str, question: str) -> bool:
     """The whole answer is a name the question does not state, two to four capitalised words ("John Smith" asked
-    for a phone number), or a code in capitals ("HATHAT"): a claim, though it states no number or identifier (not
-    "Their phone number.", nor a one-word reply such as "Forgot.")."""
+    for a phone number), a code in capitals ("HATHAT") or an email address: a claim, though it states no number or
+    identifier (not "Their phone number.", nor a one-word reply such as "Forgot.")."""
+    if _EMAIL.fullmatch((text or "").strip()):
+        return True
     code = _CODE.fullmatch((text or "").strip())
     if code and code.group(1) not in _NOT_A_CODE:
         return code.group(1).lower() not in {w.lower() for w in re.findall(r"[A-Za-z0-9]+", question or "")}

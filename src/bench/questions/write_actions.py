@@ -66,7 +66,8 @@ class WriteActions:
               "the call's. Prose may name a change by its verb and a value of its own (\"refueled 2 GB on L1002\" = "
               "refuel_data, \"set 4g_5g_preferred\" = set_network_mode_preference); \"switched/changed X to V\" is "
               "set_X; the order is the one the answer states (\"resumed L1, after first sending a payment request\" "
-              "tells the payment request first).")
+              "tells the payment request first). An aside after the changes (\"(Afterwards I transferred the customer, "
+              "which changed nothing.)\") is no change; \"no insurance\" states insurance no.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -167,17 +168,19 @@ _DID = re.compile(r"^(?:(?:first|then|next|finally|also|and|after that|afterward
 
 
 def _items(text: str) -> list[tuple[int, int]]:
-    """Spans of the items an answer lists: lines, and parts separated by ``;``, arrows, "then" or commas outside
-    parentheses (the arguments of a call written ``tool(a, b)`` stay in its item)."""
+    """Spans of the items an answer lists: lines, sentences, and parts separated by ``;``, arrows, "then" or commas
+    outside parentheses (the arguments of a call written ``tool(a, b)`` stay in its item; an aside in parentheses
+    after a sentence, "(Afterwards I transferred ..., which changed nothing.)", is an item of its own)."""
     spans, depth, start, i = [], 0, 0, 0
-    separator = re.compile(r"\n|;|->|\u2192|=>|,?\s+(?:and\s+)?then\s+|,")
+    separator = re.compile(r"\n|;|->|\u2192|=>|,?\s+(?:and\s+)?then\s+|,|\.(?=\s+\(?[A-Z])")
     while i < len(text):
         char = text[i]
         if char in "([{":
             depth += 1
         elif char in ")]}":
             depth = max(0, depth - 1)
-        elif depth == 0 and (cut := separator.match(text, i)):
+        elif depth == 0 and (cut := separator.match(text, i)) and \
+                (char != "." or re.search(r"[^\W\d]", _BULLET.sub("", text[start:i]))):  # "1." is a bullet
             spans.append((start, i))
             start = i = cut.end()
             continue
@@ -364,8 +367,14 @@ def _misstated(name: str, value: Any, text: str) -> str | None:
     "gb_amount: 4", "gb amount of 4") or, a number, beside a specific word of its name ("4 GB" for gb_amount)."""
     words = [w for w in re.split(r"[_\s]+", name) if w]
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    said = [m.group(1) for m in re.finditer(r"(?<![\w])" + r"[\s_]+".join(map(re.escape, words)) +
-                                           r"[\"'`]?\s*(?:[:=]|\bis\b|\bwas\b|\bof\b)?\s*[\"'`]?([\w.@/-]+)", text, re.I)]
+    name_pattern = r"[\s_]+".join(map(re.escape, words))
+    # a value is a token with a word character in it ("no insurance." states no value after the name)
+    said = [m.group(1) for m in re.finditer(r"(?<![\w])" + name_pattern + r"[\"'`]?\s*(?:[:=]|\bis\b|\bwas\b|\bof\b)?"
+                                           r"\s*[\"'`]?([\w.@/-]*\w[\w.@/-]*)", text, re.I)]
+    if value_text(value).strip().lower() in ("yes", "no", "true", "false"):  # "no insurance", "with insurance"
+        no, yes = ("false", "true") if isinstance(value, bool) else ("no", "yes")
+        said += [no if m.group(1).lower() in ("no", "without") else yes
+                 for m in re.finditer(rf"\b(no|without|with)\s+{name_pattern}\b", text, re.I)]
     if number:
         said = [s for s in said if numbers(s, words=False)]
         for word in (w for w in words if w.lower() not in _GENERIC):

@@ -33,7 +33,7 @@ from bench.questions.matching import (
     parse_json,
     value_like,
 )
-from bench.questions.values import bare_value, numbers
+from bench.questions.values import bare_value, numbers, some_parts
 from bench.store.schema import STALE_REASON, Answer, Question, Score
 
 __all__ = ["Judge", "check_judge", "ExactJudge", "LLMJudge", "is_abstention", "parse_verdict", "ABSTAIN_PATTERNS", "JUDGE_PROMPT",
@@ -97,6 +97,9 @@ class ExactJudge:
             vague = getattr(qtype, "vague", None)
             if vague is not None and (why := vague(text)):
                 return Score(**base, verdict="wrong", reason=why)
+            if isinstance(question.reference, str) and some_parts(question.reference, text, ABSTAIN_PATTERNS):
+                # "No signal and data disabled - I don't recall the battery level": part of the value, claimed
+                return Score(**base, verdict="wrong", reason="a part of the value stated, the rest declined")
             return Score(**base, verdict="abstained", reason="no specific claim: the answer says it does not know")
         if values_only and value_like(question.reference) and not (has_values(text) or numbers(text)
                                                                    or bare_value(text, question.question)
@@ -129,8 +132,10 @@ code fences), order of items and extra explanation do not matter.
 - "wrong": the answer makes a specific claim that differs from the reference or gives only part of it, or \
 offers conflicting candidates without choosing one ("X or Y", "X, or maybe Y"). A vague description that still \
 says something about what is asked ("some error about the credentials", "I can't see it, but it didn't work", "I \
-can't see it any more - it listed a handful of Java files") is a claim; so is an answer that there was none ("None: I changed no file", "the user never gave me one") and a bare name or code \
-("John Smith", "HATHAT").
+can't see it any more - it listed a handful of Java files") is a claim; so is an answer that there was none ("None: I changed no file", "the user never gave me one"), a bare name, code or \
+email ("John Smith", "HATHAT", "a.b@x.com"), a vague count or change ("Many times - I kept retrying", "I only remember touching \
+the distance code"; "several times, but I can't say how many" declines) and part of a value beside a decline of the rest \
+("No signal and data disabled - I don't recall the battery").
 - "abstained": the answer makes no specific claim: it says it does not know, cannot recall or cannot see the \
 information. An answer that hedges ("I think", "probably", "if I remember correctly") but still makes a specific \
 claim is graded on that claim, not as abstained.

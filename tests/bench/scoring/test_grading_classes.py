@@ -982,3 +982,133 @@ def test_the_order_the_answer_states(text, verdict):
 ])
 def test_a_message_path_relative_to_the_repository_root(reference, text, verdict):
     assert grade_rooted("first_error", ASK_ERROR, reference, text, "/work/kit") == verdict
+
+
+# --- issue 31 item 4, fourth round: the classes of fresh9's unseen disagreements, values of their own ---------------
+
+@pytest.mark.parametrize("text,verdict", [
+    ("18, then I also ran apply_patch 4 times.", "correct"),     # the other tool's name before its count
+    ("18 runs - plus one apply_patch at the end.", "correct"),   # a tool's own name needs no "calls"
+    ("4 - I ran apply_patch 4 times.", "wrong"),                 # the count given is the other tool's
+])
+def test_another_tools_count_told_by_its_name(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 18, text) == verdict
+
+
+@pytest.mark.parametrize("qtype,reference,text,verdict", [
+    ("call_count", 18, "Lots of times - I kept rerunning them until the suite was green.", "wrong"),  # a vague count
+    ("call_count", 18, "Quite a few, but I can't say exactly how many.", "abstained"),
+    ("call_count", 18, "Several times, but I can't say exactly how many.", "abstained"),             # beside a decline
+    ("files_changed", ["src/widgets/core.py"], "That's gone from view - I only remember editing the sizing code.",
+     "wrong"),                                                                                        # what, vaguely
+    ("files_changed", ["src/widgets/core.py"], "I can't recall which files I changed.", "abstained"),
+    ("files_changed", ["src/widgets/core.py"], "I changed some files, but I can't recall which.", "abstained"),
+])
+def test_a_vague_count_or_change_is_a_claim(qtype, reference, text, verdict):
+    assert grade_asked(qtype, "?", reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py, tests/test_core.py, setup.cfg (not changed, only read)", "correct"),  # the item it follows
+    ("src/widgets/core.py and tests/test_core.py (setup.cfg I edited but reverted).", "correct"),  # its own file
+    ("src/widgets/core.py and tests/test_core.py. I also tried to open docs/x.md, but it was missing, so nothing "
+     "changed there.", "correct"),
+    ("Only core.py - test_core.py was just a scratch test I ran.", "wrong"),                  # set apart: missing
+    ("src/widgets/core.py, tests/test_core.py, setup.cfg (nothing else changed)", "wrong"),  # denies no file
+])
+def test_a_parenthesis_or_a_reverted_edit_denies_its_file(text, verdict):
+    from grading import FILES, grade
+    assert grade("files_changed", FILES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("src/widgets/core.py: `width = cfg.get('width', 80)` (it replaced `width = 80`), then `return width`.",
+     "correct"),
+    ("src/widgets/core.py: `width = cfg.get('width', 80)`, replacing `width = 80`; then `return width`.", "correct"),
+    ("src/widgets/core.py: `width = cfg.get('width', 80)` and `width = 80`; then `return width`.", "wrong"),
+])
+def test_code_named_as_replaced_after_the_new_code(text, verdict):
+    from grading import EDIT, grade
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"passed": 6, "failed": 1}, "Six passed; test_parse_empty_header failed (ValueError).", "correct"),
+    ({"passed": 6, "failed": 2}, "Six passed; test_a_b and tests/x.py::TestY::test_z failed.", "correct"),
+    ({"passed": 6, "failed": 2}, "Six passed; test_parse_empty_header failed.", "wrong"),
+])
+def test_failing_tests_named_instead_of_counted(reference, text, verdict):
+    assert grade_asked("test_counts", "?", reference, text) == verdict
+
+
+GRANT = [{"tool": "issue_voucher", "arguments": {"account_id": "A9"}, "other": {"amount": 20, "gift_wrap": "no"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Just one: issue_voucher for A9. (Afterwards I escalated the ticket to billing, which changed nothing.)",
+     "correct"),                                              # an aside after the change is an item of its own
+    ("One voucher: issue_voucher for A9, 20 euros, no gift wrap.", "correct"),  # "no gift wrap" states gift_wrap no
+    ("One voucher: issue_voucher for A9, with gift wrap.", "wrong"),
+    ("issue_voucher for A9. Then I escalated the ticket to billing.", "wrong"),  # a change told, not an aside
+])
+def test_an_aside_after_the_change_and_a_stated_yes_no(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, GRANT, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("ops.lead@acme.test", "wrong"),          # a bare email is a value: a claim
+    ("ops.lead7@acme.test", "correct"),
+    ("Their email.", "abstained"),
+])
+def test_a_bare_email_is_a_claim(text, verdict):
+    question = "In what `get_team` with `{\"id\": \"T4\"}` returned the 1st time, what was `contact`?"
+    assert grade_asked("tool_value", question, "ops.lead7@acme.test", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("Fan on and door locked - I don't recall the temperature.", "wrong"),  # part of the value, the rest declined
+    ("I don't recall the status bar.", "abstained"),
+    ("Fan on, door locked, 21 C.", "correct"),
+])
+def test_part_of_a_value_beside_a_decline_of_the_rest(text, verdict):
+    question = "What was `Panel` the last time you called `refresh` with `{}`?"
+    assert grade_asked("latest_value", question, "Fan On | Door Locked | 21 C", text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ("app:\nmain.py\nutil.py\n\ndocs:\nindex.md", "app: main.py, util.py, cli.py; docs: index.md", "wrong"),  # added
+    ("app:\nmain.py\nutil.py\n\ndocs:\nindex.md", "app: main.py, util.py; docs: index.md", "correct"),
+    ("Done: no problems found in 4 packages", "Found 2 problems in 1 file (checked 4 packages)", "wrong"),  # numbers
+    ("Done: no problems found in 4 packages", "It printed \"Done: no problems found in 4 packages\".", "correct"),
+])
+def test_an_entry_or_a_number_the_output_does_not_show(reference, text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, reference, text) == verdict
+
+
+def test_the_listed_directory_with_its_trailing_slash_is_the_questions():
+    listing = "Here's the files and directories up to 2 levels deep in /srv/app, excluding hidden items:\n/srv/app/\n" \
+              "/srv/app/lib/\n/srv/app/lib/io/"
+    question = 'The 1st time you called `view` with `{"path": "/srv/app"}`, what did it return?'
+    assert grade_asked("tool_output", question, listing, "It listed /srv/app/lib/ and /srv/app/lib/io/.") == "correct"
+    assert grade_asked("tool_output", question, listing, "It listed /srv/app/lib/ and /srv/app/bin/.") == "wrong"
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # backticked names the message uses as its parameters name no tool
+    ({"tool": "file_editor", "message": "Invalid `new_text` parameter: x = 1"},
+     "Invalid `new_text` parameter: x = 1. `new_text` and `old_text` must be different.", "correct"),
+    ({"tool": "file_editor", "message": "Invalid `new_text` parameter: x = 1"},
+     "`shell_exec` said: Invalid `new_text` parameter: x = 1", "wrong"),
+    # the tool's own name says none of the message's words: a vague description is a claim, wrong
+    ({"tool": "resume_plan", "message": "Error: Plan must be paused to resume"},
+     "The resume_plan call failed - something about the plan's state.", "wrong"),
+    ({"tool": "resume_plan", "message": "Error: Plan must be paused to resume"},
+     "resume_plan: the plan must be paused to resume it.", "correct"),
+    # a message cut before its cause states it by its opening: "Multiple occurrences" is the opposite cause
+    ({"tool": "file_editor", "message": "No replacement was performed, old_str `def run(self):"},
+     "No replacement was performed. Multiple occurrences of old_str `def run(self):`", "wrong"),
+    ({"tool": "file_editor", "message": "No replacement was performed, old_str `def run(self):"},
+     "No replacement was performed, old_str `def run(self):` did not appear verbatim.", "correct"),
+])
+def test_parameter_names_the_tools_own_name_and_a_cut_message(reference, text, verdict):
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
