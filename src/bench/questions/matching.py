@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = ["ABSTAIN_PATTERNS", "is_abstention", "claims_none", "has_values", "declined_values", "final_claim", "value_like",
-           "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "code_candidates", "has_identifier"]
+           "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "code_candidates", "has_identifier",
+           "stated_declines"]
 
 
 ABSTAIN_PATTERNS = re.compile(
@@ -60,6 +61,29 @@ def claims_none(text: str) -> bool:
 def is_abstention(text: str) -> bool:
     """The answer says it does not know (or is empty)."""
     return not (text or "").strip() or bool(ABSTAIN_PATTERNS.search(text))
+
+
+# what a value that reads like a decline is replaced by where the answer states it, for the abstention checks
+STATED_VALUE = "`<stated value>`"
+
+
+def stated_declines(text: str, reference: Any) -> tuple[str, str]:
+    """A reference value that itself reads like a decline ("Seat not available", "No record found", "Unknown"), where
+    the answer states it, is the answer's claim, not its decline: ``(heard, quoted)``, the answer with each such
+    statement replaced by a neutral value (what the abstention checks read) and with it quoted (what the type's
+    claim reads: a quoted value is a value). Words of a decline outside the stated value still decline; an answer
+    that only declines, for a reference that does not read like one, is unchanged."""
+    leaves = [reference] if isinstance(reference, str) else \
+        [v for v in reference.values() if isinstance(v, str)] if isinstance(reference, dict) else []
+    heard, quoted = text or "", text or ""
+    for leaf in sorted({squash(v) for v in leaves if squash(v) and ABSTAIN_PATTERNS.search(squash(v))}, key=len,
+                       reverse=True):
+        words = r"\s+".join(re.escape(w) for w in leaf.split(" "))
+        pattern = re.compile((r"(?<!\w)" if re.match(r"\w", leaf) else "") + words
+                             + (r"(?!\w)" if re.search(r"\w$", leaf) else ""), re.I)
+        heard = pattern.sub(STATED_VALUE, heard)
+        quoted = pattern.sub(lambda m: f"`{m.group(0)}`", quoted)
+    return heard, quoted
 
 
 _VALUE = re.compile(r"\d|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\s][^']*'(?![A-Za-z])|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*|\w/\w")

@@ -31,6 +31,7 @@ from bench.questions.matching import (
     is_abstention,
     offers_alternatives,
     parse_json,
+    stated_declines,
     value_like,
 )
 from bench.questions.values import bare_value, numbers, some_parts
@@ -91,7 +92,9 @@ class ExactJudge:
         if offers_alternatives(text) and not offers_alternatives(reference_text):
             return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")
         values_only = getattr(qtype, "values_only", False)
-        if values_only and is_abstention(text) and not declined_values(text, question.question):
+        # a value that reads like a decline ("Seat not available"), stated, is a claim: the checks below read it as a value
+        heard, quoted = stated_declines(text, question.reference)
+        if values_only and is_abstention(heard) and not declined_values(heard, question.question):
             # "I can't recall what refuel_data returned for L1": the only specifics are the question's own
             # or what the answer says it does not know; but "..., I only remember it didn't work" says something
             vague = getattr(qtype, "vague", None)
@@ -106,12 +109,12 @@ class ExactJudge:
                                                                    or claims_none(text)):
             # "they gave me their phone number": no value of the kind asked is stated at all
             return Score(**base, verdict="abstained", reason="no specific claim: the answer states no value")
-        claim = qtype.claim(reading.parsed, text, repo_root) if text.strip() else None
+        claim = qtype.claim(reading.parsed, quoted, repo_root) if text.strip() else None
         if claim is None and not values_only and (vague := getattr(qtype, "vague", None)) is not None \
                 and (why := vague(text)):
             return Score(**base, verdict="wrong", reason=why)  # no count, but "the test didn't pass": a vague claim
         if claim is None:  # no specific claim: whatever else it says, the answer does not answer
-            why = "the answer says it does not know" if is_abstention(text) else "no claim the question asks for"
+            why = "the answer says it does not know" if is_abstention(heard) else "no claim the question asks for"
             return Score(**base, verdict="abstained", reason=f"no specific claim: {why}")
         off_target = getattr(qtype, "off_target", None)  # a type whose answer can be about something else
         if off_target is not None and (why := off_target(question, text)):

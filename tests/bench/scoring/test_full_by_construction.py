@@ -76,15 +76,30 @@ def test_every_other_type_answers_its_reference_as_the_reader_does() -> None:
 
 
 # Values that read like a decline: a tool's own "not available", "no record", "cannot determine". The reader
-# states them as the reference; the exact judge reads the stated value as "I don't know" (is_abstention on the
-# answer's text) and abstains, so `full` would score below 100% on a source whose outputs say so. Found while
-# checking item 3; the fix is the judge's (item 4's scope, not this test's): strict, so the fix flips it.
+# states them as the reference; the exact judge once read the stated value as "I don't know" (the abstention check
+# read the answer's text before comparing it with the reference) and abstained, so `full` scored below 100% on a
+# source whose outputs say so. A reference that reads like a decline, where the answer states it, is a claim.
 DECLINE_LIKE = ["Seat not available", "No record found for user", "fatal: cannot determine the revision",
                 "Error: reservation has no details", "Unknown"]
 
 
-@pytest.mark.xfail(strict=True, reason="the judge reads a stated value that says 'not available' as an abstention")
-@pytest.mark.parametrize("qtype", ["tool_output", "latest_value", "user_fact"])
+@pytest.mark.parametrize("qtype", list(TARGETS))
 def test_a_value_that_reads_like_a_decline_is_graded_correct_as_the_reader_answers_it(qtype: str) -> None:
     for value in DECLINE_LIKE:
-        assert grade(qtype, value) == "correct", (qtype, value)
+        for reference in references(qtype, value):
+            assert grade(qtype, reference) == "correct", (qtype, reference)
+
+
+@pytest.mark.parametrize("qtype", ["tool_value", "user_fact", "latest_value", "tool_output"])
+def test_a_decline_like_value_stated_in_prose_is_a_claim_and_a_bare_decline_still_abstains(qtype: str) -> None:
+    # stated in a sentence, in any case, with a hedge or a decline of something else beside it: the claim is graded
+    assert grade(qtype, "Seat not available", "The tool replied: seat not available.") == "correct"
+    assert grade(qtype, "No record found for user", "I think it said `No record found for user`.") == "correct"
+    assert grade(qtype, "Unknown", "It returned Unknown - I don't remember anything else.") == "correct"
+    assert grade(qtype, "Seat not available", "It said: Seat confirmed.") == "wrong"
+    # an answer that only declines stays an abstention, whether or not the reference reads like one
+    assert grade(qtype, "Seat not available", "I don't know what it returned.") == "abstained"
+    assert grade(qtype, "Seat not available", "That output is not available to me any more.") == "abstained"
+    assert grade(qtype, "Unknown", "No idea.") == "abstained"
+    assert grade(qtype, "Seat 14C", "Not available in my context any more.") == "abstained"
+    assert grade(qtype, "Seat 14C", "Unknown") == "abstained"
