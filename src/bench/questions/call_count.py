@@ -52,6 +52,24 @@ _OTHER_COUNTS = (
 )
 
 
+# a count told after its tool's name, as in a per-tool list ("- `run_shell`: 5 calls", "apply_patch - 4"), emphasis
+# stripped ("**13**")
+_NAMED_COUNT = re.compile(r"(?:^|[\s(])`?([A-Za-z_][\w-]*)`?\s*[:=\u2013\u2014-]\s*" + _NUMBER + r"\b", re.I | re.M)
+_EMPHASIS = re.compile(r"(\*{1,2}|_{1,2})(\d+)\1")
+
+
+def _unemphasised(text: str) -> str:
+    """Markdown emphasis around a number dropped ("**13** calls" is "13 calls")."""
+    return _EMPHASIS.sub(r"\2", text)
+
+
+def told_for(tool: str, text: str) -> list[float]:
+    """The counts the answer tells beside the asked tool's own name ("- `edit`: 13 calls", "13 edit calls")."""
+    text = _unemphasised(text)
+    found = [n[0] for m in _NAMED_COUNT.finditer(text) if m.group(1) == tool and (n := numbers(m.group(2)))]
+    return found + [count for count, name in _other_counts(text) if name.strip("`") == tool]
+
+
 def _other_counts(text: str) -> list[tuple[float, str]]:
     """(count, tool) of each count told of a named tool (a count that is a number: "ran x_y" has none)."""
     found = []
@@ -119,6 +137,7 @@ class CallCount:
             for value in parsed.values():
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
                     return float(value)
+        text = _unemphasised(text)
         concluded = [n for m in _CONCLUSION.finditer(text) for n in numbers(m.group(1))[:1]]
         if concluded:
             return concluded[-1]
@@ -156,6 +175,14 @@ class CallCount:
         if tool and named and not has_identifier(tool, text):
             return f"the count of another tool ({named[0]}), not of {tool}"
         return None
+
+    def claim_question(self, question: Question, parsed: Any, text: str, repo_root: str | None) -> float | None:
+        """The claim, where the answer tells counts per tool (a list "- `edit`: **13** calls - `run`: 5 calls"): the
+        count told beside the asked tool's name, wherever the list puts it."""
+        tool = (question.target or {}).get("tool") or ""
+        if parsed is None and tool and (told := told_for(tool, text)):
+            return told[0]
+        return self.claim(parsed, text, repo_root)
 
     def grade(self, reference: int, claim: float, repo_root: str | None) -> tuple[bool, str]:
         if same_number(claim, reference):

@@ -72,9 +72,16 @@ _DIFF_LINE = re.compile(r"^(?:[+ -]|@@|\\ No newline|$)")
 _HEADER_PATH = re.compile(r"^[ab]/")  # "+++ b/src/x.py": git's side prefix
 
 
+# An unfenced unified diff: its `--- x` / `+++ y` header pair, then lines with a diff prefix (or empty)
+_BARE_DIFF = re.compile(r"^--- \S[^\n]*\n\+\+\+ \S[^\n]*(?:\n(?:[+ -]|@@|\\ No newline)[^\n]*|\n(?=\n|[+ @-]))*", re.M)
+
+
 def _diff_as_code(text: str) -> str:
     """Fenced diffs read as what they insert: ``+`` lines and context lines without their prefix; ``-`` lines
-    (what the edit removed) and headers (``@@``, ``---``/``+++``) are not claimed as inserted."""
+    (what the edit removed) and headers (``@@``, ``---``/``+++``) are not claimed as inserted. An unfenced diff
+    (an answer without fences whose lines open with a ``--- a/x`` / ``+++ b/x`` header pair) is read alike."""
+    if "```" not in text:
+        text = _BARE_DIFF.sub(lambda m: "```diff\n" + m.group(0) + "\n```", text)
     def rewrite(match: re.Match[str]) -> str:
         language, body = match.group(1).lower(), match.group(2)
         lines = body.strip("\n").split("\n")

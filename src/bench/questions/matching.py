@@ -123,8 +123,11 @@ _OWN_VALUE = re.compile(r"[\w.-]*\d[\w.-]*|`[^`]+`|\"[^\"]+\"|(?<![A-Za-z])'[^'\
 _SENTENCE = r"(?:[^.\n]|\.(?=\S))*"
 _COUNT = r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 # an id-like value: a token with a digit (C1001, 555-0101, 2.5), or a quoted one
-_ID_TOKEN = r"(?:[A-Za-z_]*\d[\w.@:/-]*\w|`[^`\n]+`)"
-_ALTERNATIVES = re.compile(rf"\beither\b{_SENTENCE}\bor\b|\bor\b{_SENTENCE}\b(?:not sure which|can't tell which)"
+# (a dot or hyphen may part its letters before the digits: omar.davis7857)
+_ID_TOKEN = r"(?:[A-Za-z_]*(?:[.-][A-Za-z_]+)*\d[\w.@:/-]*\w|`[^`\n]+`)"
+_ALTERNATIVES = re.compile(rf"\beither\b{_SENTENCE}\bor\b|\bor\b{_SENTENCE}\b(?:not sure which|can't tell which"
+                           # "A or B - one of those": the answer says it offers candidates
+                           r"|one of (?:those|these|them|the two|both)\b)"
                            rf"|(?<![\w.-]){_COUNT} or {_COUNT}(?![\w.-])"
                            rf"|(?<![\w.@:/-]){_ID_TOKEN},? or (?:(?:maybe|perhaps|possibly) )?{_ID_TOKEN}(?![\w@:/-])"
                            r"|,? or (?:maybe|perhaps|possibly)\b", re.I)

@@ -14,7 +14,7 @@ import re
 from bench.questions.matching import has_identifier, squash
 from bench.questions.values import numbers
 
-__all__ = ["exception_types", "same_type", "in_substance", "substituted", "opposite_cause", "same_word", "key_tokens"]
+__all__ = ["requoted_value", "exception_types", "same_type", "in_substance", "substituted", "opposite_cause", "same_word", "key_tokens"]
 
 
 _EXC = re.compile(r"(?<![\w.])((?:[A-Za-z_$][\w$]*\.)*(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Exit|Interrupt|"
@@ -259,6 +259,21 @@ def _requoted(reference: str, text: str) -> str | None:
     'pkg'): a quoted value is one value, stated whole; the value, else None."""
     said = [q.lower() for q in _quoted(text)]
     for value in _quoted(reference):
+        if value.lower() not in said and any(has_identifier(value, q) for q in said):
+            return value
+    return None
+
+
+_IN_QUOTES = re.compile(r"(?<![A-Za-z])'([^'\n]+)'(?![A-Za-z])|\"([^\"\n]+)\"")
+
+
+def requoted_value(reference: str, text: str) -> str | None:
+    """A value the reference puts in quotes, put in quotes by the text with more in it ('"12.5 kg"' for '"12.5"'),
+    else None: a tool output's quoted value is one value too (a code span in backticks is a restated line, not a
+    value: it holds the quoted value and more)."""
+    said = [next(g for g in m.groups() if g is not None).strip().lower() for m in _IN_QUOTES.finditer(text)]
+    for m in _IN_QUOTES.finditer(reference):
+        value = next(g for g in m.groups() if g is not None).strip()
         if value.lower() not in said and any(has_identifier(value, q) for q in said):
             return value
     return None

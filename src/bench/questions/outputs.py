@@ -48,17 +48,25 @@ def without_caption(text: str) -> str:
 
 _FRAME = re.compile(r"^\s*File \"[^\"]*\", line (\d+)(?:, in .*)?$")
 _CARETS = re.compile(r"^\s*[\^~]+\s*$")
+# a Java stack frame ("\tat java.base/java.lang.Integer.parseInt(Integer.java:668)") and the elision of the rest
+_JAVA_FRAME = re.compile(r"^\s*at [\w$.<>/-]+\((?:[^():\n]*?(?::(\d+))?|Native Method|Unknown Source)\)\s*$")
+_JAVA_MORE = re.compile(r"^\s*\.\.\. \d+ more\s*$")
 
 
 def frame_lines(text: str) -> list[int]:
-    """The line numbers of a traceback's frames."""
-    return [int(m.group(1)) for line in text.split("\n") if (m := _FRAME.match(line))]
+    """The line numbers of a traceback's frames (Python's ``line 3``, Java's ``(X.java:3)``)."""
+    return [int(m.group(1)) for line in text.split("\n")
+            if (m := _FRAME.match(line) or _JAVA_FRAME.match(line)) and m.group(1)]
 
 
 def without_frames(text: str) -> str:
-    """A Python traceback without its frames: the ``File ...`` lines, the code line under each, the markers."""
+    """A traceback without its frames: Python's ``File ...`` lines, the code line under each and the markers; Java's
+    ``at pkg.Class.method(File.java:3)`` lines and ``... 3 more``. The exception lines stay."""
     if "Traceback (most recent call last)" not in text:
-        return text
+        lines = text.split("\n")
+        if not any(_JAVA_FRAME.match(line) for line in lines):
+            return text
+        return "\n".join(line for line in lines if not (_JAVA_FRAME.match(line) or _JAVA_MORE.match(line)))
     kept, skip_code = [], False
     for line in text.split("\n"):
         if _FRAME.match(line):
@@ -93,9 +101,12 @@ def path_said(token: str, claim: str, repo_root: str | None, paths: list[str]) -
 
 # a clause that says how the call went ("I only remember it didn't work"): a claim about the output, if vague
 # (a test run's too: "the test didn't pass"), or what it held, vaguely ("it listed a handful of Java files")
-_OUTCOME = re.compile(r"\b(?:it|they|the (?:call|command|run|install\w*|build|tool|request|script|tests?|suite|output))\s+"
+# The subject may carry a word before it and what it was of ("the editable install of astropy failed"); "went fine" /
+# "went wrong" says how it went as "worked" / "failed" do
+_OUTCOME = re.compile(r"\b(?:it|they|the (?:[\w-]+ )?(?:call|command|run|install\w*|build|tool|request|script|tests?|suite|"
+                      r"output)(?: of [\w.-]+)?)\s+"
                       r"(?:(?:did not|didn't|never)\s+(?:work|succeed|pass|run)|(?:failed|errored|crashed|succeeded|worked|"
-                      r"passed|broke)\b|(?:listed|showed|printed|returned|contained|gave|reported|had)\s+(?:only |just )?"
+                      r"passed|broke)\b|went (?:fine|well|ok(?:ay)?|smoothly|badly|wrong)\b|(?:listed|showed|printed|returned|contained|gave|reported|had)\s+(?:only |just )?"
                       r"(?:a (?:few|handful|couple|bunch|lot|list|number)|some|several|many|lots|a|an)\b)", re.I)
 
 

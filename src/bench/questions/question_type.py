@@ -110,6 +110,8 @@ class QuestionTypeOptions(Protocol):
 
     def grade_question(self, question: Question, claim: Any, repo_root: str | None) -> tuple[bool, str]: ...
 
+    def claim_question(self, question: Question, parsed: Any, text: str, repo_root: str | None) -> Any: ...  # claim, asked
+
     def vague(self, text: str) -> str | None: ...  # a declining answer that still claims something
 
     def retracts(self, head: str, tail: str) -> bool: ...  # a self-correction that takes back one item

@@ -25,7 +25,7 @@ __all__ = ["TEST_COUNTS", "run_question_text"]
 NAME = "test_counts"
 
 _TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
-_WORD = (r"(\d+|no|none|neither|both|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+_WORD = (r"(\d+|no|none|neither|both|single|sole|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
          rf"[a-z]+teen|{_TENS})")
 _COUNT = {  # "passed: 3" forms first: in "Passed: 21 / Failed: 0" the 21 is not a failure count
     "passed": [r"\b(?:passed|passing|successful|succeeded)[ \t]*(?:[:=][ \t]*|(?=\d))(\d+)\b(?![ \t]*(?:tests?[ \t]+)?(?:fail|error))",
@@ -40,8 +40,10 @@ _NONE_FAILED = re.compile(r"\b(?:none|nothing|no (?:tests? )?(?:failures?|failed
 # a run's total with all of it passing: "it ran 1 test and it passed", "ran three tests; they all passed"
 _RAN_ALL = re.compile(rf"\b(?:ran|run|executed|collected)\s+{_WORD}\s+(?:\w+\s+)?tests?\b[^.;\n]{{0,30}}?(?:\band\b|[,;:])\s*"
                       r"(?:it|they|all(?: of them)?|both|each|every one)\s+(?:all\s+)?(?:passed|succeeded)\b", re.I)
-_ALL_PASSED = re.compile(r"\ball\s+(?:of\s+the\s+)?(\d+|[a-z]+)?\s*(?:tests?\s+)?(?:passed|pass(?:es|ing)?|succeeded)\b",
-                         re.I)
+_ALL_PASSED = re.compile(r"\ball\s+(?:of\s+the\s+)?(\d+|[a-z]+)?\s*(?:tests?\s+)?(?:passed|pass(?:es|ing)?|succeeded)\b"
+                         r"|\b(?:everything|every test|all of them|all tests)\s+(?:\w+\s+)?(?:passed|succeeded)\b", re.I)
+# the run's total told beside "everything passed" ("Everything passed - 13 tests", "all green: 13 tests"): that many
+_TOTAL = re.compile(rf"\b{_WORD}\s+tests?\b(?!\s+(?:passed|failed|errored|ran))", re.I)
 
 
 # the failing tests named instead of counted ("test_load failed", "test_a and TestB::test_c failed"): one each
@@ -60,6 +62,8 @@ def _number(word: str) -> int | None:
         return 0
     if word.lower() == "both":
         return 2
+    if word.lower() in ("single", "sole"):  # "the single test failed": one
+        return 1
     return int(found[0]) if found else None
 
 
@@ -110,6 +114,9 @@ def text_counts(text: str) -> dict[str, int]:
     if every:
         if "passed" not in counts and every.group(1) and (value := _number(every.group(1))) is not None:
             counts["passed"] = value
+        sentence = re.split(r"[.;\n]", text[every.start():])[0] + " " + re.split(r"[.;\n]", text[: every.start()])[-1]
+        if "passed" not in counts and (total := _TOTAL.search(sentence)) and (value := _number(total.group(1))) is not None:
+            counts["passed"] = value  # "Everything passed - 13 tests": 13 passed
         counts.setdefault("failed", 0)
     return counts
 

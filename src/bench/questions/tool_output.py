@@ -28,7 +28,7 @@ from bench.questions.matching import (
     squash,
     stated_bool,
 )
-from bench.questions.messages import exception_types, in_substance, same_type, same_word, substituted
+from bench.questions.messages import exception_types, in_substance, requoted_value, same_type, same_word, substituted
 from bench.questions.outputs import (
     frame_lines,
     outcome_claim,
@@ -402,6 +402,8 @@ class ToolOutput:
             return (True, "the empty output") if empty else (False, f"the output was {reference.strip()}")
         if want is None and (change := substituted(untagged(reference), claim)):
             return False, f"a word or number of the output changed: {change}"
+        if want is None and (value := requoted_value(untagged(reference), claim)) is not None:
+            return False, f"a value the output quotes stated with more in it: {value!r}"  # "12.5 kg" for "12.5"
         if want is not None and got is not None:
             same = _plain_json(got) == _plain_json(want)
             return (True, "the same JSON value") if same else (False, "a different JSON value")

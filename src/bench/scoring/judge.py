@@ -109,7 +109,9 @@ class ExactJudge:
                                                                    or claims_none(text)):
             # "they gave me their phone number": no value of the kind asked is stated at all
             return Score(**base, verdict="abstained", reason="no specific claim: the answer states no value")
-        claim = qtype.claim(reading.parsed, quoted, repo_root) if text.strip() else None
+        claim_question = getattr(qtype, "claim_question", None)  # a type whose claim is read with the question
+        claim = None if not text.strip() else claim_question(question, reading.parsed, quoted, repo_root) \
+            if claim_question is not None else qtype.claim(reading.parsed, quoted, repo_root)
         if claim is None and not values_only and (vague := getattr(qtype, "vague", None)) is not None \
                 and (why := vague(text)):
             return Score(**base, verdict="wrong", reason=why)  # no count, but "the test didn't pass": a vague claim
