@@ -179,7 +179,8 @@ class CallCount:
     def claim_question(self, question: Question, parsed: Any, text: str, repo_root: str | None) -> float | None:
         """The claim, where the answer tells counts per tool (a list "- `edit`: **13** calls - `run`: 5 calls"): the
         count told beside the asked tool's name, wherever the list puts it."""
-        tool = (question.target or {}).get("tool") or ""
+        asked = re.search(r"`([^`]+)`", question.question)
+        tool = (question.target or {}).get("tool") or (asked.group(1) if asked else "")
         if parsed is None and tool and (told := told_for(tool, text)):
             return told[0]
         return self.claim(parsed, text, repo_root)

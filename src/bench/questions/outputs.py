@@ -104,7 +104,7 @@ def path_said(token: str, claim: str, repo_root: str | None, paths: list[str]) -
 # The subject may carry a word before it and what it was of ("the editable install of astropy failed"); "went fine" /
 # "went wrong" says how it went as "worked" / "failed" do
 _OUTCOME = re.compile(r"\b(?:it|they|the (?:[\w-]+ )?(?:call|command|run|install\w*|build|tool|request|script|tests?|suite|"
-                      r"output)(?: of [\w.-]+)?)\s+"
+                      r"output)(?: of [\w./-]+)?)\s+"
                       r"(?:(?:did not|didn't|never)\s+(?:work|succeed|pass|run)|(?:failed|errored|crashed|succeeded|worked|"
                       r"passed|broke)\b|went (?:fine|well|ok(?:ay)?|smoothly|badly|wrong)\b|(?:listed|showed|printed|returned|contained|gave|reported|had)\s+(?:only |just )?"
                       r"(?:a (?:few|handful|couple|bunch|lot|list|number)|some|several|many|lots|a|an)\b)", re.I)

@@ -1112,3 +1112,74 @@ def test_the_listed_directory_with_its_trailing_slash_is_the_questions():
 ])
 def test_parameter_names_the_tools_own_name_and_a_cut_message(reference, text, verdict):
     assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+# --- issue 31 item 4, fifth round: the classes of fresh10's unseen disagreements, values of their own ---------------
+
+@pytest.mark.parametrize("text,verdict", [
+    ("## Calls\n- `apply_patch`: 4 calls\n- `run_tests`: **18** calls", "correct"),  # the asked tool's line, in bold
+    ("- apply_patch: **4** calls\n- run_tests: 18 calls", "correct"),
+    ("- run_tests: 17 calls\n- apply_patch: **18** calls", "wrong"),  # the 18 is the other tool's
+])
+def test_a_per_tool_list_gives_the_asked_tools_count(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 18, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    ({"passed": 9, "failed": 0}, "Everything passed - 9 tests.", "correct"),   # everything passed: none failed
+    ({"passed": 8, "failed": 1}, "Everything passed - 9 tests.", "wrong"),
+    ({"passed": 0, "failed": 1}, "I believe the single test failed.", "correct"),  # "the single test": one
+    ({"passed": 1, "failed": 0}, "I believe the single test failed.", "wrong"),
+    ({"passed": 9, "failed": 0}, "All I remember is that the suite went fine.", "wrong"),  # a vague claim, no count
+    ({"passed": 9, "failed": 0}, "I can't see that run any more.", "abstained"),
+])
+def test_outcome_words_state_counts_and_a_vague_outcome_is_a_claim(reference, text, verdict):
+    assert grade_asked("test_counts", "?", reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("--- a/src/widgets/core.py\n+++ b/src/widgets/core.py\n@@\n-    width = 80\n+    width = cfg.get('width', 80)\n"
+     "     return width", "correct"),  # an unfenced diff: its headers name the file, its + lines the code
+    ("--- a/src/widgets/view.py\n+++ b/src/widgets/view.py\n@@\n+    width = cfg.get('width', 80)", "wrong"),
+    ("--- a/src/widgets/core.py\n+++ b/src/widgets/core.py\n@@\n+    width = 80\n-    width = cfg.get('width', 80)",
+     "wrong"),  # the code on the - line is what was removed
+])
+def test_an_unfenced_diff_is_read_as_a_diff(text, verdict):
+    from grading import EDIT, grade
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+JAVA_TRACE = ('Exception in thread "main" java.lang.IllegalStateException: pool "main" closed\n'
+              "\tat com.acme.db.Pool.get(Pool.java:41)\n\tat com.acme.App.main(App.java:9)\n\t... 2 more")
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ('Exception in thread "main" java.lang.IllegalStateException: pool "main" closed (thrown in Pool.get)', "correct"),
+    ('java.lang.IllegalStateException: pool "main-db" closed', "wrong"),  # a quoted value is one value, whole
+    ('java.lang.IllegalStateException: pool "main" closed, at line 44 of Pool.java', "wrong"),  # not a frame's line
+    ('java.lang.IllegalStateException: pool "main" closed, at line 41 of Pool.java', "correct"),
+])
+def test_java_stack_frames_are_optional_like_python_frames(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, JAVA_TRACE, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("lena.k_204 or lena.k.204 - one of those.", "wrong"),  # a dotted id is a candidate too
+    ("Lena or Lina, one of those.", "wrong"),                 # "one of those" says it does not choose
+    ("lena.k_204 - I'm fairly sure.", "correct"),
+])
+def test_two_candidates_said_to_be_one_of_those(text, verdict):
+    question = "What `user_id` did the user give you for `get_user`?"
+    assert grade_asked("user_fact", question, "lena.k_204", text) == verdict
+
+
+@pytest.mark.parametrize("qtype,question,reference,text,verdict", [
+    # the decline covers the output's text; how the call went is a claim beside it (wrong: no value stated)
+    ("tool_output", ASK_OUTPUT, "make: *** [Makefile:12: all] Error 2",
+     "I can't see it any more - I only remember the release build of src/app failed.", "wrong"),
+    ("tool_output", ASK_OUTPUT, "make: *** [Makefile:12: all] Error 2", "I can't see it any more.", "abstained"),
+    # a vague word of the very thing declined ("several times ... can't say how many") only restates the decline
+    ("call_count", ASK_COUNT, 18, "Several times, but I can't say exactly how many.", "abstained"),
+])
+def test_a_claim_beside_a_decline_and_a_decline_restated(qtype, question, reference, text, verdict):
+    assert grade_asked(qtype, question, reference, text) == verdict
