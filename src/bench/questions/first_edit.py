@@ -112,7 +112,7 @@ class FirstEdit:
               "Code the answer names as what the edit replaced (\"replaced `old` with `new`\", \"`new` (it replaced "
               "`old`)\") is not claimed "
               "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines; its "
-              "`--- a/x` / `+++ b/x` headers name its file (a/ and b/ are git's prefixes).")
+              "`--- a/x` / `+++ b/x` headers name its file (a/ and b/ are git's prefixes), fenced or not.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
