@@ -120,8 +120,6 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     from bench.text.tokens import TokenCounter
 
     cfg = compose(overrides)
-    counter = TokenCounter(cfg.tokenizer.encoding)
-    cases = load_job_cases(cfg, counter).cases
     # the LLM judges: the judge, or a panel's LLM members (each makes a call per answer, at its own price)
     members = cfg.judge.get("members") or {}
     llm_judges = [(f"judge.members.{name}", node) for name, node in members.items() if _is_llm_judge(node)] \
@@ -129,6 +127,8 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     prices = {"answer": _price(cfg.model, "model"), "reference": _price(cfg.model, "model"),
               "judge": [_price(node, role) for role, node in llm_judges],
               "summarizer": _price(cfg.get("summarizer"), "summarizer")}
+    counter = TokenCounter(cfg.tokenizer.encoding)  # the prices are checked first: a refusal reads no row
+    cases = load_job_cases(cfg, counter).cases
     if cfg.arm.get("provider"):  # its views come from the provider's server: the history, one call each
         full = {case.case_id: counter.count_messages(case.messages) for case in cases}
         views: list[dict[str, Any]] = [{"case_id": c.case_id, "kept_tokens": full[c.case_id], "full_tokens": full[c.case_id],
