@@ -208,8 +208,12 @@ def mixed_stack(cfg: Any, overrides: list[str]) -> str | None:
                  for o in overrides)
     if chosen:
         return None
+    # the summarizer of the answering model's provider, when it has one (conf/summarizer/<provider>.yaml): a
+    # model=anthropic job is not told to get an OpenAI key
+    provider = model_provider(cfg.model)
+    option = provider if provider and (_conf_dir() / "summarizer" / f"{provider}.yaml").is_file() else "openai"
     return (f"summarizer: arm={cfg.arm.get('name')} summarizes, and model={_name(cfg.model)} is a real model, but "
-            f"summarizer={_name(summarizer)} is the offline extractive stand-in: set summarizer=openai (a model "
+            f"summarizer={_name(summarizer)} is the offline extractive stand-in: set summarizer={option} (a model "
             "writes the summaries) or summarizer=offline to choose the stand-in (its figures are a lower bound)")
 
 

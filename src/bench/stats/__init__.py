@@ -1,10 +1,16 @@
 """Uncertainty of the benchmark's figures, as a public API (docs/uncertainty.md).
 
-Call it on your own arrays::
+Call it on your own arrays (``correct*``: one bool per question; ``instances``: each question's
+instance id); a share's interval is ``(low, high)``, a paired one ``(difference B - A, low, high,
+p_value)``:
 
-    from bench.stats import accuracy_interval, paired_interval
-    accuracy_interval(correct, instances)                  # (estimate, low, high)
-    paired_interval(correct_a, correct_b, instances)       # (difference B - A, low, high, p_value)
+    >>> from bench.stats import accuracy_interval, paired_interval
+    >>> low, high = accuracy_interval([True, True, False, True, True, False], ["a", "a", "b", "b", "c", "c"])
+    >>> round(low, 3), round(high, 3)
+    (0.102, 0.972)
+    >>> difference, low, high, p_value = paired_interval([True] * 12, [False] * 12, [i // 2 for i in range(12)])
+    >>> round(difference, 3), round(low, 3), round(high, 3), round(p_value, 5)
+    (-1.0, -1.0, -0.081, 0.03125)
 
 The implementation lives in :mod:`bench.stats.intervals`; this package re-exports its public names.
 """

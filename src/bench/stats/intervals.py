@@ -131,6 +131,7 @@ def _wilson(p: np.ndarray, n_eff: np.ndarray, z: np.ndarray) -> tuple[np.ndarray
         centre = (p + z2 / (2 * n)) / (1 + z2 / n)
         half = z / (1 + z2 / n) * np.sqrt(p * (1 - p) / n + z2 / (4 * n**2))
         lo, hi = centre - half, centre + half
+        lo, hi = np.minimum(lo, p), np.maximum(hi, p)  # exactly so: at p = 0 the subtraction rounds to ~1e-16
     whole = ~np.isfinite(z) | (n_eff <= 0) | ~np.isfinite(lo) | ~np.isfinite(hi)
     return np.where(whole, 0.0, np.clip(lo, 0, 1)), np.where(whole, 1.0, np.clip(hi, 0, 1))
 

@@ -16,7 +16,7 @@ import pandas as pd
 from bench.stats import METHOD_TYPES
 
 __all__ = ["fmt", "value_range", "is_missing", "pct_text", "budget_text", "interval_text", "difference_interval_text",
-           "detectable_text", "is_lower_bound", "short_labels"]
+           "detectable_text", "interval_scope", "is_lower_bound", "short_labels"]
 
 
 def is_missing(value: Any) -> bool:
@@ -88,6 +88,14 @@ def detectable_text(value: Any, instances: Any) -> str:
 
 def _two_way_mark(method: Any) -> str:
     return " ‡" if method == METHOD_TYPES else ""
+
+
+def interval_scope(methods: Any) -> str:
+    """What the intervals drawn from ``methods`` (each a row's interval method) are over, for a plot's
+    title: "over instances", or with the two-way method on any of them its mark and option."""
+    if any(method == METHOD_TYPES for method in methods):
+        return "over instances and question types ‡ (stats.generalize_types=true)"
+    return "over instances"
 
 
 def is_lower_bound(row: pd.Series | dict) -> bool:

@@ -31,16 +31,18 @@ from bench.study.jobs import Job
 __all__ = ["frontier_frame", "over_budget_line", "answer_sentences", "paired_comparison", "has_frontier", "FRONTIER_COLUMNS"]
 
 FRONTIER_COLUMNS = ("case_set", "arm", "budget", "target_share", "realized_share", "answers_kept", "answers_kept_low",
-                    "answers_kept_high", "lower_bound", "views_over", "config")
+                    "answers_kept_high", "lower_bound", "views_over", "config", "interval_method")
 
 
 def paired_comparison(correct_a: list[bool], correct_b: list[bool], instances: list[str],
-                      level: float = LEVEL) -> tuple[float, float, float, float]:
+                      level: float = LEVEL, *, generalize_types: bool = False) -> tuple[float, float, float, float]:
     """A's share minus B's on the same questions: ``(difference, low, high, p_value)``.
 
     The one door of the frontier's numbers to the statistics: :func:`bench.stats.paired_interval`
-    (instance-level paired differences, exact sign-flip p-value; docs/uncertainty.md)."""
-    difference, low, high, p_value = paired_interval(correct_b, correct_a, instances, level)  # its B minus its A
+    (instance-level paired differences, exact sign-flip p-value; docs/uncertainty.md); the two-way
+    method only when a job of the pair asked for it (``stats.generalize_types``), as in the pairs table."""
+    difference, low, high, p_value = paired_interval(correct_b, correct_a, instances, level,  # its B minus its A
+                                                     generalize_types=generalize_types)
     return round(difference, 4), round(low, 4), round(high, 4), round(p_value, 4)
 
 
@@ -73,6 +75,7 @@ def frontier_frame(configs: pd.DataFrame) -> pd.DataFrame:
                      "realized_share": realized, "answers_kept": kept, "answers_kept_low": low,
                      "answers_kept_high": high, "lower_bound": is_lower_bound(row),
                      "views_over": row.get("budget_n_over.mean") if budgeted else None, "config": row["config"],
+                     "interval_method": row.get("interval_method"),  # the ‡ mark where it is two-way
                      "role": row.get("role"), "arm_order": row.get("arm_order")})
     return pd.DataFrame(rows)
 
@@ -132,7 +135,7 @@ def answer_sentences(jobs: list[Job], configs: pd.DataFrame, measure: str = "acc
                 best = exact[0]
                 kept, low, high, basis = _kept(best)
                 sentence = (f"{head} **{best['arm']}** keeps the most {what}: {pct_text(kept)} {basis} (95% CI "
-                            f"{interval_text(low, high)}) with {pct_text(best.get('budget_realized_share.mean'))} "
+                            f"{interval_text(low, high, best.get('interval_method'))}) with {pct_text(best.get('budget_realized_share.mean'))} "
                             "of the history's tokens")
                 if len(exact) > 1:
                     best_jobs = complete.get(best["config_id"], [])
@@ -150,12 +153,14 @@ def answer_sentences(jobs: list[Job], configs: pd.DataFrame, measure: str = "acc
                                                     f"{paired} paired questions)", 1)
                     if rest:  # every arm measured exactly may tie with the best: then no difference to give
                         runner = rest[0]
-                        a, b, instances = _pair(best_jobs, complete.get(runner["config_id"], []))
+                        runner_jobs = complete.get(runner["config_id"], [])
+                        a, b, instances = _pair(best_jobs, runner_jobs)
                         if a:
-                            diff, lo, hi, p = paired_comparison(a, b, instances)
+                            two_way = any(job.generalize_types for job in (*best_jobs, *runner_jobs))
+                            diff, lo, hi, p = paired_comparison(a, b, instances, generalize_types=two_way)
                             sentence += (f", {100 * diff:+.1f} pp over the next best, {runner['arm']} (paired on "
-                                         f"{len(a)} questions: 95% CI {100 * lo:+.1f} to {100 * hi:+.1f} pp, "
-                                         f"p = {_p(p)})")
+                                         f"{len(a)} questions: 95% CI {100 * lo:+.1f} to {100 * hi:+.1f} pp"
+                                         f"{' ‡' if two_way else ''}, p = {_p(p)})")
                         else:
                             sentence += f"; the next best, {runner['arm']}, shares no complete seed with it"
                 else:

@@ -18,6 +18,7 @@ import json
 import logging
 import math
 import re
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -293,8 +294,14 @@ def _assign_labels(jobs: list[Job]) -> list[str]:
     varying = [k for k in keys if len({json.dumps(i.get(k), sort_keys=True, default=str)
                                          for i in identities}) > 1]
     named = {k.rsplit(".", 1)[0] for k in varying if k.endswith(".name")}
-    varying = [k for k in varying
-               if k.endswith(".name") or not any(k.startswith(g + ".") for g in named)]
+    # a key of a named group (arm.budget) tells configs apart only between jobs of one name (arm=mask at
+    # two budgets): it is in the label of the jobs of those names only
+    within: dict[str, tuple[str, set[str]]] = {}
+    for key in varying:
+        group = next((g for g in named if key.startswith(g + ".") and not key.endswith(".name")), None)
+        if group is not None:
+            within[key] = (group, _names_it_differs_in(identities, key, group))
+    varying = [k for k in varying if k not in within or within[k][1]]
     own = [job.label_overrides() for job in jobs]
     # overrides every job shares (model=..., dataset=...) do not tell configs apart: dropped,
     # unless all jobs are one config
@@ -304,11 +311,24 @@ def _assign_labels(jobs: list[Job]) -> list[str]:
         if not mine:
             ident = job.identity
             parts = [f"{k.removesuffix('.name')}={_short(ident.get(k))}" for k in varying[:5]
-                     if k not in ("arm.name", "arm._target_")]
+                     if k not in ("arm.name", "arm._target_")
+                     and (k not in within or _name_in(ident, within[k][0]) in within[k][1])]
             parts = [f"arm={job.arm}"] + parts
         prefix = f"{job.experiment}: " if job.experiment else ""
         job.label = prefix + (",".join(parts) if parts else f"arm={job.arm}")
     return sorted(common)
+
+
+def _name_in(identity: dict[str, Any], group: str) -> str:
+    return json.dumps(identity.get(group + ".name"), default=str)
+
+
+def _names_it_differs_in(identities: list[dict[str, Any]], key: str, group: str) -> set[str]:
+    """The names of ``group`` among whose jobs ``key`` takes more than one value."""
+    values: dict[str, set[str]] = defaultdict(set)
+    for ident in identities:
+        values[_name_in(ident, group)].add(json.dumps(ident.get(key), sort_keys=True, default=str))
+    return {name for name, seen in values.items() if len(seen) > 1}
 
 
 def _short(value: Any) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from bench.study.figure_text import is_missing
+from bench.study.figure_text import interval_scope, is_missing
 
 if TYPE_CHECKING:  # matplotlib is imported when a plot is drawn
     from matplotlib.axes import Axes
@@ -106,7 +106,7 @@ def plot_frontier(frontier: pd.DataFrame, measure: str = "accuracy") -> str | No
     ax.set_ylim(-0.03, 1.05)
     ax.grid(alpha=0.3)
     ax.legend(title="arm", loc="lower right", fontsize=8)
-    title = "Quality-size frontier (bars: 95% CI over instances)"
+    title = f"Quality-size frontier (bars: 95% CI {interval_scope(data.get('interval_method', ()))})"
     if hollow_any:
         title += "\nhollow: summaries by the offline extractive stand-in, a lower bound"
     ax.set_title(title)
@@ -167,8 +167,8 @@ def plot_tradeoff(configs: pd.DataFrame) -> str | None:
     ax.set_ylim(-0.03, 1.05)
     ax.grid(alpha=0.3)
     ax.legend(title="arm", loc="lower right")
-    ax.set_title("What each config keeps vs what it still answers\n(y bars: 95% CI over instances; x bars: "
-                 "min–max over seeds)")
+    ax.set_title("What each config keeps vs what it still answers\n(y bars: 95% CI "
+                 f"{interval_scope(data.get('interval_method', ()))}; x bars: min–max over seeds)")
     return _svg(fig)
 
 

@@ -155,7 +155,7 @@ def frontier_table(frontier: pd.DataFrame, measure: str = "accuracy") -> tuple[l
     for _, row in frontier.iterrows():
         rows.append([str(row["arm"]), budget_text(row.get("budget")) if not is_missing(row.get("budget")) else "–",
                      pct_text(row.get("target_share")), pct_text(row.get("realized_share")), pct_text(row.get("answers_kept")),
-                     interval_text(row.get("answers_kept_low"), row.get("answers_kept_high")),
+                     interval_text(row.get("answers_kept_low"), row.get("answers_kept_high"), row.get("interval_method")),
                      "–" if is_missing(row.get("views_over")) else f"{float(row['views_over']):g}",
                      "lower bound (stand-in summary)" if row.get("lower_bound") else "exact"])
     return header, rows

@@ -50,6 +50,16 @@ def test_choosing_the_offline_summarizer_explicitly_is_allowed():
         check_stack(["model=openai", "arm=compact"])
 
 
+@pytest.mark.parametrize("model, option", [("openai", "summarizer=openai"), ("anthropic", "summarizer=anthropic")])
+def test_the_refusal_names_the_summarizer_of_the_answering_models_provider(model, option):
+    """model=anthropic is told to set summarizer=anthropic (its own key), not summarizer=openai."""
+    args = [f"model={model}", "arm=compact"]
+    line = mixed_stack(compose(args), args)
+    assert line is not None and f"set {option} (a model writes the summaries)" in line
+    with pytest.raises(UserError, match=f"^summarizer: .*set {option} "):
+        check_stack(args)
+
+
 def test_the_start_line_names_model_summarizer_and_judge(tmp_path):
     done = _bench(tmp_path, "arm=compact", f"output_dir={tmp_path / 'job'}", "cache.enabled=false")
     assert done.returncode == 0, done.stderr[-2000:]

@@ -7,12 +7,14 @@ differences from an exact sign-flip test over instances joined with a question-l
 
 from __future__ import annotations
 
+import doctest
 import itertools
 import math
 
 import numpy as np
 import pytest
 
+import bench.stats
 from bench.scoring.metrics import compute_metrics
 from bench.scoring.question_groups import distance_bucket
 from bench.stats import (
@@ -31,6 +33,13 @@ EDGE6 = 0.025 ** (1 / 6)  # Clopper-Pearson's bound for 6 of 6 instances (97.5% 
 
 def _instances(k: int, size: int) -> list[str]:
     return [f"i{i // size}" for i in range(k * size)]
+
+
+
+def test_the_package_docstring_shows_the_contracts_shapes():
+    # bench.stats' own example (what a library user reads first): (low, high) and (difference, low, high, p)
+    result = doctest.testmod(bench.stats, verbose=False)
+    assert result.attempted >= 4 and result.failed == 0
 
 
 # ---------------------------------------------------------------- accuracy_interval
@@ -114,6 +123,19 @@ def test_types_are_strata_by_default_and_random_only_behind_generalize_types():
     random_types = accuracy_interval(correct, instances, types=types, generalize_types=True)
     assert fixed[0] < 0.5 < fixed[1] and fixed[1] - fixed[0] < 0.25
     assert random_types[1] - random_types[0] > 0.9
+
+
+
+def test_the_two_way_method_keeps_a_share_of_0_or_100_inside_its_interval():
+    # stats.generalize_types=true at 0% and 100%: Wilson's bound is exactly 0 (1); the subtraction
+    # that computes it gave 1.1e-16 at 0%, an interval that did not hold its own estimate
+    for k in range(2, 13):
+        for size in (1, 2, 3, 5):
+            instances, types = _instances(k, size), [f"t{i % 4}" for i in range(k * size)]
+            n = k * size
+            assert accuracy_interval([False] * n, instances, types=types, generalize_types=True)[0] == 0.0
+            assert accuracy_interval([True] * n, instances, types=types, generalize_types=True)[1] == 1.0
+            assert ratio_interval([False] * n, [True] * n, instances, types=types, generalize_types=True)[0] == 0.0
 
 
 # ---------------------------------------------------------------- paired_interval

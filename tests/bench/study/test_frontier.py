@@ -7,6 +7,7 @@ import json
 import random
 import statistics
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -19,8 +20,11 @@ from bench.policies import view_problems
 from bench.policies.budget import OVER_TOLERANCE, Budget
 from bench.runner import run
 from bench.scoring.view_figures import budget_metrics
+from bench.stats import paired_interval
 from bench.study.assemble import write_report
-from bench.study.frontier import paired_comparison
+from bench.study.frontier import answer_sentences, frontier_frame, paired_comparison
+from bench.study.plots import plot_frontier, plot_tradeoff
+from bench.study.text_tables import frontier_table
 from bench.text.tokens import TokenCounter
 
 from paths import DEV_PARQUET
@@ -132,6 +136,58 @@ def test_the_p_value_agrees_with_the_interval():
     assert paired_comparison([True, False] * 10, [True, False] * 10, [f"i{i}" for i in range(20)])[3] == 1.0
 
 
+
+def _budgeted_study(method: str) -> tuple[list, pd.DataFrame]:
+    """Two arms at one budget, 8 instances of 3 questions each, the first arm better (what a
+    frontier report reads from configs.csv and the jobs), every interval by ``method``."""
+    questions = [{"qid": f"q{i}", "type": "t" + str(i % 3)} for i in range(24)]
+    cases = [{"case_id": f"c{k}", "instance_id": f"i{k}", "questions": questions[3 * k:3 * k + 3]} for k in range(8)]
+    right = {"nlatest": {f"q{i}" for i in range(24) if i % 3 != 2}, "trim": {f"q{i}" for i in range(24) if i % 3 == 0}}
+    two_way = method == "instances+types"
+    jobs = [SimpleNamespace(complete=True, config_id=arm, seed=0, cases=cases, full_correct=None,
+                            generalize_types=two_way,
+                            scores=[{"qid": q["qid"], "verdict": "correct" if q["qid"] in right[arm] else "wrong"}
+                                    for q in questions]) for arm in right]
+    configs = pd.DataFrame([{"case_set": "s", "arm": arm, "budget": 0.25, "config": f"arm={arm}", "config_id": arm,
+                             "arm_order": order, "role": None, "budget_realized_share.mean": 0.24,
+                             "accuracy_relative_to_full.mean": kept, "accuracy_relative_to_full.ci_low": kept - 0.2,
+                             "accuracy_relative_to_full.ci_high": min(kept + 0.1, 1.0), "interval_method": method,
+                             "match": None} for order, (arm, kept) in enumerate((("nlatest", 2 / 3), ("trim", 1 / 3)))])
+    return jobs, configs
+
+
+@pytest.mark.parametrize("method", ["instances", "instances+types"])
+def test_the_frontier_labels_the_two_way_method_wherever_it_is_used(method):
+    """stats.generalize_types=true (issue 29): the answer sentence, the frontier table, its paired
+    comparison and the plots' titles say the intervals are two-way (‡), and only then."""
+    jobs, configs = _budgeted_study(method)
+    two_way = method == "instances+types"
+    frontier = frontier_frame(configs)
+    assert list(frontier["interval_method"]) == [method, method]
+    sentence = answer_sentences(jobs, configs)["s"][0]
+    header, rows = frontier_table(frontier)
+    assert rows[0][header.index("95% CI")].endswith(" ‡") is two_way
+    assert sentence.count("‡") == (2 if two_way else 0)  # the kept share's interval and the paired one
+    a = [q in {f"q{i}" for i in range(24) if i % 3 != 2} for q in (f"q{i}" for i in range(24))]
+    b = [i % 3 == 0 for i in range(24)]
+    instances = [f"i{i // 3}" for i in range(24)]
+    expected = paired_interval(b, a, instances, generalize_types=two_way)  # nlatest minus trim, the method asked for
+    assert f"95% CI {100 * expected[1]:+.1f} to {100 * expected[2]:+.1f} pp" in sentence
+    assert paired_comparison(a, b, instances, generalize_types=True) != paired_comparison(a, b, instances)
+
+
+@pytest.mark.slow  # matplotlib: seconds on a loaded machine
+@pytest.mark.parametrize("method", ["instances", "instances+types"])
+def test_the_plots_titles_say_what_their_intervals_are_over(method):
+    _, configs = _budgeted_study(method)
+    two_way = method == "instances+types"
+    scope = "over instances and question types ‡ (stats.generalize_types=true)" if two_way else "over instances;"
+    tradeoff = plot_tradeoff(configs.assign(**{"tokens_kept_ratio.mean": 0.24}))
+    frontier = plot_frontier(frontier_frame(configs))
+    assert tradeoff is not None and frontier is not None
+    assert scope in tradeoff and scope.rstrip(";") in frontier and ("‡" in tradeoff + frontier) is two_way
+
+
 # ---- the frontier experiment and its report
 FRONTIER_JOBS = ("full", "none", "nlatest_10pct", "mask_10pct", "compact_10pct", "nlatest_50pct", "mask_50pct",
                  "compact_50pct")
@@ -210,3 +266,12 @@ def test_the_html_report_without_budgets_has_its_plots_before_its_tables(tmp_pat
     assert 'id="answer"' not in page and page.index("<svg") < page.index("<table")
     assert "Measures: evidence available (offline reader)." in page and "Measures: evidence available" in result[
         "markdown"]
+
+
+def test_configs_of_one_arm_at_two_budgets_have_labels_of_their_own(frontier_report):
+    """Jobs run without overrides (``run(cfg)`` from code) are labelled by the config keys that differ: a
+    key of the arm (``arm.budget``) tells apart the configs of one arm, and only theirs (full has no budget)."""
+    configs = pd.read_csv(frontier_report["output"] / "configs.csv")
+    assert configs["config"].is_unique, list(configs["config"])
+    labels = dict(zip(configs["config"], configs["arm"], strict=True))
+    assert {"arm=mask,arm.budget=0.1", "arm=mask,arm.budget=0.5", "arm=full", "arm=none"} <= set(labels), labels
