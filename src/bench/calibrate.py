@@ -229,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     except CalibrationError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    redact.install_logging()
+    refusal = redact.literal_secret(args.overrides)  # a key or password on the command line, as bench.main refuses it
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    redact.register_urls(args.overrides)  # a URL's userinfo, query and fragment never printed
     names = [o.split("=", 1)[1] for o in args.overrides if o.split("=", 1)[0] in ("judge", "+judge")]
     overrides = [o for o in args.overrides if o.split("=", 1)[0] not in ("judge", "+judge")]
     name = names[-1] if names else "exact"
@@ -237,8 +243,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         judge, cfg = build_judge(name, overrides)
     except Exception as err:  # noqa: BLE001 - a config, key or endpoint problem, in one line
-        first = (str(err).strip().splitlines() or [""])[0]  # Hydra lists the search path on further lines
-        print(f"error: cannot build judge {name!r}: {type(err).__name__}: {first}", file=sys.stderr)
+        from bench.core.failures import one_line
+
+        # the innermost cause's first line: Hydra wraps it ("Error in call to target") and adds its search path
+        print(f"error: cannot build judge {name!r}: {redact.scrub(one_line(err))}", file=sys.stderr)
         return 2
     from bench.rescore import judge_workers
 

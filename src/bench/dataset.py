@@ -34,11 +34,28 @@ def main(argv: list[str] | None = None) -> int:
 
     from bench.config.checks import compose, dataset_source
     from bench.config.job_cases import load_job_cases
+    from bench.core import redact
     from bench.data.selection import DatasetError
     from bench.text.tokens import TokenCounter
     from bench.tracing import dataset_name, langfuse_client, langfuse_settings, upload_dataset
 
-    cfg = compose(args.overrides)
+    refusal = redact.literal_secret(args.overrides)  # a key or password on the command line, as bench.main refuses it
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    redact.register_urls(args.overrides)  # a URL's userinfo, query and fragment never printed
+    redact.install_logging()
+    try:
+        cfg = compose(args.overrides)
+    except Exception as err:  # noqa: BLE001 - a bad override or option: one line, as bench.main says it
+        from hydra.errors import HydraException
+
+        from bench.cli.argv import hydra_error_line
+        from bench.core.failures import one_line
+
+        line = hydra_error_line(err, args.overrides) if isinstance(err, HydraException) else one_line(err)
+        print(f"error: {redact.scrub(line)}", file=sys.stderr)
+        return 2
     try:
         selection = load_job_cases(cfg, TokenCounter(cfg.tokenizer.encoding))  # the job's items
     except DatasetError as err:

@@ -108,7 +108,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from bench.config.checks import CONF_DIR, compose
+    from bench.core import redact
     from bench.data.selection import DatasetError
+
+    refusal = redact.literal_secret(overrides)  # a key or password on the command line, as bench.main refuses it
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    redact.register_urls(overrides)  # a URL's userinfo, query and fragment never printed
+    redact.install_logging()
 
     try:
         cfg = compose(overrides)
@@ -116,8 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     except DatasetError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except Exception as err:  # noqa: BLE001 - a bad override: one line, no traceback
-        print(f"error: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}", file=sys.stderr)
+    except Exception as err:  # noqa: BLE001 - a bad override: one line, no traceback, as bench.main says it
+        from hydra.errors import HydraException
+
+        from bench.cli.argv import hydra_error_line
+        from bench.core.failures import one_line
+
+        line = hydra_error_line(err, overrides) if isinstance(err, HydraException) else one_line(err)
+        print(f"error: {redact.scrub(line)}", file=sys.stderr)
         return 2
     print(f"wrote {len(manifest['rows'])} row(s) to {out} and its manifest (case-set hash "
           f"{manifest['case_set_hash']}; configs from {CONF_DIR})")

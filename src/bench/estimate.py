@@ -120,8 +120,6 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     from bench.text.tokens import TokenCounter
 
     cfg = compose(overrides)
-    counter = TokenCounter(cfg.tokenizer.encoding)
-    cases = load_job_cases(cfg, counter).cases
     # the LLM judges: the judge, or a panel's LLM members (each makes a call per answer, at its own price)
     members = cfg.judge.get("members") or {}
     llm_judges = [(f"judge.members.{name}", node) for name, node in members.items() if _is_llm_judge(node)] \
@@ -129,6 +127,8 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
     prices = {"answer": _price(cfg.model, "model"), "reference": _price(cfg.model, "model"),
               "judge": [_price(node, role) for role, node in llm_judges],
               "summarizer": _price(cfg.get("summarizer"), "summarizer")}
+    counter = TokenCounter(cfg.tokenizer.encoding)  # the prices are checked first: a refusal reads no row
+    cases = load_job_cases(cfg, counter).cases
     if cfg.arm.get("provider"):  # its views come from the provider's server: the history, one call each
         full = {case.case_id: counter.count_messages(case.messages) for case in cases}
         views: list[dict[str, Any]] = [{"case_id": c.case_id, "kept_tokens": full[c.case_id], "full_tokens": full[c.case_id],
@@ -176,11 +176,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     redact.register_urls(args.overrides)  # a URL's userinfo, query and fragment never printed
     redact.install_logging()
+
+    def say(text: str, **kwargs: Any) -> None:  # every line printed scrubbed: a job's label is its overrides
+        print(redact.scrub(text), **kwargs)
+
     refusal = (_bad_number("steps", args.steps, at_least=1.0, strict=False)  # at least the call that answers
                or _bad_number("rate", args.rate, at_least=0.0, strict=True)
                or _bad_number("latency", args.latency, at_least=0.0, strict=True))
     if refusal:
-        print(f"error: {refusal}", file=sys.stderr)
+        say(f"error: {refusal}", file=sys.stderr)
         return 2
     try:
         jobs = estimate_jobs(sweep_overrides(args.overrides, args.multirun), args.steps)
@@ -190,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         from bench.cli.argv import hydra_error_line
 
         line = hydra_error_line(err, args.overrides) if isinstance(err, HydraException) else one_line(err)
-        print(f"error: {line}", file=sys.stderr)
+        say(f"error: {line}", file=sys.stderr)
         return 2
     grand: Counter[str] = Counter()
     cost: float | None = 0.0
@@ -201,10 +205,10 @@ def main(argv: list[str] | None = None) -> int:
         cost = None if cost is None or total["cost_usd"] is None else cost + total["cost_usd"]
         batch = None if batch is None or total["batch_cost_usd"] is None else batch + total["batch_cost_usd"]
         if args.json:
-            print(json.dumps(job))
+            say(json.dumps(job))
         else:
             usd = "n/a" if total["cost_usd"] is None else f"${total['cost_usd']:.2f} (batch ${total['batch_cost_usd']:.2f})"
-            print(f"{' '.join(job['overrides']) or '(defaults)'}: {job['n_cases']} cases, {job['n_questions']} questions; "
+            say(f"{' '.join(job['overrides']) or '(defaults)'}: {job['n_cases']} cases, {job['n_questions']} questions; "
                   f"{total.get('calls', 0):.0f} calls, {total.get('input_tokens', 0):,} input tokens "
                   f"({100 * (total['cached_share'] or 0):.0f}% cached), {total.get('output_tokens', 0):,} output; {usd}")
     concurrency = max(1, int(jobs[0]["concurrency"] or 1)) if jobs else 1
@@ -215,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
                "batch_cost_usd": round(batch, 2) if batch is not None else None,
                "wall_time_h": round(seconds / 3600, 3),
                "wall_time_at": f"{args.rate} requests/s" if args.rate else f"{concurrency} in flight x {args.latency}s"}
-    print(json.dumps(summary) if args.json else
+    say(json.dumps(summary) if args.json else
           f"in all: {summary['jobs']} job(s), {grand['calls']:.0f} calls, {grand['input_tokens']:,} input tokens "
           f"({100 * (summary['cached_share'] or 0):.0f}% cached), {grand['output_tokens']:,} output; cost "
           f"{'n/a (no price table)' if cost is None else f'${cost:.2f}'}"

@@ -128,6 +128,9 @@ def _run_hydra() -> None:
     except (HydraException, OmegaConfBaseException, ValueError) as err:
         if user_full_error == "1":
             raise
+        from bench.cli.callbacks import discard_refused_sweeps
+
+        discard_refused_sweeps()  # a sweep refused before any job leaves nothing (its multirun.yaml)
         print(f"error: {hydra_error_line(err, sys.argv[1:])}", file=sys.stderr)
         sys.exit(2)
     finally:

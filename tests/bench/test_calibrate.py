@@ -170,6 +170,26 @@ def test_unknown_judge_is_one_line(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith("error: cannot build judge 'nope'")
 
 
+@pytest.mark.parametrize("override, expected", [
+    ("+judge.api_key=sk-abcdefghijklmnopqrstuvwx", "judge.api_key: do not put keys in the config"),
+    pytest.param("judge.base_url='http://127.0.0.1:1/v1#q7Z9xw2LmN4pR8tE'",  # these two import the model stack (~10 s)
+                 "cannot reach the endpoint http://127.0.0.1:1/v1#***", marks=pytest.mark.slow),
+    pytest.param("judge.api_key_env=BENCH_NO_SUCH_KEY_VAR", "the API key variable BENCH_NO_SUCH_KEY_VAR is not set",
+                 marks=pytest.mark.slow),
+])
+def test_a_key_or_a_judge_that_cannot_be_built_is_one_line_naming_the_cause_and_no_secret(tmp_path, capsys,
+                                                                                           override, expected):
+    """As bench.main and bench.rescore: a key on the command line is refused, a URL's key never printed, and
+    the cause is named (not Hydra's "Error in call to target" wrapper)."""
+    path = write_jsonl(tmp_path / "small.jsonl", small_rows())
+    keyless = [] if "api_key_env" in override else ["judge.api_key_env=null"]
+    assert calibrate_main([str(path), "judge=llm", override, *keyless]) == 2
+    out = capsys.readouterr()
+    err = out.err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
+    assert "sk-abcdefghijklmnop" not in out.out + out.err and "q7Z9xw2LmN4pR8tE" not in out.out + out.err
+
+
 def test_module_cli_bad_input_has_no_traceback(tmp_path):
     path = write_jsonl(tmp_path / "labels.jsonl", [GOOD, json.dumps({**GOOD, "id": "y", "type": "nope"})])
     proc = subprocess.run([sys.executable, "-m", "bench.calibrate", str(path)], capture_output=True, text=True,

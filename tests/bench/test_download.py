@@ -102,3 +102,15 @@ def test_download_on_a_full_disk_removes_the_partial_file_and_names_it(tmp_path,
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and str(out) in err and "No space left" in err and "removed" in err
     assert not out.exists() and not (tmp_path / "rows.manifest.json").exists()
+
+
+@pytest.mark.parametrize("override, expected", [
+    ("dataset.nope=1", "error: unknown config key 'dataset.nope'"),
+    ("dataset=nope", "error: unknown option dataset=nope (options: "),
+    ("+judge.api_key=sk-abcdefghijklmnopqrstuvwx", "error: judge.api_key: do not put keys in the config"),
+])
+def test_a_bad_override_or_a_key_is_one_line_as_bench_main_says_it(tmp_path, capsys, override, expected):
+    assert download_main([override, f"out={tmp_path / 'rows.parquet'}"]) == 2
+    out = capsys.readouterr()
+    assert out.err.startswith(expected) and out.err.count("\n") == 1, out.err
+    assert "sk-abcdefghijklmnop" not in out.out + out.err and list(tmp_path.iterdir()) == []

@@ -126,6 +126,8 @@ def lock_sweep_dir(args: list[str]) -> Any:
     if not given or given[-1] in ("", "null"):
         return None  # a default sweep directory is made unique (bench.cli.callbacks.FreshDirCallback)
     path = Path(given[-1])
+    if path.is_dir():  # it existed before the command: a refused sweep empties it, never removes it
+        GIVEN_DIRS.add(str(path.resolve()))
     try:
         path.mkdir(parents=True, exist_ok=True)
         return JobLock(path).__enter__()

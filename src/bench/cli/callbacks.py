@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 
 FAILED_JOBS: list[str] = []  # job directories of the last sweep that failed (this process ran its end)
 MISSING_JOBS: list[str] = []  # what the last sweep lost: jobs that wrote no job directory where expected
+SWEEP_DIRS: list[tuple[str, str]] = []  # (sweep directory, the command's directory) of this process's sweeps
 
 
 RAY_LAUNCHER = "hydra_plugins.hydra_ray_launcher.ray_launcher.RayLauncher"  # hydra/launcher=ray_cluster
@@ -170,10 +171,23 @@ class FreshDirCallback(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         _claim(config, "hydra.sweep.dir")
         _pin_for_jobs(config, "hydra.sweep.dir")
+        SWEEP_DIRS.append((str(OmegaConf.select(config, "hydra.sweep.dir")), str(config.hydra.runtime.cwd)))
         if OmegaConf.select(config, "hydra.launcher._target_") == RAY_LAUNCHER:
             # Ray's `uv run` hook would rebuild the environment from the lock file in every
             # worker, without the extras this driver was synced with (so without ray itself)
             os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+
+
+def discard_refused_sweeps() -> None:
+    """A sweep Hydra refused before any job started (its sweeper composes every job first: one job's option
+    that does not exist) leaves no directory: its ``multirun.yaml`` and lock go, and the directories that
+    leaves empty (a ``hydra.sweep.dir`` that existed before the command stays, emptied). A sweep directory
+    holding anything else (a job's directory) is kept."""
+    from bench.store.jobdir import GIVEN_DIRS, HYDRA_ENTRIES, remove_refused
+
+    for sweep_dir, cwd in SWEEP_DIRS:
+        remove_refused(sweep_dir, keep_dir=str(Path(sweep_dir).resolve()) in GIVEN_DIRS, up_to=cwd,
+                       made=HYDRA_ENTRIES | {"multirun.yaml"})
 
 
 def _choices(config: DictConfig) -> dict[str, set[str]]:

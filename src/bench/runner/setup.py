@@ -125,11 +125,11 @@ def _sweep_variants(args: list[str]) -> tuple[int, list[list[str]]] | None:
 
 def check_sweep_prerequisites(args: list[str]) -> str | None:
     """What every job of a ``-m`` sweep needs before it starts, checked once before any job, exactly as a
-    single job checks it (:func:`check_prerequisites`, and its stack: ``bench.config.arms.mixed_stack``): the
-    one-line reason it cannot run, or None.
+    single job checks it (:func:`check_prerequisites`, its stack: ``bench.config.arms.mixed_stack``, and a
+    provider arm's provider: ``provider_refusal``): the one-line reason it cannot run, or None.
     Sweeps whose jobs run elsewhere (a cluster launcher) or that another sweeper expands are left to
     their jobs."""
-    from bench.config.arms import mixed_stack
+    from bench.config.arms import mixed_stack, provider_refusal
     from bench.config.checks import compose
     from bench.core import redact
 
@@ -151,7 +151,7 @@ def check_sweep_prerequisites(args: list[str]) -> str | None:
         if _needs_a_run(cfg):
             continue  # ${hydra:runtime...} in a value: only the job can resolve it
         try:
-            refusal = mixed_stack(cfg, overrides)  # a job would refuse it: refused once, here
+            refusal = mixed_stack(cfg, overrides) or provider_refusal(cfg)  # a job would refuse it: once, here
             if refusal:
                 raise ConfigError(refusal)
             check_prerequisites(cfg)

@@ -183,17 +183,19 @@ class JobLock:
                 self._handle = None
 
 
-def remove_refused(path: str | Path, *, keep_dir: bool = False, up_to: str | Path | None = None) -> bool:
+def remove_refused(path: str | Path, *, keep_dir: bool = False, up_to: str | Path | None = None,
+                   made: frozenset[str] | set[str] = frozenset(HYDRA_ENTRIES)) -> bool:
     """Undo a refused job's directory: a job refused before it wrote a record (its directory holds only
     :data:`HYDRA_ENTRIES`) leaves nothing behind. The directory goes (its contents only, when
     ``keep_dir``: it existed before the command), then each parent it leaves empty, up to but not
-    including ``up_to`` (the directory the command ran in; parents outside it stay). True if removed."""
+    including ``up_to`` (the directory the command ran in; parents outside it stay). ``made``: what may be
+    there and goes (a sweep's directory adds its ``multirun.yaml``). True if removed."""
     path = Path(path)
     try:
         entries = {p.name for p in path.iterdir()}
     except OSError:
         return False
-    if not entries <= HYDRA_ENTRIES:
+    if not entries <= made:
         return False
     for name in entries:
         target = path / name

@@ -35,3 +35,11 @@ def test_a_sweep_whose_endpoint_answers_runs(tmp_path):
         [(code, out, err)] = run_commands([(tmp_path, args)], preload=JOB_MODULES + MODEL_MODULES)
     assert code == 0, err
     assert len(list((tmp_path / "multirun").rglob("run.json"))) == 2
+
+
+def test_a_sweep_with_a_provider_arm_its_provider_cannot_run_is_refused_once_before_any_job():
+    from bench.runner.setup import check_sweep_prerequisites
+
+    line = check_sweep_prerequisites(["-m", "arm=full,anthropic_clear", "dataset.limit=1"])
+    assert line is not None and line.startswith("arm=anthropic_clear is Anthropic's tool-result clearing"), line
+    assert line.endswith("(checked once for the 2 jobs of the sweep: none started)")

@@ -135,6 +135,21 @@ def test_a_refused_command_is_one_line_exit_2_and_leaves_nothing(tmp_path):
     assert not (tmp_path / "fresh").exists()  # and one the job made is gone
 
 
+@pytest.mark.slow
+def test_a_sweep_hydra_refuses_before_any_job_leaves_nothing(tmp_path):
+    """One job's option does not exist: Hydra's sweeper composes every job first, after it wrote the sweep's
+    ``multirun.yaml``; the refusal leaves no directory (a given one that existed stays, emptied)."""
+    (tmp_path / "given_sweep").mkdir()
+    commands = [["-m", "arm=full,bogus"], ["-m", "arm=full,bogus", "hydra.sweep.dir=given_sweep"],
+                ["-m", "arm=full,bogus", "hydra.sweep.dir=fresh_sweep/x"]]
+    for args, (code, out, err) in zip(commands, run_commands([(tmp_path, args) for args in commands]), strict=True):
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and lines[0].startswith("error: unknown option arm=bogus"), (args, err)
+        assert out == "", args
+    assert job_like(tmp_path) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["given_sweep"]
+    assert not any((tmp_path / "given_sweep").iterdir())
+
+
 def test_a_job_with_no_question_exits_2_saying_why(tmp_path):
     log = plain_chat_log(tmp_path / "plain.jsonl")
     [(code, out, err)] = run_commands([(tmp_path, ["dataset=chat", f"dataset.path={log}"])])

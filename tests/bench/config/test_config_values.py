@@ -40,7 +40,8 @@ def test_a_job_with_a_nan_infinite_or_absurd_price_is_one_line(tmp_path, value):
 @pytest.mark.parametrize("value", ["nan", "1e308"])
 def test_estimate_refuses_a_nan_or_absurd_price(tmp_path, value):
     done = tool("bench.estimate", "model=openai", f"model.price={{input: {value}, output: 1.0}}", cwd=tmp_path)
-    assert done.returncode == 2 and done.stderr.strip().splitlines()[-1].startswith("error: model.price.input")
+    assert done.returncode == 2 and done.stderr.startswith("error: model.price.input"), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr  # refused before a row is read: no row's warning before it
     assert "$nan" not in done.stdout
 
 

@@ -262,3 +262,15 @@ def test_url_userinfo_and_query_values_are_registered_as_secrets():
     redact.register_urls(["x=https://alice:pw-0123456789@host/v1?token=abcdefgh12345678&v=2", {"u": "no url"}])
     text = redact.scrub("GET https://alice:pw-0123456789@host/v1?token=abcdefgh12345678&v=2 failed")
     assert "pw-0123456789" not in text and "abcdefgh12345678" not in text and "host/v1" in text
+
+
+@pytest.mark.parametrize("url, as_json", [("http://127.0.0.1:1/v1?key={}", False),
+                                          pytest.param("http://127.0.0.1:1/v1#{}", True, marks=pytest.mark.slow)])
+def test_estimate_prints_no_key_of_a_base_url_in_its_job_lines(capsys, url, as_json):
+    from bench import estimate
+
+    secret = "q7Z9xw2LmN4pR8tE"  # not sk-shaped: only its place in the URL says it is a key
+    args = ["model=openai", f"model.base_url='{url.format(secret)}'", "dataset.limit=1", *(["--json"] * as_json)]
+    assert estimate.main(args) == 0
+    out = capsys.readouterr()
+    assert secret not in out.out + out.err and "127.0.0.1:1/v1" in out.out, out.out

@@ -25,6 +25,9 @@ REMOVED = "(Tool result removed)"  # inspect's placeholder for a cleared tool re
 INSPECT_PROMPT = CompactionSummary.DEFAULT_SUMMARY_PROMPT.strip().splitlines()[0]
 
 
+PRICE = "{input: 2.0, cached_input: 0.5, output: 8.0}"  # USD per million tokens
+
+
 @pytest.fixture(scope="module")
 def cases():
     return load_job_cases(compose(["dataset.limit=6"]), COUNTER).cases
@@ -98,26 +101,36 @@ def test_only_the_summary_strategy_summarizes():
 
 
 def test_a_model_summarizer_gets_inspects_own_request_through_the_cache(tmp_path):
+    """End to end against the fake server: inspect's summary request makes the view, the model answers, the
+    LLM judge grades, every call is priced, and the rerun is served whole by the response cache."""
     def job(name: str, server: FakeOpenAI) -> dict:
         return run(compose([f"output_dir={tmp_path / name}", "arm=inspect", "arm.strategy=summary",
                             "arm.threshold=2000", "summarizer=openai", f"summarizer.base_url={server.base_url}",
-                            "summarizer.api_key_env=null", "judge=exact", "dataset.limit=2",
-                            f"cache.path={tmp_path / 'cache.sqlite'}"]))
+                            "summarizer.api_key_env=null", "model=openai", f"model.base_url={server.base_url}",
+                            "model.api_key_env=null", f"model.price={PRICE}", "judge=llm", f"judge.price={PRICE}",
+                            f"summarizer.price={PRICE}", "dataset.limit=2", f"cache.path={tmp_path / 'cache.sqlite'}"]))
 
     with FakeOpenAI(keep_raw=True) as server:
         first = job("first", server)
         made = server.stats()["requests"]
         again = job("again", server)
-        assert server.stats()["requests"] == made  # the rerun's summaries come from the cache
+        assert server.stats()["requests"] == made  # the rerun's views, answers and verdicts come from the cache
         import json
 
         bodies = [json.loads(body) for _, body in server.raw]
-    assert bodies and all(b["messages"][-1]["content"].strip().startswith(INSPECT_PROMPT) for b in bodies)
-    assert all(b["messages"][0]["role"] == "system" for b in bodies)  # inspect's request: system, input, conversation
-    assert first["model_calls"]["summarizer"]["calls"] == len(bodies) and again["model_calls"]["total"]["calls"] == 0
+    summaries = [b for b in bodies if str(b["messages"][-1]["content"]).strip().startswith(INSPECT_PROMPT)]
+    assert summaries and all(b["messages"][0]["role"] == "system" for b in summaries)  # inspect's own request
+    calls = first["model_calls"]
+    assert calls["summarizer"]["calls"] == len(summaries) and calls["answer"]["calls"] > 0 and calls["judge"]["calls"] > 0
+    assert again["model_calls"]["total"]["calls"] == 0
     views = list(read_jsonl(tmp_path / "first" / "views.jsonl"))
     assert all(v["arm"] == "inspect_summary" and v["summary"] for v in views)
-    assert first["accuracy"] is not None and again["accuracy"] == first["accuracy"]
+    scores = list(read_jsonl(tmp_path / "first" / "scores.jsonl"))
+    assert scores and all(s["verdict"] in ("correct", "wrong", "abstained") for s in scores)  # the LLM judge graded
+    priced = sum(((c["input_tokens"] - c["cached_tokens"]) * 2.0 + c["cached_tokens"] * 0.5 + c["output_tokens"] * 8.0)
+                 / 1e6 for c in read_jsonl(tmp_path / "first" / "calls.jsonl"))
+    assert first["cost_usd"] == pytest.approx(priced, rel=1e-4) and first["cost_usd"] > 0
+    assert again["cost_usd"] == pytest.approx(first["cost_usd"]) and again["accuracy"] == first["accuracy"]
 
 
 def test_an_offline_job_runs_each_strategy_end_to_end(tmp_path):

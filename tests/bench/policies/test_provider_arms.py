@@ -211,6 +211,8 @@ def test_anthropic_clear_records_what_the_server_cleared_and_answers_with_the_hi
     # the answering calls send the whole recorded history (the server clears it), then the question
     assert all(CLEARED not in json.dumps(r["body"]["messages"]) for r in answering)
     assert any(r.get("cleared") for r in answering)
+    assert first["model_calls"]["judge"]["calls"] > 0 and all(  # the Anthropic judge graded
+        s["verdict"] in ("correct", "wrong", "abstained") for s in read_jsonl(tmp_path / "first" / "scores.jsonl"))
     assert again["model_calls"]["total"]["calls"] == 0 and again["cost_usd"] == pytest.approx(first["cost_usd"])
     assert first["cost_usd"] == pytest.approx(_priced(_calls(tmp_path / "first")), rel=1e-4)
 
@@ -276,6 +278,8 @@ def test_openai_compact_end_to_end_through_the_responses_api(tmp_path):
             assert items[at] == {"type": "compaction", "id": block["id"], "encrypted_content": block["encrypted_content"]}
             assert items[at + 1].get("role") == "user"  # the question follows
     assert first["model_calls"]["summarizer"]["calls"] == len(compacts)
+    assert first["model_calls"]["judge"]["calls"] > 0 and all(  # the LLM judge graded
+        s["verdict"] in ("correct", "wrong", "abstained") for s in read_jsonl(tmp_path / "first" / "scores.jsonl"))
     calls = _calls(tmp_path / "first")
     assert first["cost_usd"] == pytest.approx(sum(
         ((c["input_tokens"] - c["cached_tokens"]) * 2.0 + c["cached_tokens"] * (0.5 if c["kind"] != "judge" else 2.0)
