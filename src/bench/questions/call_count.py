@@ -34,7 +34,7 @@ _CONCLUSION = re.compile(r"\b(?:so|thus|therefore|hence|making(?: it)?|(?:that|w
 # An answer that opens with its number ("4 - I also checked once after ...", "24: mostly edits"): that number
 _LEADING = re.compile(r"^\W*" + _NUMBER + r"(?:\s+(?:times?|calls?))?\s*(?:[-\u2013\u2014:;,(]|\.?\s*$)", re.I)
 # A tool named as what the count is compared with ("the same number as my edit calls") is not counted
-_COMPARED = re.compile(r"\b(?:(?:the )?same (?:number|count|amount)(?: of \w+)? as|as (?:many|often) as|equal to|"
+_COMPARED = re.compile(r"\b(?:(?:the )?same(?: (?:number|count|amount)(?: of \w+)?)? as|as (?:many|often) as|equal to|"
                        r"(?:more|fewer|less) than|compared (?:to|with)|just like|like)\b[^.;\n]*", re.I)
 # "four times before it succeeded on the fifth": the last call's ordinal is the count
 _BEFORE_NTH = re.compile(r"\b(?:times?|calls?|attempts?|tries)\s+before\b[^.;\n]*?\b(?:on|at|with) the (" + ORDINAL +
@@ -84,7 +84,7 @@ def _other_counts(text: str) -> list[tuple[float, str]]:
 # A count told vaguely ("many times", "I kept retrying"): it says something of the count, so it is a claim (wrong: it
 # states no number), not an abstention
 _VAGUE_COUNT = re.compile(r"\b(?:(?:many|several|multiple|numerous|countless|a (?:few|lot of|bunch of|number of|handful of)|"
-                          r"lots of|dozens of)\s+(?:times|calls|attempts|tries)|repeatedly|over and over|again and again|"
+                          r"lots of|dozens of)\s+(?:times|calls|attempts|tries)|(?:about|around|roughly|nearly|almost|over|under|some|maybe|approximately) (?:a|half a) dozen|a dozen or so|repeatedly|over and over|again and again|"
                           r"kept (?:calling|retrying|trying|running|re-?running))\b", re.I)
 
 

@@ -130,7 +130,14 @@ _ALTERNATIVES = re.compile(rf"\beither\b{_SENTENCE}\bor\b|\bor\b{_SENTENCE}\b(?:
                            r"|one of (?:those|these|them|the two|both)\b)"
                            rf"|(?<![\w.-]){_COUNT} or {_COUNT}(?![\w.-])"
                            rf"|(?<![\w.@:/-]){_ID_TOKEN},? or (?:(?:maybe|perhaps|possibly) )?{_ID_TOKEN}(?![\w@:/-])"
-                           r"|,? or (?:maybe|perhaps|possibly)\b", re.I)
+                           r"|,? or (?:maybe|perhaps|possibly)\b"
+                           # "Error 2 or Error 1": one label with two numbers
+                           r"|\b([A-Za-z]+) \d+ or \1 \d+\b"
+                           # "X, though it might have been Y": a second candidate beside the first
+                           r"|,? (?:though|but|although) (?:it )?(?:might|may|could) (?:also )?have been\b"
+                           # a range of counts ("6-8 times", "between 4 and 5 calls"): two candidates, neither chosen
+                           rf"|(?<![\w.-]){_COUNT}\s*(?:-|\u2013|to)\s*{_COUNT}\s+(?:times|calls|tests|attempts|runs)\b"
+                           rf"|\bbetween {_COUNT} and {_COUNT}\b", re.I)
 
 # "C1001 - no wait, it was C1002", "9 times? No wait - 8", "X - sorry, no: Y", "12 times... actually, it was 14":
 # the claim is what follows the last correction ("actually" corrects only after a break: "it was actually X" does not)
@@ -191,8 +198,13 @@ def offers_alternatives(text: str) -> bool:
     return bool(_ALTERNATIVES.search(text or ""))
 
 
+# a comment after a JSON text (`{"count": 3} // once per round`, `{...} # why`): it does not change the JSON's claim
+_JSON_COMMENT = re.compile(r"\s*(?://|#)[^\n]*\s*\Z")
+
+
 def parse_json(text: str) -> Any:
-    """The answer as JSON (a whole JSON text, or the first fenced ```json block), else None."""
+    """The answer as JSON (a whole JSON text, or the first fenced ```json block, or a JSON object or list followed by a
+    `//` or `#` comment: the comment is not the answer), else None."""
     text = (text or "").strip()
     fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
     for candidate in ([fenced.group(1).strip()] if fenced else []) + [text]:
@@ -200,6 +212,13 @@ def parse_json(text: str) -> Any:
             return json.loads(candidate)
         except (json.JSONDecodeError, ValueError):
             continue
+    if text.startswith(("{", "[")):
+        try:
+            value, end = json.JSONDecoder().raw_decode(text)
+        except (json.JSONDecodeError, ValueError):
+            return None
+        if _JSON_COMMENT.match(text, end):
+            return value
     return None
 
 

@@ -1183,3 +1183,40 @@ def test_two_candidates_said_to_be_one_of_those(text, verdict):
 ])
 def test_a_claim_beside_a_decline_and_a_decline_restated(qtype, question, reference, text, verdict):
     assert grade_asked(qtype, question, reference, text) == verdict
+
+
+# --- issue 31 item 4, sixth round: the classes of fresh11's unseen disagreements, values of their own ---------------
+
+ASK_LATEST = "What was `Build` the last time you called `run_make` with `{}`?"
+
+
+@pytest.mark.parametrize("qtype,question,reference,text,verdict", [
+    ("call_count", ASK_COUNT, 11, "Somewhere around 9-11 calls, I'd say.", "wrong"),   # a range: two candidates
+    ("call_count", ASK_COUNT, 11, "Between 10 and 11 times.", "wrong"),
+    ("call_count", ASK_COUNT, 11, "11 times.", "correct"),
+    ("call_count", ASK_COUNT, 12, "Roughly a dozen.", "wrong"),           # an approximation is a vague claim
+    ("test_counts", "?", {"passed": 12, "failed": 2}, "12 passed, 2 failed - though it may have been 11 and 3.",
+     "wrong"),                                                            # a second candidate beside the first
+    ("latest_value", ASK_LATEST, "make: *** [all] Error 3", "It failed with Error 4 or Error 3, I believe.", "wrong"),
+])
+def test_a_range_or_alternatives_for_one_value_and_an_approximation(qtype, question, reference, text, verdict):
+    assert grade_asked(qtype, question, reference, text) == verdict
+
+
+@pytest.mark.parametrize("qtype,question,reference,text,verdict", [
+    ("call_count", ASK_COUNT, 6, '{"count": 6}  // once per fix, then twice at the end', "correct"),  # the comment's
+    ("call_count", ASK_COUNT, 1, '{"count": 6}  // once per fix, then twice at the end', "wrong"),    # counts are no answer
+    ("test_counts", "?", {"passed": 12, "failed": 3}, '{"passed": 12, "failed": 3}  # after installing deps, 2nd run',
+     "correct"),
+])
+def test_a_comment_after_a_json_answer_is_not_the_answer(qtype, question, reference, text, verdict):
+    assert grade_asked(qtype, question, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("31 times, the same as my apply_patch calls.", "correct"),   # the other tool is only compared with
+    ("31 times, same as apply_patch.", "correct"),
+    ("31 apply_patch calls.", "wrong"),                             # a count of another tool
+])
+def test_a_tool_named_as_a_comparison_is_not_counted(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 31, text) == verdict
