@@ -17,7 +17,7 @@ from bench.profiles import Profile
 from bench.questions.matching import ABSTAIN_PATTERNS
 from bench.questions.outputs import outcome_claim
 from bench.questions.question_type import CaseFacts, QuestionType, make_question, ordinal
-from bench.questions.values import numbers, same_number
+from bench.questions.values import ORDINAL, numbers, ordinal_number, same_number
 from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["TEST_COUNTS", "run_question_text"]
@@ -39,7 +39,7 @@ _NONE_FAILED = re.compile(r"\b(?:none|nothing|no (?:tests? )?(?:failures?|failed
                           r"|\bno failures\b|\bnone (?:of them )?failed\b|\b(?:0|zero) fail", re.I)
 # a run's total with all of it passing: "it ran 1 test and it passed", "ran three tests; they all passed"
 _RAN_ALL = re.compile(rf"\b(?:ran|run|executed|collected)\s+{_WORD}\s+(?:\w+\s+)?tests?\b[^.;\n]{{0,30}}?(?:\band\b|[,;:])\s*"
-                      r"(?:it|they|all(?: of them)?|both|each|every one)\s+(?:all\s+)?(?:passed|succeeded)\b", re.I)
+                      r"(?:it|they|all(?: of them)?|both|each|every one)\s+(?:all\s+)?(?:passed|succeeded|ok)\b", re.I)
 _ALL_PASSED = re.compile(r"\ball\s+(?:of\s+the\s+)?(\d+|[a-z]+)?\s*(?:tests?\s+)?(?:passed|pass(?:es|ing)?|succeeded)\b"
                          r"|\b(?:everything|every test|all of them|all tests)\s+(?:\w+\s+)?(?:passed|succeeded)\b", re.I)
 # the run's total told beside "everything passed" ("Everything passed - 13 tests", "all green: 13 tests"): that many
@@ -89,6 +89,40 @@ def table_counts(text: str) -> dict[str, int]:
             return {name: int(value) for name, value in zip(header[start: start + width], values, strict=True)
                     if name is not None}  # every one named (the width counts named cells)
     return {}
+
+
+def table_rows(text: str) -> list[tuple[str, dict[str, int]]]:
+    """The rows of a markdown table of several runs (``| run | passed | failed |`` over ``| 2nd | 7 | 0 |``): each row's
+    label (its cells that are not counts, lower case) and its counts; [] for a table without a label column."""
+    lines = [[c.strip().strip("*_` ").lower() for c in line.strip().strip("|").split("|")]
+             for line in text.replace("||", "|\n|").splitlines() if _TABLE_ROW.match(line)]
+    lines = [cells for cells in lines if not all(set(c) <= set("-: ") for c in cells)]
+    keys = {"passed": ("passed", "pass", "passing"), "failed": ("failed", "fail", "failures", "failing"),
+            "errors": ("errors", "error", "errored")}
+    for at, cells in enumerate(lines):
+        header = [next((k for k, names in keys.items() if c in names), None) for c in cells]
+        if sum(h is not None for h in header) < 2 or all(h is not None for h in header):
+            continue
+        rows = []
+        for row in lines[at + 1:]:
+            if len(row) != len(header) or not all(row[i].isdigit() for i, h in enumerate(header) if h is not None):
+                break
+            label = " ".join(c for c, h in zip(row, header, strict=True) if h is None)
+            rows.append((label, {h: int(c) for c, h in zip(row, header, strict=True) if h is not None}))
+        return rows
+    return []
+
+
+def asked_row(text: str, nth: int) -> dict[str, int] | None:
+    """The counts of the table row labelled with the asked run (the 2nd: "2nd", "second", "run 2", "#2"), when a table
+    of several runs has exactly one such row."""
+    rows = table_rows(text)
+    if len(rows) < 2:
+        return None
+    named = [counts for label, counts in rows
+             if any(ordinal_number(w) == nth for w in re.findall(r"\w+", label))
+             or re.search(rf"(?:\b(?:run|attempt|try)\s*|#){nth}\b", label)]
+    return named[0] if len(named) == 1 else None
 
 
 def text_counts(text: str) -> dict[str, int]:
@@ -179,6 +213,15 @@ class TestCounts:
         if "passed" not in counts and (quoted := stated_test_counts(text)) is not None:
             counts = quoted  # a runner's own summary quoted ("Tests run: 12, Failures: 0, ..."), read as the runner's
         return counts if ("passed" in counts or "failed" in counts) else None
+
+    def claim_question(self, question: Question, parsed: Any, text: str, repo_root: str | None) -> dict[str, int] | None:
+        """The claim, where the answer is a table of several runs: the row of the run the question asks for (its
+        ordinal, "The 2nd time you ran ..."), read from the row's label."""
+        asked = re.match(rf"the ({ORDINAL}) time\b", question.question, re.I)
+        nth = (question.params or {}).get("ordinal") or (ordinal_number(asked.group(1)) if asked else None)
+        if parsed is None and nth and "|" in text and (row := asked_row(text, int(nth))) is not None:
+            return row
+        return self.claim(parsed, text, repo_root)
 
     def vague(self, text: str) -> str | None:
         """An answer that states no count but says how the run went ("I can't see it; I only remember the test

@@ -1220,3 +1220,18 @@ def test_a_comment_after_a_json_answer_is_not_the_answer(qtype, question, refere
 ])
 def test_a_tool_named_as_a_comparison_is_not_counted(text, verdict):
     assert grade_asked("call_count", ASK_COUNT, 31, text) == verdict
+
+
+ASK_RUN = "The {nth} time you ran `make check`, how many tests passed and how many failed?"
+RUNS_TABLE = "| attempt | passed | failed |\n|---|---|---|\n| first | 10 | 3 |\n| second | 13 | 0 |\n| third | 12 | 1 |"
+
+
+@pytest.mark.parametrize("nth,reference,text,verdict", [
+    ("2nd", {"passed": 13, "failed": 0}, RUNS_TABLE, "correct"),      # the row the question asks for, by its label
+    ("3rd", {"passed": 12, "failed": 1}, RUNS_TABLE, "correct"),
+    ("3rd", {"passed": 13, "failed": 0}, RUNS_TABLE, "wrong"),
+    ("1st", {"passed": 6, "failed": 0}, "Ran 6 tests, all OK.", "correct"),   # a total, all passing: 6 passed
+    ("1st", {"passed": 5, "failed": 0}, "Ran 6 tests, all OK.", "wrong"),
+])
+def test_a_table_of_several_runs_gives_the_asked_row_and_all_ok_passes(nth, reference, text, verdict):
+    assert grade_asked("test_counts", ASK_RUN.format(nth=nth), reference, text) == verdict
