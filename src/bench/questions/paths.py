@@ -36,7 +36,8 @@ _NEGATION = re.compile(
 # (``n't`` has no word boundary before it: "didn't change them" is a denial)
 _DENIES_CHANGE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bwithout)\s+(?:\w+\s+){0,2}?(?:chang|modif|edit|touch|alter|"
                             r"updat|writ|patch)\w*|\b(?:unchanged|untouched|unmodified)\b|\bleft (?:it|them|that|those) (?:as is|alone)\b"
-                            r"|\b(?:only|just) (?:read|viewed|looked|opened|inspected|ran|run|executed)\b"
+                            r"|\b(?:only|just) (?:tried to |meant to |wanted to )?(?:read|view(?:ed)?|look(?:ed)?|open(?:ed)?|"
+                            r"inspect(?:ed)?|ran|run|executed)\b"
                             # set apart as a script it only ran ("x.py was just a scratch script I ran")
                             r"|\b(?:only|just) an? (?:\w+ ){0,2}?(?:script|file|helper|test|program|check|repro\w*) (?:i|we) "
                             r"(?:ran|run|executed|used)\b"
@@ -66,6 +67,19 @@ def _is_file_token(token: str) -> bool:
     return _is_file(token.rstrip(".,:;"))
 
 
+_DASH = re.compile(r"\s[-\u2013\u2014]+\s")
+
+
+def _set_apart(sentence: str, end: int) -> int | None:
+    """Where a dash sets apart the files a denial that refers back covers ("a.py, b.py - also c.py, though I only
+    viewed that one": c.py), when the part after the last dash before ``end`` names a file; else None."""
+    dashes = list(_DASH.finditer(sentence, 0, end))
+    if not dashes:
+        return None
+    part = sentence[dashes[-1].end(): end]
+    return dashes[-1].start() if any(_is_file_token(t.group(0)) for t in _PATH.finditer(part)) else None
+
+
 def _denied_clauses(sentence: str) -> list[tuple[int, int]] | None:
     """The clauses of a denying sentence that deny, when each names what it denies ("I edited a.py, b.py was
     unchanged"; "X.java is what I edited, FindNull I only read") or is a parenthesis: one that names what it denies
@@ -92,6 +106,8 @@ def _denied_clauses(sentence: str) -> list[tuple[int, int]] | None:
                 spans.append(clause.span())
             elif sentence[: clause.start()].rstrip().endswith("(") and files:
                 spans.append((files[-1].start(), clause.end()))
+            elif (dash := _set_apart(sentence, clause.start())) is not None:
+                spans.append((dash, clause.end()))  # "a.py, b.py - also c.py, though I only viewed that one"
             else:
                 return None
     return spans or None

@@ -1235,3 +1235,16 @@ RUNS_TABLE = "| attempt | passed | failed |\n|---|---|---|\n| first | 10 | 3 |\n
 ])
 def test_a_table_of_several_runs_gives_the_asked_row_and_all_ok_passes(nth, reference, text, verdict):
     assert grade_asked("test_counts", ASK_RUN.format(nth=nth), reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a dash sets the file apart; the denial after it refers back to it ("that one"): denied, the rest claimed
+    ("src/cache.py, tests/test_cache.py \u2014 also src/store.py, though I only viewed that one.", "correct"),
+    ("src/cache.py \u2014 also src/store.py, though I only viewed that one.", "wrong"),  # a claim: one file missing
+    # a parenthesis after an item: "only tried to open" sets it apart like "only opened"
+    ("src/cache.py, tests/test_cache.py, src/store.py (that one I only tried to open, it is missing).", "correct"),
+    ("src/cache.py, tests/test_cache.py, src/store.py (that one I rewrote).", "wrong"),
+])
+def test_a_file_set_apart_by_a_dash_or_parenthesis_clause_is_denied(text, verdict):
+    assert grade_asked("files_changed", "Which files did you change?", ["src/cache.py", "tests/test_cache.py"],
+                       text) == verdict
