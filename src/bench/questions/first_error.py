@@ -31,7 +31,11 @@ _NONE = re.compile(
     r"(?:errors?|exceptions?|problems?|issues?))"
     r"|\bthere (?:was|were) no (?:exception|error|traceback)s?\b"
     r"|\b(?:didn't|did not) see an?y? (?:exception|error|traceback)s?\b[^.\n]*?[;,.:]\s*it (?:just|only|simply) "
-    r"(?:printed|ran|showed|output)", re.I)
+    r"(?:printed|ran|showed|output)"
+    # "None - it just printed `Result: null`": the answer opens by saying there was none
+    r"|^\W*(?:none|nothing|no exception|no error)\W*(?:$|[.;:,!\u2013\u2014-])", re.I)
+# what a correction of the message opens with ("... no wait - it was X"): not the message
+_CORRECTED_OPENING = re.compile(r"^\W*(?:it was|it's|it said|the message was|that was)\s+", re.I)
 _EITHER = re.compile(r"\beither\b|\bor\b", re.I)
 # An error described without its type ("some botocore error about missing credentials", "mypy crashed with an
 # INTERNAL ERROR at x.py:19"): a claim about the exception (wrong: it names no type), not an abstention. It
@@ -95,6 +99,14 @@ class FirstError:
                 return {"types": [], "message": None, "text": text}  # a vague claim
             return None
         return {"types": types, "message": None, "text": text}
+
+    def corrects(self, head: str, tail: str) -> str:
+        """The claim after a self-correction: the corrected text, or, when the correction names no exception type
+        ("AssertionError: a failed... no wait - it was b failed"), the type the answer gave with the corrected
+        message (the correction replaces the message only)."""
+        if exception_types(tail, printed=True) or not (types := exception_types(head, printed=True)):
+            return tail
+        return f"{types[0]}: {_CORRECTED_OPENING.sub('', tail)}"
 
     def grade(self, reference: dict[str, str], claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
         types = claim["types"]

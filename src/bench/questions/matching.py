@@ -156,17 +156,22 @@ _DECLINED_OBJECT = re.compile(r"\b(?:what|which|how|whether|if|where|when)\b[^.;
                               r" (?:of|from|for)\b[^.;\n]*", re.I)
 
 
-def final_claim(text: str, reference: str = "", retracts: Callable[[str, str], bool] | None = None) -> str:
+def final_claim(text: str, reference: str = "", retracts: Callable[[str, str], bool] | None = None,
+                corrects: Callable[[str, str], str] | None = None) -> str:
     """The text after its last self-correction ("X - no wait, Y" claims Y), else the text. Words of the
     reference (a tool's output that says "..., actually ...") are not a correction. A type's ``retracts(head,
-    tail)`` says when a correction takes back one item of a list by name: then the claim is the whole text."""
+    tail)`` says when a correction takes back one item of a list by name: then the claim is the whole text; its
+    ``corrects(head, tail)`` gives the claim a correction of one part leaves (an exception's message corrected, its
+    type kept)."""
     if reference and _CORRECTION.search(reference):
         return text
     corrections = list(_CORRECTION.finditer(text or ""))
     if not corrections or not text[corrections[-1].end():].strip():
         return text
     head, tail = text[: corrections[-1].start()], text[corrections[-1].end():]
-    return text if retracts is not None and retracts(head, tail) else tail
+    if retracts is not None and retracts(head, tail):
+        return text
+    return corrects(head, tail) if corrects is not None else tail
 
 
 def declined_values(text: str, besides: str = "") -> bool:

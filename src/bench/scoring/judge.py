@@ -87,7 +87,8 @@ class ExactJudge:
             return Score(**base, verdict="abstained", reason='no specific claim: the answer is {"unknown": true}')
         reference_text = json.dumps(question.reference, ensure_ascii=False)
         # "C1001 - no wait, C1002" claims C1002; "a.py, b.py - wait, no: c.py, b I only read" corrects one item
-        text = final_claim(reading.text, reference_text, getattr(qtype, "retracts", None))
+        text = final_claim(reading.text, reference_text, getattr(qtype, "retracts", None),
+                           getattr(qtype, "corrects", None))
         # "either SFO or JFK, I can't tell which": candidates (unless the reference itself says "3.8 or 3.9")
         if offers_alternatives(text) and not offers_alternatives(reference_text):
             return Score(**base, verdict="wrong", reason="conflicting candidates: the answer does not choose one")

@@ -1248,3 +1248,17 @@ def test_a_table_of_several_runs_gives_the_asked_row_and_all_ok_passes(nth, refe
 def test_a_file_set_apart_by_a_dash_or_parenthesis_clause_is_denied(text, verdict):
     assert grade_asked("files_changed", "Which files did you change?", ["src/cache.py", "tests/test_cache.py"],
                        text) == verdict
+
+
+KEY_ERROR = {"type": "KeyError", "message": "'region'"}
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    (KEY_ERROR, "Nothing - it only printed `done: 0 rows`.", "wrong"),   # a claim that there was none, not a decline
+    (KEY_ERROR, "None: the script just printed `[]`.", "wrong"),
+    # a correction of the message only: graded on the corrected message, the type kept
+    (KEY_ERROR, "KeyError: 'zone'... no wait - it was 'region'.", "correct"),
+    (KEY_ERROR, "KeyError: 'region'... no wait - it was 'zone'.", "wrong"),
+])
+def test_none_opening_is_a_claim_and_a_corrected_message_keeps_its_type(reference, text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
