@@ -99,8 +99,12 @@ def same_date(want: str, text: str) -> bool | None:
     return wanted[0] in dates(text)
 
 
+# a percentage in words or spaced ("80 percent", "80 per cent", "80 %") is the number with its sign ("80%")
+_PERCENT = re.compile(r"(\d)\s*(?:%|\bper ?cent\b)", re.I)
+
+
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9%]+(?:\.[0-9]+)?", (text or "").lower())
+    return re.findall(r"[a-z0-9%]+(?:\.[0-9]+)?", _PERCENT.sub(r"\1%", (text or "").lower()))
 
 
 def all_parts(reference: str, text: str) -> bool:

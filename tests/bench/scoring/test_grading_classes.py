@@ -1262,3 +1262,13 @@ KEY_ERROR = {"type": "KeyError", "message": "'region'"}
 ])
 def test_none_opening_is_a_claim_and_a_corrected_message_keeps_its_type(reference, text, verdict):
     assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("It showed: Excellent | 4G | battery at 35 percent.", "correct"),   # icons left out, a part in words
+    ("Excellent, 4G, and the battery was at 35 per cent.", "correct"),
+    ("Excellent | 4G | battery at 53 percent.", "wrong"),
+])
+def test_a_status_bar_restated_without_icons_with_a_part_in_words(text, verdict):
+    question = "What was `Status Bar` the last time you called `check_network` with `{}`?"
+    assert grade_asked("latest_value", question, "\U0001F4F6 Excellent | \U0001F4F6 4G | \U0001F50B 35%", text) == verdict
