@@ -83,8 +83,8 @@ _SUFFIX = re.compile(r"((?::\d+)+:?)$")
 
 
 def path_said(token: str, claim: str, repo_root: str | None, paths: list[str]) -> bool:
-    """A path of the output stated relative to the repository root, or by its file name when no other path
-    of the output has that name (a ``:189:`` suffix kept with it)."""
+    """A path of the output stated relative to the repository root, without its leading ``./``, or by its file name
+    when no other path of the output has that name (a ``:189:`` suffix kept with it)."""
     suffix = _SUFFIX.search(token)
     path = token[: suffix.start()] if suffix else token
     tail = suffix.group(1).rstrip(":") if suffix else ""
@@ -92,6 +92,8 @@ def path_said(token: str, claim: str, repo_root: str | None, paths: list[str]) -
     root = (repo_root or "").rstrip("/")
     if root and path.startswith(root + "/"):
         forms.append(path[len(root) + 1:])
+    if path.startswith("./"):  # find's "./pkg/a.py" is the entry "pkg/a.py" of the directory it searched
+        forms.append(path[2:])
     name = posixpath.basename(path.rstrip("/"))
     names = [posixpath.basename(_SUFFIX.sub("", p).rstrip("/")) for p in paths]
     if "." in name and names.count(name) <= 1:

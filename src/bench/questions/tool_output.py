@@ -90,6 +90,8 @@ _ELSEWHERE = re.compile(r"\b(?:earlier|before|previous(?:ly)?|prior|fixed|no lon
 _LINE_NUMBER = re.compile(r"\bline (\d+)\b", re.I)  # "raised at core.py line 11": a traceback's frame
 _TABLE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|$")
 _FILE_NAME = re.compile(r"(?<![\w./-])[\w.+-]*\w\.[A-Za-z0-9]+(?![\w/-])")
+# a relative path (an entry of `find .`, its ./ left out or not)
+_REL_PATH = re.compile(r"(?<![\w./-])(?:\./)?[\w+-][\w.+-]*(?:/[\w.+-]+)+(?![\w/-])")
 # (⏳ and ⌛ are in the Miscellaneous Technical block, U+2300-23FF)
 _MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
 
@@ -224,12 +226,14 @@ def _invented_path(reference: str, claim: str, paths: list[str]) -> str | None:
 
 def _invented_name(reference: str, claim: str, asked: str) -> str | None:
     """A file name the answer gives that a listing (an output of one entry a line: `ls`, `ls -R`, `find`) does not
-    show: an entry added to it, though without a directory ("geo: a.py, b.py, extra.py")."""
+    show: an entry added to it, though without a directory ("geo: a.py, b.py, extra.py"); a listing of one entry is
+    one path (`find`'s "./pkg/a.py")."""
     lines = [line.strip() for line in without_caption(untagged(reference)).split("\n") if line.strip()]
-    if len(lines) < 2 or any(len(line.split()) != 1 for line in lines):
+    if any(len(line.split()) != 1 for line in lines) or not lines \
+            or (len(lines) == 1 and not ("/" in lines[0] and is_file(lines[0]))):
         return None
     entries = {posixpath.basename(line.rstrip("/:")) for line in lines}
-    for token in _FILE_NAME.findall(claim):
+    for token in _FILE_NAME.findall(claim) + _REL_PATH.findall(claim):  # bare, or with its directories
         if is_file(token) and posixpath.basename(token) not in entries and token not in asked:
             return token
     return None

@@ -1272,3 +1272,22 @@ def test_none_opening_is_a_claim_and_a_corrected_message_keeps_its_type(referenc
 def test_a_status_bar_restated_without_icons_with_a_part_in_words(text, verdict):
     question = "What was `Status Bar` the last time you called `check_network` with `{}`?"
     assert grade_asked("latest_value", question, "\U0001F4F6 Excellent | \U0001F4F6 4G | \U0001F50B 35%", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("lib/util/strings.py and tests/test_strings.py", "correct"),     # find's ./ left out: the same entries
+    ("./lib/util/strings.py\n./tests/test_strings.py", "correct"),
+    ("lib/util/strings.py and tests/test_bytes.py", "wrong"),
+])
+def test_a_path_without_the_dot_slash_the_output_gives_it(text, verdict):
+    question = 'The 1st time you called `bash` with `{"command": "find . -name \'*strings*\'"}`, what did it return?'
+    assert grade_asked("tool_output", question, "./lib/util/strings.py\n./tests/test_strings.py", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("lib/util/strings.py", "correct"),
+    ("lib/util/strings.py and lib/util/tests/test_strings.py", "wrong"),   # an entry added to a one-entry listing
+])
+def test_a_one_entry_find_listing_without_its_dot_slash(text, verdict):
+    question = 'The 1st time you called `bash` with `{"command": "find . -name \'strings*\'"}`, what did it return?'
+    assert grade_asked("tool_output", question, "./lib/util/strings.py", text) == verdict
