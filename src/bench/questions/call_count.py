@@ -106,8 +106,8 @@ class CallCount:
               "is compared with (\"24, the same number as my edit calls\"). The number the answer opens with is its "
               "count (\"4 - I also checked once more\" is 4); another tool's count told beside it (\"10 - plus 7 "
               "run_shell calls\", \"then I ran run_shell 7 times\") is that tool's, not the answer's; in a list of counts per "
-              "tool (\"- `edit`: **13** calls - `run`: 5 calls\") the count beside the asked tool's name is the answer's. A vague count (\"many "
-              "times\") is a claim: wrong; beside a decline of the count (\"several times, but I can't say how many\") "
+              "tool (\"- `edit`: **13** calls - `run`: 5 calls\") the count beside the asked tool's name is the answer's. A range "
+              "(\"6-8 times\") offers candidates: wrong. A vague count (\"many times\", \"about a dozen\") is a claim: wrong; beside a decline of the count (\"several times, but I can't say how many\") "
               "it abstains.")
 
     def text(self, target: dict[str, Any]) -> str:

@@ -65,7 +65,8 @@ class FirstError:
               "not stated. A quoted value is stated whole (\"12.5 kg\" is not \"12.5\"); a path under the "
               "repository root may be given relative to it; a location in the message (a trailing `(x.py, line 3)`, "
               "make's `[Makefile:9: all]`) may be left out, but one given must be the reference's (the same path "
-              "under another root, `/workspace/x/pkg/a.py` for `/testbed/pkg/a.py`, is another location).")
+              "under another root, `/workspace/x/pkg/a.py` for `/testbed/pkg/a.py`, is another location). \"None - it just "
+              "printed `Result: null`\" claims no exception (wrong when there was one).")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)

@@ -169,8 +169,9 @@ class TestCounts:
               "Failures: 0, Errors: 0, Skipped: 0` = 12 passed). An answer with no count that says how the run went "
               "(\"I only remember the test didn't pass\") is a vague claim: wrong. Failing tests named instead of "
               "counted (\"4 passed; test_load failed\") are one failure each. \"Everything passed - 13 tests\" is 13 passed, "
-              "0 failed; \"the single test failed\" is 0 passed, 1 failed; \"the run went fine\" (no count) is a vague "
-              "claim: wrong.")
+              "0 failed; \"the single test failed\" is 0 passed, 1 failed; \"Ran 10 tests, all OK\" is 10 passed, 0 failed; "
+              "\"the run went fine\" (no count) is a vague claim: wrong. In a table of several runs the row of the run "
+              "the question asks for (\"2nd\" for the 2nd time) is the answer's.")
 
     def text(self, target: dict[str, Any]) -> str:
         return run_question_text(self.template, target)

@@ -53,7 +53,7 @@ class ToolValue:
               "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no. A value "
               "that is a message (several words with an identifier or a number) is stated in substance: its "
               "identifiers and numbers kept, a location (make's `[Makefile:9: all]`) optional. A `|`-separated value "
-              "needs every part, in words or symbols.")
+              "needs every part, in words or symbols (icons left out; \"battery at 80 percent\" for \"🔋 80%\").")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"], arguments=args_text(target["arguments"]),
