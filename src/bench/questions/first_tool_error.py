@@ -14,7 +14,7 @@ from typing import Any
 
 from bench.extract import parse_first_exception
 from bench.profiles import Profile
-from bench.questions.matching import has_identifier, has_values, is_abstention
+from bench.questions.matching import has_identifier, has_values, is_abstention, squash
 from bench.questions.messages import in_substance, key_tokens
 from bench.questions.question_type import CaseFacts, QuestionType, make_question, value_spans
 from bench.store.schema import DroppedQuestion, Question
@@ -66,7 +66,8 @@ class FirstToolError:
               "changed (\"must be active\" for \"must be suspended\") or the opposite cause (not found for "
               "multiple occurrences, or the reverse; the state a requirement asks for, \"already suspended\" for "
               "\"must be suspended\") is another message. The value a message echoes (the old_str, new_str or path of the "
-              "failed call) is part of it; a path under the repository root may be given relative to it. A message "
+              "failed call) is part of it (a reference cut inside that value, \"old_str `import re\", needs an answer whose "
+              "value opens with it); a path under the repository root may be given relative to it. A message "
               "of several sentences may be stated by its key values and the sentence that says what went wrong "
               "(\"... failed because that path does not exist\"). Words inside the code a message quotes name no "
               "tool, nor do names in backticks the message uses as its parameters (\"`new_str` and `old_str` must be "
@@ -118,6 +119,10 @@ class FirstToolError:
             said = re.sub(rf"(?<![\w]){re.escape(reference['tool'])}(?![\w])", " ", said)
         if repo_root and repo_root.rstrip("/") + "/" in message:  # its path may be stated relative to the root
             message, said = (t.replace(repo_root.rstrip("/") + "/", "") for t in (message, said))
+        if message.count("`") % 2 == 1 and (cut := message.rsplit("`", 1)[1].strip()) \
+                and ("`" + squash(cut)) not in squash(said):
+            # a reference cut inside the value it echoes ("old_str `import re"): the answer's value must open with it
+            return False, f"the echoed value does not open with {cut!r}"
         if in_substance(message, said):
             return True, "same error message"
         return False, "error message differs"

@@ -1291,3 +1291,14 @@ def test_a_path_without_the_dot_slash_the_output_gives_it(text, verdict):
 def test_a_one_entry_find_listing_without_its_dot_slash(text, verdict):
     question = 'The 1st time you called `bash` with `{"command": "find . -name \'strings*\'"}`, what did it return?'
     assert grade_asked("tool_output", question, "./lib/util/strings.py", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a reference cut inside the old_str it echoes: the answer's old_str must open with the part the reference has
+    ("No replacement was performed, old_str `def area(self):\n    return 0` did not appear verbatim in geo/shape.py.",
+     "correct"),
+    ("No replacement was performed, old_str `class Shape:` did not appear verbatim in geo/shape.py.", "wrong"),
+])
+def test_a_reference_cut_inside_its_echoed_value_needs_that_opening(text, verdict):
+    reference = {"tool": "str_replace_editor", "message": "No replacement was performed, old_str `def area(self):"}
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
