@@ -229,12 +229,10 @@ def main(argv: list[str] | None = None) -> int:
     except CalibrationError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    redact.install_logging()
-    refusal = redact.literal_secret(args.overrides)  # a key or password on the command line, as bench.main refuses it
+    refusal = redact.guard_command_line(args.overrides)  # a key on the command line refused; URLs' secrets never printed
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
-    redact.register_urls(args.overrides)  # a URL's userinfo, query and fragment never printed
     names = [o.split("=", 1)[1] for o in args.overrides if o.split("=", 1)[0] in ("judge", "+judge")]
     overrides = [o for o in args.overrides if o.split("=", 1)[0] not in ("judge", "+judge")]
     name = names[-1] if names else "exact"

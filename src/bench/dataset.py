@@ -39,12 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     from bench.text.tokens import TokenCounter
     from bench.tracing import dataset_name, langfuse_client, langfuse_settings, upload_dataset
 
-    refusal = redact.literal_secret(args.overrides)  # a key or password on the command line, as bench.main refuses it
+    refusal = redact.guard_command_line(args.overrides)  # a key on the command line refused; URLs' secrets never printed
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
-    redact.register_urls(args.overrides)  # a URL's userinfo, query and fragment never printed
-    redact.install_logging()
     try:
         cfg = compose(args.overrides)
     except Exception as err:  # noqa: BLE001 - a bad override or option: one line, as bench.main says it

@@ -111,12 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     from bench.core import redact
     from bench.data.selection import DatasetError
 
-    refusal = redact.literal_secret(overrides)  # a key or password on the command line, as bench.main refuses it
+    refusal = redact.guard_command_line(overrides)  # a key on the command line refused; URLs' secrets never printed
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
-    redact.register_urls(overrides)  # a URL's userinfo, query and fragment never printed
-    redact.install_logging()
 
     try:
         cfg = compose(overrides)

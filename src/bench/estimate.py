@@ -170,12 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from bench.core import redact
 
-    refusal = redact.literal_secret(args.overrides)  # a key or password on the command line, as bench.main refuses it
+    refusal = redact.guard_command_line(args.overrides)  # a key on the command line refused; URLs' secrets never printed
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
         return 2
-    redact.register_urls(args.overrides)  # a URL's userinfo, query and fragment never printed
-    redact.install_logging()
 
     def say(text: str, **kwargs: Any) -> None:  # every line printed scrubbed: a job's label is its overrides
         print(redact.scrub(text), **kwargs)

@@ -164,8 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     overrides = [p for p in args.paths if p not in dirs]
     from bench.core import redact
 
-    redact.install_logging()
-    refusal = redact.literal_secret(overrides)
+    refusal = redact.guard_command_line(overrides)  # a key on the command line refused; URLs' secrets never printed
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
         return 2

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["register", "register_basic_auth", "register_env", "register_url", "register_urls", "scrub", "scrub_file", "mask_urls", "install_logging",
+__all__ = ["guard_command_line", "register", "register_basic_auth", "register_env", "register_url", "register_urls", "scrub", "scrub_file", "mask_urls", "install_logging",
            "console_once", "literal_secret", "secret_in_setting", "looks_like_key", "check_key_env", "FILE_ONLY"]
 
 _LOCK = threading.Lock()
@@ -321,4 +321,18 @@ def literal_secret(overrides: Iterable[str]) -> str | None:
         refusal = secret_in_setting(key, value)
         if refusal:
             return refusal
+    return None
+
+
+def guard_command_line(overrides: Iterable[str]) -> str | None:
+    """What every command does with its overrides before it prints anything: the one-line refusal of a
+    key or password written on the command line (:func:`literal_secret`, as ``bench.main`` refuses it),
+    else None once the URLs' userinfo, query and fragment are registered for scrubbing and logging
+    scrubs every record (:func:`register_urls`, :func:`install_logging`)."""
+    overrides = list(overrides)
+    refusal = literal_secret(overrides)
+    if refusal:
+        return refusal
+    register_urls(overrides)
+    install_logging()
     return None

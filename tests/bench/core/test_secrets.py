@@ -274,3 +274,12 @@ def test_estimate_prints_no_key_of_a_base_url_in_its_job_lines(capsys, url, as_j
     assert estimate.main(args) == 0
     out = capsys.readouterr()
     assert secret not in out.out + out.err and "127.0.0.1:1/v1" in out.out, out.out
+
+
+def test_guard_command_line_refuses_a_key_and_registers_a_urls_secrets_otherwise():
+    """The one prologue every command runs on its overrides (bench.core.redact.guard_command_line)."""
+    from bench.core import redact
+
+    assert "api_key" in (redact.guard_command_line(["+model.api_key=sk-abcdefghijklmnopqrstuvwxyz0123"]) or "")
+    assert redact.guard_command_line(["model.base_url=http://127.0.0.1:9/v1?key=guardedsecret42#frag"]) is None
+    assert "guardedsecret42" not in redact.scrub("calling http://127.0.0.1:9/v1?key=guardedsecret42#frag")
