@@ -28,7 +28,9 @@ _NUMBER = r"(\d+|[a-z]+(?:-[a-z]+)?)"
 # A count the answer concludes with ("23 calls in total, but the last got no result, so 22"; "12... recounting, it was
 # 14"): the concluding number is the claim. It ends its clause (in "so 3 of them failed" the 3 is no count).
 _CONCLUSION = re.compile(r"\b(?:so|thus|therefore|hence|making(?: it)?|(?:that|which) (?:makes|is|gives)|that's|i\.e\.?,?"
-                         r"|for a total of|a total of|total(?: of)?:?|in total|it was|it's)\s+" + _NUMBER +
+                         r"|for a total of|a total of|total(?: of)?:?|in total|it was|it's|i make it"
+                         # "I count 32, minus the last one that never returned: 31": the count after what it takes away
+                         r"|(?:minus|less|not counting|excluding)\b[^.;:\n]*:)\s+" + _NUMBER +
                          r"(?:\s+(?:times?|calls?))?(?:\s+(?:in total|total|altogether|in all))?\s*(?=[.!;,)]|$)",
                          re.I)
 # An answer that opens with its number ("4 - I also checked once after ...", "24: mostly edits"): that number
@@ -101,13 +103,14 @@ class CallCount:
     answer_tokens = 15  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\"). "
               "A count the answer concludes with is its claim (\"23 in total, but the last got no result, so 22\" "
-              "is 22; \"four times before it worked on the fifth\" is 5). A count of another tool is wrong; a "
+              "is 22; \"I count 32, minus the last one that never returned: 31\" is 31; \"four times before it worked on "
+              "the fifth\" is 5). A count of another tool is wrong; a "
               "command of the asked tool (`file_view` of `file_view_editor`) is no other tool, nor is a tool the count "
               "is compared with (\"24, the same number as my edit calls\"). The number the answer opens with is its "
               "count (\"4 - I also checked once more\" is 4); another tool's count told beside it (\"10 - plus 7 "
               "run_shell calls\", \"then I ran run_shell 7 times\") is that tool's, not the answer's; in a list of counts per "
               "tool (\"- `edit`: **13** calls - `run`: 5 calls\") the count beside the asked tool's name is the answer's. A range "
-              "(\"6-8 times\") offers candidates: wrong. A vague count (\"many times\", \"about a dozen\") is a claim: wrong; beside a decline of the count (\"several times, but I can't say how many\") "
+              "(\"6-8 times\") offers candidates: wrong. A vague count (\"many times\", \"about a dozen\") is a claim: wrong; beside a decline of the count (\"several times, but I can't say how many\", \"a few times; I cannot give an exact count\") "
               "it abstains.")
 
     def text(self, target: dict[str, Any]) -> str:

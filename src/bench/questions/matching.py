@@ -38,6 +38,8 @@ ABSTAIN_PATTERNS = re.compile(
     r"|(?:rather|prefer to) not (?:to )?guess"
     r"|i(?:'d| would) (?:have|need) to (?:rerun|re-run|reopen|re-open|check|look|scroll|open|see|run)"
     r"|(?:can't|cannot|can not) (?:\w+ly )?(?:say|reconstruct|reproduce|list|quote|recall|count|tell|remember)"
+    # "I cannot give an exact count": a decline of the number asked
+    r"|(?:can't|cannot|can not) give (?:you )?(?:an? |the )?(?:exact|precise) (?:count|number|figure)"
     r"|lost (?:count|track)|summari[sz]ed away|not (?:sure|certain) (?:any ?more|of)|no (?:longer )?details?"
     r"|(?:did not|didn't) keep (?:the|that|it|its|any|this|track|count)\b(?:[^.;\n]*\bin mind)?)\b"
     r"|^\W*(?:unknown|not sure|n/a|none available|-+|\?+)\W*$|^\W*not (?:sure|certain)\s*[-\u2013\u2014,:;]",
@@ -135,6 +137,8 @@ _ALTERNATIVES = re.compile(rf"\beither\b{_SENTENCE}\bor\b|\bor\b{_SENTENCE}\b(?:
                            r"|\b([A-Za-z]+) \d+ or \1 \d+\b"
                            # "X, though it might have been Y": a second candidate beside the first
                            r"|,? (?:though|but|although) (?:it )?(?:might|may|could) (?:also )?have been\b"
+                           # "24 - though I'm not fully sure, it might have been 25": a hedge between them
+                           r"|\b(?:though|but|although) (?:i'm|i am) not (?:\w+ )?(?:sure|certain),? it (?:might|may|could) (?:also )?have been\b"
                            # a range of counts ("6-8 times", "between 4 and 5 calls"): two candidates, neither chosen
                            rf"|(?<![\w.-]){_COUNT}\s*(?:-|\u2013|to)\s*{_COUNT}\s+(?:times|calls|tests|attempts|runs)\b"
                            rf"|\bbetween {_COUNT} and {_COUNT}\b", re.I)
@@ -147,7 +151,9 @@ _CORRECTION = re.compile(r"(?:\b(?:no,? wait|wait,? no|scratch that|correction|i
                          r"|(?:hmm+|umm*|uh+|oh|ah),? no|no,? that (?:was|is|'s|one was)"
                          r"|sorry,? (?:(?:no|nope|wrong)\b(?=\s*[:,;.!\u2013\u2014-])|i mean|it was|actually|my mistake)"
                          r"|my mistake)\b"
-                         r"|(?:\.\.\.|\u2026|[-\u2013\u2014;,]|[.!?](?=\s))\s*actually\b)"
+                         r"|(?:\.\.\.|\u2026|[-\u2013\u2014;,]|[.!?](?=\s))\s*actually\b"
+                         # "I make it 7 - no, 8 with the final check": a dash, "no," and the number that replaces it
+                         r"|(?:[\u2013\u2014]|\s-)\s*no,(?=\s*\d))"
                          r"[\s,:;.!?\u2013\u2014-]*", re.I)
 
 # "I don't know what X returned when I ran Y": what the answer does not know is no claim

@@ -1302,3 +1302,38 @@ def test_a_one_entry_find_listing_without_its_dot_slash(text, verdict):
 def test_a_reference_cut_inside_its_echoed_value_needs_that_opening(text, verdict):
     reference = {"tool": "str_replace_editor", "message": "No replacement was performed, old_str `def area(self):"}
     assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+# --- issue 31 item 4, seventh round: the classes of fresh12's unseen disagreements, values of their own -------------
+
+@pytest.mark.parametrize("text,verdict", [
+    # a vague count beside a decline of that same count: the vague word restates the decline (round 4's rule)
+    ("I called it several times; I can't give an exact number.", "abstained"),
+    ("Many times - I cannot give you the precise count.", "abstained"),
+    ("Roughly a dozen.", "wrong"),                       # an approximation alone stays a vague claim (round 6)
+    ("A lot of times, I kept retrying.", "wrong"),
+])
+def test_a_vague_count_beside_a_decline_of_the_count_abstains(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 12, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a hedge between the first value and the second candidate: still two candidates
+    ("17 - but I'm not entirely sure, it may have been 18.", "wrong"),
+    ("17, though I am not certain, it could have been 16.", "wrong"),
+    ("17.", "correct"),
+])
+def test_a_hedged_second_candidate_for_one_count(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 17, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a count worked out: graded on the number it concludes with
+    ("I count 15, minus the two that never came back: 13.", "correct"),
+    ("I count 15, not counting the one without a result: 14.", "wrong"),
+    ("Let me tally... the lint, three rebuilds, the smoke test... I make it 13.", "correct"),
+    ("Let me tally... two rebuilds, the lint... I make it 12 - no, 13 with the last smoke test.", "correct"),
+    ("Let me tally... two rebuilds, the lint... I make it 13 - no, 12 without the smoke test.", "wrong"),
+])
+def test_a_count_worked_out_is_graded_on_its_conclusion(text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, 13, text) == verdict
