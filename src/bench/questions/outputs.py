@@ -107,6 +107,8 @@ def path_said(token: str, claim: str, repo_root: str | None, paths: list[str]) -
 # "went wrong" says how it went as "worked" / "failed" do
 _OUTCOME = re.compile(r"\b(?:it|they|the (?:[\w-]+ )?(?:call|command|run|install\w*|build|tool|request|script|tests?|suite|"
                       r"output)(?: of [\w./-]+)?)\s+"
+                      # an adverb between ("it still failed", "it again failed")
+                      r"(?:(?:still|again|also|just|then|eventually|ultimately|finally)\s+)?"
                       r"(?:(?:did not|didn't|never)\s+(?:work|succeed|pass|run)|(?:failed|errored|crashed|succeeded|worked|"
                       r"passed|broke)\b|went (?:fine|well|ok(?:ay)?|smoothly|badly|wrong)\b|(?:listed|showed|printed|returned|contained|gave|reported|had)\s+(?:only |just )?"
                       r"(?:a (?:few|handful|couple|bunch|lot|list|number)|some|several|many|lots|a|an)\b)", re.I)

@@ -39,7 +39,9 @@ _NONE_FAILED = re.compile(r"\b(?:none|nothing|no (?:tests? )?(?:failures?|failed
                           r"|\bno failures\b|\bnone (?:of them )?failed\b|\b(?:0|zero) fail", re.I)
 # a run's total with all of it passing: "it ran 1 test and it passed", "ran three tests; they all passed"
 _RAN_ALL = re.compile(rf"\b(?:ran|run|executed|collected)\s+{_WORD}\s+(?:\w+\s+)?tests?\b[^.;\n]{{0,30}}?(?:\band\b|[,;:])\s*"
-                      r"(?:it|they|all(?: of them)?|both|each|every one)\s+(?:all\s+)?(?:passed|succeeded|ok)\b", re.I)
+                      r"(?:(?:it|they|all(?: of them)?|both|each|every one)\s+(?:all\s+)?(?:passed|succeeded|ok)\b"
+                      # unittest's own "Ran 1 test ... OK": "OK" alone ends the clause
+                      r"|ok\b(?=\s*(?:[.;!\n]|$)))", re.I)
 _ALL_PASSED = re.compile(r"\ball\s+(?:of\s+the\s+)?(\d+|[a-z]+)?\s*(?:tests?\s+)?(?:passed|pass(?:es|ing)?|succeeded)\b"
                          r"|\b(?:everything|every test|all of them|all tests)\s+(?:\w+\s+)?(?:passed|succeeded)\b", re.I)
 # the run's total told beside "everything passed" ("Everything passed - 13 tests", "all green: 13 tests"): that many
@@ -49,7 +51,7 @@ _TOTAL = re.compile(rf"\b{_WORD}\s+tests?\b(?!\s+(?:passed|failed|errored|ran))"
 # the failing tests named instead of counted ("test_load failed", "test_a and TestB::test_c failed"): one each
 _TEST_ID = r"`?(?:[\w./-]+::)*(?=\w*(?:_|[a-z][A-Z]))\w*[Tt]est\w*(?:\[[^\]\s]*\])?`?"  # a name, not "the test"
 _NAMED_FAILED = re.compile(rf"(?<![\w`])({_TEST_ID}(?:\s*(?:,|\band\b|&)\s*{_TEST_ID})*)\s+(?:both\s+)?"
-                           r"(?:failed|fails|was failing)\b")
+                           r"(?:failed|fails|(?:was |were )?failing)\b")  # "still had test_x failing"
 
 
 def run_question_text(template: str, params: dict[str, Any]) -> str:
@@ -168,9 +170,9 @@ class TestCounts:
               "0 failed). A runner's own summary quoted counts as the runner reports it (Maven's `Tests run: 12, "
               "Failures: 0, Errors: 0, Skipped: 0` = 12 passed). An answer with no count that says how the run went "
               "(\"I only remember the test didn't pass\") is a vague claim: wrong. Failing tests named instead of "
-              "counted (\"4 passed; test_load failed\") are one failure each. \"Everything passed - 13 tests\" is 13 passed, "
-              "0 failed; \"the single test failed\" is 0 passed, 1 failed; \"Ran 10 tests, all OK\" is 10 passed, 0 failed; "
-              "\"the run went fine\" (no count) is a vague claim: wrong. In a table of several runs the row of the run "
+              "counted (\"4 passed; test_load failed\", \"test_load still failing; the other 4 passed\") are one failure each. \"Everything passed - 13 tests\" is 13 passed, "
+              "0 failed; \"the single test failed\" is 0 passed, 1 failed; \"Ran 10 tests, all OK\" and \"Ran 10 tests, OK\" are 10 passed, 0 failed; "
+              "\"the run went fine\" or \"it still failed\" (no count) is a vague claim: wrong. In a table of several runs the row of the run "
               "the question asks for (\"2nd\" for the 2nd time) is the answer's.")
 
     def text(self, target: dict[str, Any]) -> str:

@@ -1337,3 +1337,23 @@ def test_a_hedged_second_candidate_for_one_count(text, verdict):
 ])
 def test_a_count_worked_out_is_graded_on_its_conclusion(text, verdict):
     assert grade_asked("call_count", ASK_COUNT, 13, text) == verdict
+
+
+ASK_RUN_ONCE = "The 1st time you ran `make check`, how many tests passed and how many failed?"
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # a failing test named beside "the other N passed": one failure
+    ({"passed": 6, "failed": 1}, "The first run still had test_parse_header_rejects_tabs failing; the other 6 passed.",
+     "correct"),
+    ({"passed": 6, "failed": 2}, "The first run still had test_parse_header_rejects_tabs failing; the other 6 passed.",
+     "wrong"),
+    # unittest's own "Ran N tests ... OK": N passed, none failed
+    ({"passed": 3, "failed": 0}, "Ran 3 tests, OK.", "correct"),
+    ({"passed": 3, "failed": 1}, "Ran 3 tests, OK.", "wrong"),
+    # how the run went, no count: a vague claim
+    ({"passed": 6, "failed": 1}, "It again failed.", "wrong"),
+    ({"passed": 6, "failed": 1}, "The suite still failed.", "wrong"),
+])
+def test_a_named_failure_beside_the_others_and_ok_alone_and_a_still_failed_run(reference, text, verdict):
+    assert grade_asked("test_counts", ASK_RUN_ONCE, reference, text) == verdict
