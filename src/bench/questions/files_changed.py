@@ -29,9 +29,12 @@ _NO_FILES = re.compile(r"^\W*(?:none|nothing|no files?)\W*(?:$|[.;:,!\u2013\u201
                        re.I)
 # what was changed, told vaguely ("I only remember touching the distance code"): a claim about the files (wrong: it
 # names none), not an abstention; a bare quantifier ("I changed some files") says nothing of which
-_VAGUE_CHANGE = re.compile(r"\b(?:touch|edit|chang|modif|fix|patch|updat|rewr|wrote|writ)\w*\s+(?:the\s+|some\s+|my\s+|a\s+)?"
+# "working (somewhere) in the X code" says where the changes were as "touching the X code" does; a hyphenated
+# word names the part too ("the match-expression code")
+_VAGUE_CHANGE = re.compile(r"\b(?:(?:touch|edit|chang|modif|fix|patch|updat|rewr|wrote|writ)\w*"
+                           r"|work(?:ed|ing)?\s+(?:somewhere\s+)?(?:in|on))\s+(?:the\s+|some\s+|my\s+|a\s+)?"
                            r"(?!(?:some|few|several|many|a|the|my|those|these|all|any|couple|bunch|of|two|three|other)\b)"
-                           r"(\w+)(?:\s+\w+)?\s+(?:code|files?|modules?|tests?|class(?:es)?|functions?|logic|parts?|package)\b",
+                           r"(\w+(?:-\w+)*)(?:\s+\w+)?\s+(?:code|files?|modules?|tests?|class(?:es)?|functions?|logic|parts?|package)\b",
                            re.I)
 _DIFF_HEADER = re.compile(r"^diff --git a/(\S+) b/(\S+)", re.M)
 

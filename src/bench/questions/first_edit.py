@@ -98,7 +98,8 @@ def _diff_as_code(text: str) -> str:
     return _FENCE.sub(rewrite, text)
 
 
-_CLAUSES = re.compile(r"[.;!?\n]+\s|,?\s+(?:but|though|although|so|yet)\s+", re.I)
+# a dash parts a clause too ("It was a.py - I don't remember the exact code": a.py is stated, the code declined)
+_CLAUSES = re.compile(r"[.;!?\n]+\s|,?\s+(?:but|though|although|so|yet)\s+|\s[-\u2013\u2014]+\s", re.I)
 _ELSEWHERE = re.compile(r"\b(?:later|other|another|subsequent|afterwards?|next|second)\b", re.I)
 
 

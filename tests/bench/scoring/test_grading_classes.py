@@ -1357,3 +1357,17 @@ ASK_RUN_ONCE = "The 1st time you ran `make check`, how many tests passed and how
 ])
 def test_a_named_failure_beside_the_others_and_ok_alone_and_a_still_failed_run(reference, text, verdict):
     assert grade_asked("test_counts", ASK_RUN_ONCE, reference, text) == verdict
+
+
+@pytest.mark.parametrize("qtype,reference,text,verdict", [
+    # a substantive claim beside "I can't see my edits any more": a vague change, wrong
+    ("files_changed", ["src/render/layout.c"],
+     "I can't see my edits any more - I only remember working somewhere in the flex-layout code.", "wrong"),
+    ("files_changed", ["src/render/layout.c"], "I worked on the layout code, I believe.", "wrong"),
+    ("files_changed", ["src/render/layout.c"], "I can't see my edits any more.", "abstained"),
+    # a file stated, its code declined after a dash: a partial claim, wrong
+    ("first_edit", EDIT, "It was src/widgets/core.py, the width default - I don't remember the exact code.", "wrong"),
+    ("first_edit", EDIT, "I don't remember the exact code - I'd have to reopen src/widgets/core.py.", "abstained"),
+])
+def test_a_claim_beside_a_decline_of_the_edits(qtype, reference, text, verdict):
+    assert grade(qtype, reference, text) == verdict
