@@ -12,6 +12,7 @@ removed lines.
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 from bench.extract import added_lines, changed_lines, relative_to_repo
@@ -100,6 +101,9 @@ def _diff_as_code(text: str) -> str:
 
 # a dash parts a clause too ("It was a.py - I don't remember the exact code": a.py is stated, the code declined)
 _CLAUSES = re.compile(r"[.;!?\n]+\s|,?\s+(?:but|though|although|so|yet)\s+|\s[-\u2013\u2014]+\s", re.I)
+# markdown's indented code block ("In `a.py` I inserted:\n\n    x = 1\n    y = 2"): lines indented by four spaces
+# or a tab after a blank line
+_INDENTED_BLOCK = re.compile(r"(?:^|\n)[ \t]*\n((?:(?: {4}|\t)[^\n]*\S[^\n]*(?:\n|$)|[ \t]*\n)+)")
 _ELSEWHERE = re.compile(r"\b(?:later|other|another|subsequent|afterwards?|next|second)\b", re.I)
 
 
@@ -152,6 +156,14 @@ class FirstEdit:
             return {"paths": [str(path)] if path else [], "code": parsed["code"], "delimited": True}
         text = _without_replaced(_diff_as_code(text))
         code, delimited = code_candidates(text)
+        # the only inline spans are the file's path ("In `a.py` I inserted:"): markdown's indented code block after
+        # it is the code (else the spans, the path, would be read as the code)
+        spans_paths = delimited and "```" not in text and set(code.split("\n")) <= set(path_tokens(text))
+        indented = _INDENTED_BLOCK.search(text) if spans_paths else None
+        if indented:
+            outside = text[: indented.start()] + text[indented.end():]
+            return {"paths": path_tokens(outside, skip_negated=False), "code": textwrap.dedent(indented.group(1)),
+                    "delimited": True}
         if not delimited and not path_tokens(text):
             return None  # neither code nor a file
         if not delimited and is_abstention(text):

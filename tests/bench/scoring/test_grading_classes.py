@@ -1371,3 +1371,13 @@ def test_a_named_failure_beside_the_others_and_ok_alone_and_a_still_failed_run(r
 ])
 def test_a_claim_beside_a_decline_of_the_edits(qtype, reference, text, verdict):
     assert grade(qtype, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the path in backticks, then markdown's indented code block: the block is the code
+    ("In `src/widgets/core.py` I inserted:\n\n    width = cfg.get('width', 80)\n", "correct"),
+    ("In `src/widgets/core.py` I inserted:\n\n    width = cfg.get('width', 40)\n", "wrong"),
+    ("In `src/widgets/util.py` I inserted:\n\n    width = cfg.get('width', 80)\n", "wrong"),
+])
+def test_a_path_in_backticks_then_an_indented_code_block(text, verdict):
+    assert grade("first_edit", EDIT, text) == verdict
