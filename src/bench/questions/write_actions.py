@@ -158,6 +158,8 @@ _TOOL_LIKE = re.compile(r"(?<![\w.-])`?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`?(?![\w-]
 # A list item that says its call changed nothing ("resume_line (failed: line not suspended)")
 _NO_CHANGE = re.compile(r"\b(?:fail\w*|errors?|errored|refused|rejected|denied|no effect|did not|didn't|not applied|"
                         r"changed nothing|nothing changed|read-only|only (?:read|looked|checked))\b", re.I)
+# "book_reservation for mia_1 twice - the first attempt and then ...": one change told as made two times
+_TWICE = re.compile(r"[^.;\n\u2014\u2013(]*?\btwice\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|\(?[a-z]\))?\s*")
 # An item that tells a change in prose without naming it: it starts with a verb of doing ("enabled roaming on
 # that line"); verbs of looking (checked, verified) tell no change
@@ -310,6 +312,12 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
             said = text[region[0]: region[1]]
             times = max(1, sum(1 for c, mine in zip(reference, own, strict=True)
                                if c["tool"] == tool and mine and all(_value_in(v, said) for v in mine)))
+        item = next(((a, b) for a, b in items if a <= mentions[i][1] < b), None)
+        sentence = re.split(r"(?<=[.!?])\s", text[mentions[i][2]:], maxsplit=1)[0]
+        if item and _TWICE.match(text[mentions[i][2]: item[1]]) and not _NO_CHANGE.search(sentence):
+            # "book_reservation for u1 twice": the same change made two times (unless one is said to have failed:
+            # "twice, really: the first attempt failed" is one change)
+            times = max(times, 2)
         per_mention.append([(tool, *region)] * times)
     order = _stated_order(mentions, text)  # "I resumed L1, after first sending a payment request": that one first
     named = [entry for i in order for entry in per_mention[i]]

@@ -1381,3 +1381,15 @@ def test_a_claim_beside_a_decline_of_the_edits(qtype, reference, text, verdict):
 ])
 def test_a_path_in_backticks_then_an_indented_code_block(text, verdict):
     assert grade("first_edit", EDIT, text) == verdict
+
+
+BOOKING = [{"tool": "book_flight", "arguments": {"user_id": "ana_ruiz_42"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    ("book_flight for ana_ruiz_42 twice - once before and once after the fare change.", "wrong"),  # two changes
+    ("book_flight for ana_ruiz_42 twice: the first attempt failed on the card, the second went through.", "correct"),
+    ("book_flight for ana_ruiz_42.", "correct"),
+])
+def test_the_same_change_told_as_made_twice_is_two(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, BOOKING, text) == verdict
