@@ -1388,7 +1388,8 @@ BOOKING = [{"tool": "book_flight", "arguments": {"user_id": "ana_ruiz_42"}}]
 
 @pytest.mark.parametrize("text,verdict", [
     ("book_flight for ana_ruiz_42 twice - once before and once after the fare change.", "wrong"),  # two changes
-    ("book_flight for ana_ruiz_42 twice: the first attempt failed on the card, the second went through.", "correct"),
+    ("I booked a flight for ana_ruiz_42 - twice, in fact: the first attempt failed on the card, the second went "
+     "through.", "correct"),                                       # one said to have failed: one change
     ("book_flight for ana_ruiz_42.", "correct"),
 ])
 def test_the_same_change_told_as_made_twice_is_two(text, verdict):
