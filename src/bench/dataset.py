@@ -46,13 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = compose(args.overrides)
     except Exception as err:  # noqa: BLE001 - a bad override or option: one line, as bench.main says it
-        from hydra.errors import HydraException
+        from bench.cli.argv import config_error_line
 
-        from bench.cli.argv import hydra_error_line
-        from bench.core.failures import one_line
-
-        line = hydra_error_line(err, args.overrides) if isinstance(err, HydraException) else one_line(err)
-        print(f"error: {redact.scrub(line)}", file=sys.stderr)
+        print(f"error: {redact.scrub(config_error_line(err, args.overrides))}", file=sys.stderr)
         return 2
     try:
         selection = load_job_cases(cfg, TokenCounter(cfg.tokenizer.encoding))  # the job's items

@@ -123,13 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except Exception as err:  # noqa: BLE001 - a bad override: one line, no traceback, as bench.main says it
-        from hydra.errors import HydraException
+        from bench.cli.argv import config_error_line
 
-        from bench.cli.argv import hydra_error_line
-        from bench.core.failures import one_line
-
-        line = hydra_error_line(err, overrides) if isinstance(err, HydraException) else one_line(err)
-        print(f"error: {redact.scrub(line)}", file=sys.stderr)
+        print(f"error: {redact.scrub(config_error_line(err, overrides))}", file=sys.stderr)
         return 2
     print(f"wrote {len(manifest['rows'])} row(s) to {out} and its manifest (case-set hash "
           f"{manifest['case_set_hash']}; configs from {CONF_DIR})")

@@ -158,7 +158,6 @@ def estimate_job(overrides: list[str], steps: float = 1.0) -> dict[str, Any]:
 @console_script
 def main(argv: list[str] | None = None) -> int:
     from bench.core.errors import BenchError, program
-    from bench.core.failures import one_line
 
     parser = argparse.ArgumentParser(prog=program("bench.estimate"), description=__doc__.split("\n\n")[0])
     parser.add_argument("-m", "--multirun", action="store_true", help="every job of the sweep")
@@ -187,12 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         jobs = estimate_jobs(sweep_overrides(args.overrides, args.multirun), args.steps)
     except (BenchError, Exception) as err:  # noqa: BLE001 - a bad override or config: one line
-        from hydra.errors import HydraException
+        from bench.cli.argv import config_error_line
 
-        from bench.cli.argv import hydra_error_line
-
-        line = hydra_error_line(err, args.overrides) if isinstance(err, HydraException) else one_line(err)
-        say(f"error: {line}", file=sys.stderr)
+        say(f"error: {config_error_line(err, args.overrides)}", file=sys.stderr)
         return 2
     grand: Counter[str] = Counter()
     cost: float | None = 0.0

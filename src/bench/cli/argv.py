@@ -17,7 +17,7 @@ from bench.core import redact
 from bench.core.errors import BenchError, program
 from bench.store.jobdir import GIVEN_DIRS, JobDirError, check_new, check_resume_path
 
-__all__ = ["UserError", "check_added_keys", "check_groups", "check_habits", "check_stack", "hydra_error_line", "lock_sweep_dir",
+__all__ = ["UserError", "config_error_line", "check_added_keys", "check_groups", "check_habits", "check_stack", "hydra_error_line", "lock_sweep_dir",
            "preflight_args"]
 
 
@@ -312,6 +312,16 @@ def _config_keys(args: list[str]) -> list[str]:
             keys.update(".".join(parts[: i + 1]) for i in range(len(parts)))
         return sorted(keys)
     return []
+
+
+def config_error_line(err: BaseException, args: list[str]) -> str:
+    """The one line a command prints when its overrides do not compose or its config is refused: Hydra's
+    own errors as :func:`hydra_error_line` says them, any other error's first line (``one_line``)."""
+    from hydra.errors import HydraException
+
+    from bench.core.failures import one_line
+
+    return hydra_error_line(err, args) if isinstance(err, HydraException) else one_line(err)
 
 
 def hydra_error_line(err: BaseException, args: list[str]) -> str:
