@@ -111,8 +111,12 @@ class ExactJudge:
             # "they gave me their phone number": no value of the kind asked is stated at all
             return Score(**base, verdict="abstained", reason="no specific claim: the answer states no value")
         claim_question = getattr(qtype, "claim_question", None)  # a type whose claim is read with the question
-        claim = None if not text.strip() else claim_question(question, reading.parsed, quoted, repo_root) \
-            if claim_question is not None else qtype.claim(reading.parsed, quoted, repo_root)
+        if not text.strip():
+            claim = None
+        elif claim_question is not None:
+            claim = claim_question(question, reading.parsed, quoted, repo_root)
+        else:
+            claim = qtype.claim(reading.parsed, quoted, repo_root)
         if claim is None and not values_only and (vague := getattr(qtype, "vague", None)) is not None \
                 and (why := vague(text)):
             return Score(**base, verdict="wrong", reason=why)  # no count, but "the test didn't pass": a vague claim
