@@ -159,7 +159,11 @@ _TOOL_LIKE = re.compile(r"(?<![\w.-])`?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`?(?![\w-]
 _NO_CHANGE = re.compile(r"\b(?:fail\w*|errors?|errored|refused|rejected|denied|no effect|did not|didn't|not applied|"
                         r"changed nothing|nothing changed|read-only|only (?:read|looked|checked))\b", re.I)
 # "book_reservation for mia_1 twice - the first attempt and then ...": one change told as made two times
-_TWICE = re.compile(r"[^.;\n\u2014\u2013(]*?\btwice\b", re.I)
+# (the change's arguments in parentheses before it: "book_reservation (mia_1) twice")
+_TWICE = re.compile(r"(?:[^.;\n\u2014\u2013(]|\([^()]*\))*?\btwice\b", re.I)
+# "twice: the first failed, ...": the failure of one of the attempts, told with the change
+_ONE_FAILED = re.compile(r"\b(?:first|second|earlier|initial|one|other)\b(?:\s+(?:attempt|try|call|time|one))?\s+"
+                         r"(?:was\s+)?(?:fail\w*|errored|refused|rejected|denied)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|\(?[a-z]\))?\s*")
 # An item that tells a change in prose without naming it: it starts with a verb of doing ("enabled roaming on
 # that line"); verbs of looking (checked, verified) tell no change
@@ -282,8 +286,12 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
     keys = {k.lower() for c in reference for k in c["arguments"]}
     values = {value_text(v).lower() for c in reference for v in c["arguments"].values()}
     items = _items(text)
-    inert = [(a, b) for a, b in items if _NO_CHANGE.search(text[a:b])]
-    found = [m for m in _mentions(reference, text) if not any(a <= m[1] < b for a, b in inert)]
+    everything = _mentions(reference, text)
+    # an item that says its call failed is no change, unless the failure is one attempt's of a change made twice
+    # ("book_reservation twice: the first failed on the total, ..."), which counts once (below)
+    inert = [(a, b) for a, b in items if _NO_CHANGE.search(text[a:b]) and not (
+        _ONE_FAILED.search(text[a:b]) and any(a <= m[1] < b and _TWICE.match(text[m[2]:b]) for m in everything))]
+    found = [m for m in everything if not any(a <= m[1] < b for a, b in inert)]
     mentions: list[tuple[str, int, int]] = []
     for tool, start, end in found:  # "sent a payment request with send_payment_request": one change, named twice
         item = next(((a, b) for a, b in items if a <= start < b), None)

@@ -1394,3 +1394,17 @@ BOOKING = [{"tool": "book_flight", "arguments": {"user_id": "ana_ruiz_42"}}]
 ])
 def test_the_same_change_told_as_made_twice_is_two(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, BOOKING, text) == verdict
+
+
+# --- issue 31 item 4, ninth round: the classes of fresh13's unseen disagreements, values of their own --------------
+
+@pytest.mark.parametrize("text,verdict", [
+    # "twice" with the failure of one attempt told in the same clause: one change (round 7's rule, now also when no
+    # comma parts the failure from the change)
+    ("book_flight (ana_ruiz_42) twice: the first was refused on the card, the second went through.", "correct"),
+    ("book_flight for ana_ruiz_42 twice: one attempt failed on the fare, the other succeeded.", "correct"),
+    ("book_flight (ana_ruiz_42) twice: both went through.", "wrong"),            # two changes
+    ("book_flight (ana_ruiz_42) - it failed on the card.", "wrong"),              # said to have failed: no change
+])
+def test_twice_with_the_first_attempt_failed_in_the_same_clause_is_one_change(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, BOOKING, text) == verdict
