@@ -232,6 +232,14 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
                 forms.append(between.join(_word(w) for w in words[:-1]) + _ENDS)
             for prose in forms:
                 found += [(tool, m.start(), m.end()) for m in re.finditer(prose, text, re.I)]
+    # one verb for two changes joined by "and" ("turned roaming off and airplane mode off"): where a shorter mention
+    # of another tool starts at the same verb and ends before the "and", both are told, the second from the "and"
+    for i, (tool, start, end) in enumerate(found):
+        for other, at, stop in found:
+            joined = re.search(r"\band\b", text[stop:end]) if at == start and stop < end and other != tool else None
+            if joined:
+                found[i] = (tool, stop + joined.start(), end)
+                break
     kept: list[tuple[str, int, int]] = []
     for tool, start, end in sorted(found, key=lambda f: (f[1], f[1] - f[2])):
         if not kept or start >= kept[-1][2]:

@@ -1408,3 +1408,20 @@ def test_the_same_change_told_as_made_twice_is_two(text, verdict):
 ])
 def test_twice_with_the_first_attempt_failed_in_the_same_clause_is_one_change(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, BOOKING, text) == verdict
+
+
+RADIOS = [{"tool": "toggle_wifi", "arguments": {}}, {"tool": "toggle_hotspot", "arguments": {}},
+          {"tool": "reboot_router", "arguments": {}}]
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # one verb for two toggles joined by "and" ("turned X off and Y off"): two changes, in that order
+    (RADIOS, "I switched wifi off and hotspot off, then rebooted the router.", "correct"),
+    (RADIOS, "Turned wifi on and hotspot off; rebooted the router.", "correct"),
+    (RADIOS[1::-1] + RADIOS[2:], "I switched wifi off and hotspot off, then rebooted the router.", "wrong"),  # order
+    # without "and", the longest tool's words still win ("data saver mode" is not "data")
+    ([{"tool": "toggle_data", "arguments": {}}, {"tool": "toggle_data_saver_mode", "arguments": {}}],
+     "Turned data saver mode off.", "wrong"),
+])
+def test_one_verb_for_two_toggles_joined_by_and(reference, text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
