@@ -252,9 +252,14 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
     return sorted(kept, key=lambda f: f[1])
 
 
+# an update_ tool told by a verb of updating ("downgraded R1 (card_1) and R2 (gift_2) to economy" =
+# update_reservation_flights), with a value of its own after it
+_UPDATING = r"(?<![\w-])(?:updat|chang|modif|upgrad|downgrad)[^\W_]*(?![\w])"
+
+
 def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int, int]]:
-    """Mentions of a reference tool by its first word (a verb, any inflection) followed, within four words of the
-    same item, by an argument value of one of its changes (key or other)."""
+    """Mentions of a reference tool by its first word (a verb, any inflection; for ``update_`` any verb of updating)
+    followed, within four words of the same item, by an argument value of one of its changes (key or other)."""
     found = []
     for tool in {c["tool"] for c in reference}:
         words = [w for w in re.split(r"[_\W]+", tool) if w]
@@ -262,8 +267,13 @@ def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[st
             continue
         values = {_value_pattern(v) for c in reference if c["tool"] == tool
                   for v in (*c["arguments"].values(), *(c.get("other") or {}).values()) if not isinstance(v, bool)}
-        for value in values:
-            form = _word(words[0]) + r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+" + value
+        keys = {_value_pattern(v) for c in reference if c["tool"] == tool
+                for k, v in c["arguments"].items() if _ID.search(k) and not isinstance(v, bool)}
+        forms = [(_word(words[0]), value) for value in values]
+        if words[0] == "update":  # a verb of updating names the change only with its ids ("downgraded to economy" no)
+            forms += [(_UPDATING, value) for value in keys]
+        for verb, value in forms:
+            form = verb + r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+" + value
             found += [(tool, m.start(), m.end()) for m in re.finditer(form, text, re.I)]
     return found
 
@@ -328,6 +338,8 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
             said = text[region[0]: region[1]]
             times = max(1, sum(1 for c, mine in zip(reference, own, strict=True)
                                if c["tool"] == tool and mine and all(_value_in(v, said) for v in mine)))
+            if (extra := _extra_id(reference, tool, text[mentions[i][1]:region[1]])) is not None:
+                return False, f"an extra change: {tool} for {extra!r}"
         item = next(((a, b) for a, b in items if a <= mentions[i][1] < b), None)
         sentence = re.split(r"(?<=[.!?])\s", text[mentions[i][2]:], maxsplit=1)[0]
         if item and _TWICE.match(text[mentions[i][2]: item[1]]) and not _NO_CHANGE.search(sentence):
@@ -360,6 +372,23 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
             if (misstated := _misstated(key, value, text[a:b])) is not None:
                 return False, f"{change['tool']}: {key} stated as {misstated!r}, the call had {value_text(value)!r}"
     return True, "same changes in order"
+
+
+def _shape(value: str) -> tuple[int, frozenset[str]]:
+    """An id's form: its length and kinds of character ("JG7FMM" and "LQ940Q": six capitals and digits)."""
+    return len(value), frozenset("A" if c.isupper() else "a" if c.islower() else "9" if c.isdigit() else c
+                                 for c in value)
+
+
+def _extra_id(reference: list[dict[str, Any]], tool: str, sentence: str) -> str | None:
+    """In the sentence of a change named once for several ids ("Downgraded R1 (card_1), R3 and R2 (gift_2)"), an id
+    of the same form as the change's ids that is none of the reference's values: a change for it is an extra one."""
+    sentence = re.split(r"(?<=[.!?])\s", sentence, maxsplit=1)[0]
+    ids = {value_text(v) for c in reference if c["tool"] == tool for k, v in c["arguments"].items() if _ID.search(k)}
+    every = {value_text(v).lower() for c in reference for v in (*c["arguments"].values(), *(c.get("other") or {}).values())}
+    shapes = {_shape(v) for v in ids if re.search(r"\d", v)}  # an id with a digit: a word is not an id
+    return next((token for token in re.findall(r"(?<![\w-])[\w-]+(?![\w-])", sentence)
+                 if token.lower() not in every and re.search(r"\d", token) and _shape(token) in shapes), None)
 
 
 # a change told after another that it preceded: "..., after first sending a payment request", "before that, I ..."

@@ -1425,3 +1425,27 @@ RADIOS = [{"tool": "toggle_wifi", "arguments": {}}, {"tool": "toggle_hotspot", "
 ])
 def test_one_verb_for_two_toggles_joined_by_and(reference, text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
+
+
+REBOOKINGS = [{"tool": "update_booking_seats", "arguments": {"booking_id": "B7QK2", "payment_id": "card_1180"},
+               "other": {"cabin": "business"}},
+              {"tool": "update_booking_seats", "arguments": {"booking_id": "ZX9P4", "payment_id": "voucher_552"},
+               "other": {"cabin": "business"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # an update told by a verb of updating (upgraded, downgraded, changed, modified) with the change's own values
+    ("Upgraded bookings B7QK2 (card_1180) and ZX9P4 (voucher_552) to business, in that order.", "correct"),
+    ("I modified booking B7QK2 (card_1180), then booking ZX9P4 (voucher_552).", "correct"),
+    ("Upgraded bookings B7QK2 (card_1180) and ZX9P4 to business.", "wrong"),                  # a key value missing
+    ("Upgraded bookings ZX9P4 (voucher_552) and B7QK2 (card_1180) to business.", "wrong"),    # another order
+    ("Cancelled bookings B7QK2 (card_1180) and ZX9P4 (voucher_552).", "wrong"),               # not an update
+    ("Both bookings B7QK2 (card_1180) and ZX9P4 (voucher_552) upgraded to business.", "wrong"),  # no change named
+    # an id of the changes' form that is none of the reference's, told with them: an extra change (by the tool's
+    # name too: named once for several ids, each id told is one change)
+    ("Upgraded B7QK2 (card_1180), M3RT8 and ZX9P4 (voucher_552) to business.", "wrong"),
+    ("update_booking_seats: B7QK2 (card_1180), M3RT8 and ZX9P4 (voucher_552).", "wrong"),
+    ("update_booking_seats: B7QK2 (card_1180) and ZX9P4 (voucher_552).", "correct"),
+])
+def test_an_update_told_by_a_verb_of_updating_with_its_ids(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, REBOOKINGS, text) == verdict
