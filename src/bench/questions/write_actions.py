@@ -64,9 +64,12 @@ class WriteActions:
               "The values of a change's other arguments (`other`) need not be stated, but a value the answer states "
               "for one (\"gb_amount: 4\", \"4 GB\" for gb_amount 2, \"business-class\" for cabin economy) must be "
               "the call's. Prose may name a change by its verb and a value of its own (\"refueled 2 GB on L1002\" = "
-              "refuel_data, \"set 4g_5g_preferred\" = set_network_mode_preference); \"switched/changed X to V\" is "
-              "set_X; the order is the one the answer states (\"resumed L1, after first sending a payment request\" "
-              "tells the payment request first). An aside after the changes (\"(Afterwards I transferred the customer, "
+              "refuel_data, \"set 4g_5g_preferred\" = set_network_mode_preference), or object first (\"SIM "
+              "reseated\", \"APN reset\"); one verb for two objects joined by \"and\" tells both (\"turned roaming "
+              "off and airplane mode off\"); \"downgraded R1 (card_1) and R2 (gift_2)\" = update_X for each; "
+              "\"switched/changed X to V\" is set_X; \"X twice with Y in between\" is X, Y, X; the order is the one "
+              "the answer states (\"resumed L1, after first sending a payment request\" tells the payment request "
+              "first). An aside after the changes (\"(Afterwards I transferred the customer, "
               "which changed nothing.)\") is no change; \"no insurance\" states insurance no.")
 
     def text(self, target: dict[str, Any]) -> str:
@@ -164,6 +167,8 @@ _TWICE = re.compile(r"(?:[^.;\n\u2014\u2013(]|\([^()]*\))*?\btwice\b", re.I)
 # "twice: the first failed, ...": the failure of one of the attempts, told with the change
 _ONE_FAILED = re.compile(r"\b(?:first|second|earlier|initial|one|other)\b(?:\s+(?:attempt|try|call|time|one))?\s+"
                          r"(?:was\s+)?(?:fail\w*|errored|refused|rejected|denied)\b", re.I)
+# "X twice with Y and Z in between": X, Y, Z, X (group 1: where the second X is told)
+_IN_BETWEEN = re.compile(r"[ \t]+twice,?[ \t]+with\b[^.;,\n]*?\b(in[ \t]+between)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|\(?[a-z]\))?\s*")
 # An item that tells a change in prose without naming it: it starts with a verb of doing ("enabled roaming on
 # that line"); verbs of looking (checked, verified) tell no change
@@ -232,13 +237,25 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
                 forms.append(between.join(_word(w) for w in words[:-1]) + _ENDS)
             for prose in forms:
                 found += [(tool, m.start(), m.end()) for m in re.finditer(prose, text, re.I)]
-    # one verb for two changes joined by "and" ("turned roaming off and airplane mode off"): where a shorter mention
-    # of another tool starts at the same verb and ends before the "and", both are told, the second from the "and"
+            # object first, the verb's participle after ("SIM reseated", "roaming toggled", "APN reset"), the last
+            # word optional; not across "then" ("data then toggled airplane mode" is the next change's verb)
+            after = r"(?:[ \t]+(?!then\b)[\w$./%-]+){0,3}?[ \t]+"
+            objects = [words[1:]] + ([words[1:-1]] if len(words) >= 3 else [])
+            for passive in (after.join(_word(w) for w in names) + after + _word(words[0]) for names in objects):
+                found += [(tool, m.start(), m.end()) for m in re.finditer(passive, text, re.I)
+                          if re.search(r"(?:ed|set)$", m.group(0), re.I)]
+    # one verb for two changes joined by "and" ("turned roaming off and airplane mode off", "airplane mode and data
+    # toggled"): where a shorter mention of another tool starts at the same verb (or ends at the same participle) and
+    # the "and" lies between, both are told, parted at the "and"
     for i, (tool, start, end) in enumerate(found):
         for other, at, stop in found:
-            joined = re.search(r"\band\b", text[stop:end]) if at == start and stop < end and other != tool else None
-            if joined:
+            if other == tool:
+                continue
+            if at == start and stop < end and (joined := re.search(r"\band\b", text[stop:end])):
                 found[i] = (tool, stop + joined.start(), end)
+                break
+            if stop == end and at > start and (joined := re.search(r"\band\b", text[start:at])):
+                found[i] = (tool, start, start + joined.start())
                 break
     kept: list[tuple[str, int, int]] = []
     for tool, start, end in sorted(found, key=lambda f: (f[1], f[1] - f[2])):
@@ -275,6 +292,9 @@ def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[st
         for verb, value in forms:
             form = verb + r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+" + value
             found += [(tool, m.start(), m.end()) for m in re.finditer(form, text, re.I)]
+        for value in values:  # the value first, the participle right after ("4g_5g_preferred set")
+            found += [(tool, m.start(), m.end()) for m in re.finditer(value + r"[ \t]+" + _word(words[0]), text, re.I)
+                      if re.search(r"(?:ed|set)$", m.group(0), re.I)]
     return found
 
 
@@ -310,6 +330,11 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
     inert = [(a, b) for a, b in items if _NO_CHANGE.search(text[a:b]) and not (
         _ONE_FAILED.search(text[a:b]) and any(a <= m[1] < b and _TWICE.match(text[m[2]:b]) for m in everything))]
     found = [m for m in everything if not any(a <= m[1] < b for a, b in inert)]
+    # "roaming toggled twice with airplane mode and data toggled in between": the second time after those between
+    for tool, _start, end in list(found):
+        if between := _IN_BETWEEN.match(text, end):
+            found.append((tool, between.start(1), between.end(1)))
+    found.sort(key=lambda f: f[1])
     mentions: list[tuple[str, int, int]] = []
     for tool, start, end in found:  # "sent a payment request with send_payment_request": one change, named twice
         item = next(((a, b) for a, b in items if a <= start < b), None)
@@ -342,7 +367,8 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
                 return False, f"an extra change: {tool} for {extra!r}"
         item = next(((a, b) for a, b in items if a <= mentions[i][1] < b), None)
         sentence = re.split(r"(?<=[.!?])\s", text[mentions[i][2]:], maxsplit=1)[0]
-        if item and _TWICE.match(text[mentions[i][2]: item[1]]) and not _NO_CHANGE.search(sentence):
+        if item and _TWICE.match(text[mentions[i][2]: item[1]]) and not _NO_CHANGE.search(sentence) \
+                and not _IN_BETWEEN.match(text, mentions[i][2]):
             # "book_reservation for u1 twice": the same change made two times (unless one is said to have failed:
             # "twice, really: the first attempt failed" is one change)
             times = max(times, 2)

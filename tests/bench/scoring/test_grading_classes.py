@@ -1449,3 +1449,29 @@ REBOOKINGS = [{"tool": "update_booking_seats", "arguments": {"booking_id": "B7QK
 ])
 def test_an_update_told_by_a_verb_of_updating_with_its_ids(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, REBOOKINGS, text) == verdict
+
+
+ROUTER = [{"tool": "enable_hotspot", "arguments": {"device_id": "D77"}}, {"tool": "toggle_bluetooth", "arguments": {}},
+          {"tool": "toggle_wifi", "arguments": {}}, {"tool": "toggle_bluetooth", "arguments": {}},
+          {"tool": "flush_dns_cache", "arguments": {}}, {"tool": "set_dns_mode", "arguments": {"mode": "dot_strict"}},
+          {"tool": "reboot_router", "arguments": {}}]
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # terse changes told object first, the verb's participle after ("hotspot enabled", "DNS cache flushed"), a value
+    # of its own before "set", and "X toggled twice with Y toggled in between": X, Y, X
+    (ROUTER, "Hotspot enabled (D77), bluetooth toggled twice with wifi toggled in between, DNS cache flushed, "
+             "dot_strict set, router rebooted.", "correct"),
+    (ROUTER, "Hotspot enabled (D77), bluetooth toggled twice, wifi toggled, DNS cache flushed, dot_strict set, "
+             "router rebooted.", "wrong"),                                  # both bluetooth toggles before the wifi
+    (ROUTER, "Hotspot enabled (D77), bluetooth toggled twice with wifi toggled in between, DNS cache flushed, "
+             "router rebooted.", "wrong"),                                  # the DNS mode left out
+    # two objects of one participle joined by "and": both
+    (RADIOS, "Wifi and hotspot toggled, router rebooted.", "correct"),
+    (RADIOS, "Hotspot and wifi toggled, router rebooted.", "wrong"),        # in another order
+    # a verb after the object in an active sentence stays the next change's ("data then toggled airplane mode")
+    ([{"tool": "toggle_data", "arguments": {}}, {"tool": "toggle_airplane_mode", "arguments": {}}],
+     "Turned mobile data off, then toggled airplane mode.", "correct"),
+])
+def test_changes_told_object_first_and_twice_with_another_in_between(reference, text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
