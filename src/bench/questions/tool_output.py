@@ -93,7 +93,8 @@ _FILE_NAME = re.compile(r"(?<![\w./-])[\w.+-]*\w\.[A-Za-z0-9]+(?![\w/-])")
 # a relative path (an entry of `find .`, its ./ left out or not)
 _REL_PATH = re.compile(r"(?<![\w./-])(?:\./)?[\w+-][\w.+-]*(?:/[\w.+-]+)+(?![\w/-])")
 # (⏳ and ⌛ are in the Miscellaneous Technical block, U+2300-23FF)
-_MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
+_SIGN = r"[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\]"
+_MARKER = re.compile(rf"^\s*(?:\d+[.)]\s*)?({_SIGN})\s*(.+)$")
 
 
 def _plain_json(value: Any) -> Any:
@@ -143,6 +144,12 @@ def _marked_lines(text: str) -> dict[str, str]:
         match = _MARKER.match(line)
         if match:
             marked[squash(match.group(2)).lower()] = match.group(1)
+        elif line.strip().startswith("|"):  # a markdown table's row: "| 2 | ✅ | Write the loader |"
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            signs = [c for c in cells if re.fullmatch(_SIGN, c)]
+            words = [c for c in cells if re.search(r"[^\W\d_]{2}", c)]
+            if len(signs) == 1 and len(words) == 1:
+                marked[squash(words[0]).lower()] = signs[0]
     return marked
 
 
@@ -399,7 +406,9 @@ class ToolOutput:
         if raised:  # "... then Exception in thread "main" java.lang.NullPointerException": not in this output
             return False, f"an exception the output does not show: {raised[0]}"
         verbatim = re.search(r"(?<![\w/])" + re.escape(squash(reference).lower()) + r"(?![\w/])", squash(claim).lower())
-        if verbatim:
+        if verbatim:  # unless an entry the listing does not show is told beside it
+            if (invented := _invented_name(reference, claim, asked)) is not None:
+                return False, f"an entry the listing does not show: {invented}"
             return True, "the output, verbatim"
         want, got = parse_json(reference), parse_json(claim)
         if want in ([], {}, None) and reference.strip() in ("[]", "{}", "null", "None", '""'):

@@ -1475,3 +1475,29 @@ ROUTER = [{"tool": "enable_hotspot", "arguments": {"device_id": "D77"}}, {"tool"
 ])
 def test_changes_told_object_first_and_twice_with_another_in_between(reference, text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the output verbatim with an entry the listing does not show beside it: an entry added (so wrong)
+    ("./pkg/io/reader.py\n./pkg/io/tests/test_reader.py", "wrong"),
+    ("./pkg/io/reader.py ./pkg/io/writer.py", "wrong"),
+    ("./pkg/io/reader.py", "correct"),
+    ("It printed ./pkg/io/reader.py (the find over ./pkg).", "correct"),   # a path of the question is no entry
+])
+def test_the_output_verbatim_with_an_entry_added(text, verdict):
+    question = 'The 1st time you called `bash` with `{"command": "find ./pkg -name \'reader*\'"}`, what did it return?'
+    assert grade_asked("tool_output", question, "./pkg/io/reader.py", text) == verdict
+
+
+PLAN = "# Task List\n\n1. \u2705 Parse the flags\n\n2. \U0001f504 Write the loader\n\n3. \u23f3 Add the tests"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # status markers in the cells of a markdown table are their row's values too
+    ("| # | status | task |\n|---|---|---|\n| 1 | \u2705 | Parse the flags |\n| 2 | \u2705 | Write the loader |\n"
+     "| 3 | \u23f3 | Add the tests |", "wrong"),
+    ("| # | status | task |\n|---|---|---|\n| 1 | \u2705 | Parse the flags |\n| 2 | \U0001f504 | Write the loader |\n"
+     "| 3 | \u23f3 | Add the tests |", "correct"),
+])
+def test_status_markers_in_a_table_are_their_rows_values(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, PLAN, text) == verdict
