@@ -162,6 +162,9 @@ def _row_problem(reference: str, claim: str) -> str | None:
         return None
     words = [set(re.findall(r"[A-Za-z][\w.-]{2,}", row)) for row in rows]
     said = [(line, numbers(line, words=False)) for line in claim.split("\n") if line.strip()]
+    # "Lines 41-43: a, b, c": a range numbers the lines told after it (its ends are no other row's numbers)
+    ranges = [_range_numbers(line) for line, _ in said]
+    said = [(line, found + spans) for (line, found), spans in zip(said, ranges, strict=True)]
     for row, own in zip(rows, words, strict=True):
         # a word only this row has: not in another row, not even inside a longer token (np.ma in np.ma.empty_like)
         unique = {u for u in own if not any(has_identifier(u, other) for other in rows if other is not row)}
@@ -176,6 +179,38 @@ def _row_problem(reference: str, claim: str) -> str | None:
             if present < len(wanted) and (present * 2 >= len(wanted) or others & set(found)):
                 return f"the row of {sorted(unique)[0]} with other values"
     return None
+
+
+_RANGE = re.compile(r"\blines?\s+(\d+)\s*(?:-|\u2013|to)\s*(\d+)(?![\w.-])", re.I)
+
+
+def _range_numbers(text: str) -> list[float]:
+    """The line numbers a range of lines states ("Lines 41-43": 41, 42, 43; at most 100 lines)."""
+    return [float(n) for m in _RANGE.finditer(text) if 0 <= int(m.group(2)) - int(m.group(1)) <= 100
+            for n in range(int(m.group(1)), int(m.group(2)) + 1)]
+_VIEW_ROW = re.compile(r"^\s*(\d+)\t(.*)$")  # a line of `cat -n`
+_NUMBERED = re.compile(r"^\s*(?:line\s+)?(\d+)\s*[:.)\t]?\s+(\S.*)$", re.I)  # "43: return x", "line 43  return x"
+
+
+def _renumbered_line(reference: str, claim: str) -> str | None:
+    """A line of a `cat -n` view restated under its number with other code ("317: if (...)" for "317 return x;",
+    a later view's line), or one of the lines a range tells ("Lines 315-317: ...") not told: the line's number, else
+    None. The code is compared without spaces and backticks; under its number either may hold the other (a comment
+    added or a colon dropped is no other code)."""
+    rows = {int(m.group(1)): squash(m.group(2)).replace(" ", "") for line in reference.split("\n")
+            if (m := _VIEW_ROW.match(line))}
+    if len(rows) < 2:
+        return None
+    for line in claim.split("\n"):
+        match = _NUMBERED.match(line)
+        code = rows.get(int(match.group(1))) if match else None
+        if match and code:
+            said = squash(match.group(2).replace("`", "")).replace(" ", "")
+            if code not in said and said not in code:
+                return match.group(1)
+    # lines told after their range ("Lines 41-43: `a`, `b`, `c`"): each line's code is told
+    told = squash(claim.replace("`", "")).replace(" ", "")
+    return next((str(n) for n in map(int, _range_numbers(claim)) if rows.get(n) and rows[n] not in told), None)
 
 
 def _relative_to_listing(path: str, claim: str, paths: list[str]) -> bool:
@@ -440,9 +475,11 @@ class ToolOutput:
                 return False, f"{label}: expected {value!r}, the answer says {beside[0]!r}"
         if (row := _row_problem(without_caption(untagged(reference)), claim)) is not None:
             return False, row
+        if (number := _renumbered_line(untagged(reference), claim)) is not None:
+            return False, f"line {number} of the view restated with other code, or not told"
         if (quoted := requoted_code(untagged(reference), claim)) is not None:
             return False, f"quotes changed in a restated line of code: {quoted}"
-        found = numbers(claim)
+        found = numbers(claim) + _range_numbers(claim)
         values = output_values(reference)
         if not values and not in_substance(reference, claim):  # prose without values: its words
             return False, "not the output in substance"

@@ -1501,3 +1501,23 @@ PLAN = "# Task List\n\n1. \u2705 Parse the flags\n\n2. \U0001f504 Write the load
 ])
 def test_status_markers_in_a_table_are_their_rows_values(text, verdict):
     assert grade_asked("tool_output", ASK_OUTPUT, PLAN, text) == verdict
+
+
+LINES = ("Here's the result of running `cat -n` on /srv/app/router.go:\n    41\tswitch kind {\n    42\tcase KindFile:\n"
+         "    43\t\treturn openFile(p)")
+ASK_LINES = ('The 1st time you called `str_replace_editor` with `{"command": "view", "path": "/srv/app/router.go", '
+             '"view_range": [41, 43]}`, what did it return?')
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a view's lines told after their range ("Lines 41-43: a, b, c"): the range numbers them
+    ("Lines 41-43: `switch kind {`, `case KindFile:`, `return openFile(p)`", "correct"),
+    ("Lines 41-43 of router.go: `switch kind {`, `case KindFile:`, `return openFile(p)`; line 44 not shown.", "correct"),
+    ("Lines 41-43: `switch kind {`, `case KindDir:`, `return openFile(p)`", "wrong"),
+    # a line restated under its number with other code (a later view's) is another output
+    ("41: switch kind {\n42: case KindFile:\n43: if p == \"\" { return nil }", "wrong"),
+    ("41: switch kind {\n42: case KindFile:\n43: f, err := openFile(p); if err != nil { return nil }", "wrong"),
+    ("41: switch kind {\n42: case KindFile:\n43: return openFile(p)", "correct"),
+])
+def test_a_views_lines_under_a_range_or_their_numbers(text, verdict):
+    assert grade_asked("tool_output", ASK_LINES, LINES, text) == verdict
