@@ -1521,3 +1521,19 @@ ASK_LINES = ('The 1st time you called `str_replace_editor` with `{"command": "vi
 ])
 def test_a_views_lines_under_a_range_or_their_numbers(text, verdict):
     assert grade_asked("tool_output", ASK_LINES, LINES, text) == verdict
+
+
+HIT = "/srv/shop/cart/totals.py:57:        total = round(subtotal * rate, 2)"
+ASK_GREP = 'The 1st time you called `bash` with `{"command": "grep -rn \\"round(\\" /srv/shop/cart"}`, what did it return?'
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a grep hit's path:line: told as the path (relative to the root, or its unique file name) and "line N" in prose
+    ("One hit: `cart/totals.py`, line 57: `total = round(subtotal * rate, 2)`.", "correct"),
+    ("One hit in totals.py at line 57: `total = round(subtotal * rate, 2)`", "correct"),
+    ("One hit in totals.py at line 75: `total = round(subtotal * rate, 2)`", "wrong"),
+    ("One hit: `cart/prices.py`, line 57: `total = round(subtotal * rate, 2)`.", "wrong"),
+    ("One hit: `cart/totals.py`, line 57: `total = round(subtotal * rate, 3)`.", "wrong"),
+])
+def test_a_grep_hit_told_with_its_line_in_prose(text, verdict):
+    assert grade_rooted("tool_output", ASK_GREP, HIT, text, "/srv/shop") == verdict
