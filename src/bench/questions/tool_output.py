@@ -87,7 +87,8 @@ _GENERIC = {"Error", "Exception", "Warning", "Failure", "Exit", "Interrupt", "It
 # a clause about another run or call ("the earlier ValueError is gone", "no longer raises")
 _ELSEWHERE = re.compile(r"\b(?:earlier|before|previous(?:ly)?|prior|fixed|no longer|any ?more|this time|instead of|"
                         r"other|later)\b", re.I)
-_LINE_NUMBER = re.compile(r"\bline (\d+)\b", re.I)  # "raised at core.py line 11": a traceback's frame
+# "raised at core.py line 11", "(Mean.java:18)": a traceback's frame
+_LINE_NUMBER = re.compile(r"\bline (\d+)\b|\b[\w$]+\.(?:java|kt|scala|groovy):(\d+)\b", re.I)
 _TABLE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|$")
 _FILE_NAME = re.compile(r"(?<![\w./-])[\w.+-]*\w\.[A-Za-z0-9]+(?![\w/-])")
 # a relative path (an entry of `find .`, its ./ left out or not)
@@ -296,6 +297,9 @@ def _invented_number(reference: str, claim: str, asked: str) -> str | None:
                  if not any(same_number(m.group(1), n) for n in shown)), None)
 
 
+_THREAD = re.compile(r"^Exception in thread \"[^\"\n]*\"\s+(?=[\w.$]+(?::|$))", re.M)
+
+
 def output_values(reference: str) -> list[Any]:
     """The values a tool output states: a JSON record's scalar leaves; a readout's values after
     its labels; in free text its numbers, identifiers, paths, quoted and parenthesised words."""
@@ -303,11 +307,16 @@ def output_values(reference: str) -> list[Any]:
     if isinstance(data, (dict, list)):
         return _leaves(data, [])
     reference = without_caption(without_frames(untagged(reference)))
+    # Java's thread header is a header, like Python's "Traceback (most recent call last):"; its exception is the value
+    headed = _THREAD.search(reference)
+    reference = _THREAD.sub("", reference)
     values: list[Any] = [token for _, value in _pairs(reference) for token in _value_tokens(value)]
     rest = "\n".join(line for line in reference.split("\n") if not _PAIR.match(line.strip()))
     values += [t.strip("'\"`()") for t in _CONTENT.findall(_INLINE_KEY.sub(" ", rest))]
     # file names are values too, though they hold no digit, underscore or slash (an `ls` of cache.py, testing.py)
     values += [t for t in _FILE_NAME.findall(rest) if is_file(t)]
+    if headed:  # its exception is the value the header leads to (a class name holds no digit or underscore)
+        values += exception_types(reference)[:1]
     return [v for v in values if str(v).strip(".,:;!?'\"()[]{} ")]
 
 
@@ -476,7 +485,7 @@ class ToolOutput:
             if numeric and (beside := _number_beside(label, [k for k, _ in labelled], claim)) \
                     and not any(_value_in(str(value), s, numbers(s, words=False)) for s in beside):
                 return False, f"{label}: expected {value!r}, the answer says {beside[0]!r}"
-        if (row := _row_problem(without_caption(untagged(reference)), claim)) is not None:
+        if (row := _row_problem(_THREAD.sub("", without_caption(untagged(reference))), claim)) is not None:
             return False, row
         if (number := _renumbered_line(untagged(reference), claim)) is not None:
             return False, f"line {number} of the view restated with other code, or not told"
@@ -497,7 +506,8 @@ class ToolOutput:
         if (invented := _invented_number(reference, claim, asked)) is not None:
             return False, f"a number the output does not show: {invented}"
         frames = frame_lines(reference)
-        if not missing and frames and (other := [n for n in _LINE_NUMBER.findall(claim) if int(n) not in frames]):
+        if not missing and frames and (other := [n for pair in _LINE_NUMBER.findall(claim) for n in pair
+                                                 if n and int(n) not in frames]):
             return False, f"line {other[0]}: a frame the traceback does not show"
         # a path the question itself states (the call's own argument echoed: the viewed file in a caption, the
         # listed directory) is the question's, not a value to restate

@@ -1537,3 +1537,18 @@ ASK_GREP = 'The 1st time you called `bash` with `{"command": "grep -rn \\"round(
 ])
 def test_a_grep_hit_told_with_its_line_in_prose(text, verdict):
     assert grade_rooted("tool_output", ASK_GREP, HIT, text, "/srv/shop") == verdict
+
+
+JAVA_HEADED = ('Exception in thread "worker-3" java.lang.ArithmeticException: / by zero\n'
+               "\tat com.acme.stats.Mean.of(Mean.java:18)\n\tat com.acme.Cli.main(Cli.java:7)")
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # Java's `Exception in thread "x"` header is a header, like Python's "Traceback (most recent call last):"
+    ("It threw `java.lang.ArithmeticException: / by zero` from Mean.of (Mean.java:18).", "correct"),
+    ('Exception in thread "worker-3" java.lang.ArithmeticException: / by zero', "correct"),
+    ("It threw `java.lang.IllegalStateException: / by zero` from Mean.of (Mean.java:18).", "wrong"),
+    ("It threw `java.lang.ArithmeticException: / by zero` from Mean.of (Mean.java:81).", "wrong"),  # no frame's line
+])
+def test_a_java_thread_header_is_no_value(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, JAVA_HEADED, text) == verdict
