@@ -10,6 +10,7 @@ calls of that tool with the same arguments.
 
 from __future__ import annotations
 
+import difflib
 import json
 import posixpath
 import re
@@ -212,6 +213,28 @@ def _renumbered_line(reference: str, claim: str) -> str | None:
     # lines told after their range ("Lines 41-43: `a`, `b`, `c`"): each line's code is told
     told = squash(claim.replace("`", "")).replace(" ", "")
     return next((str(n) for n in map(int, _range_numbers(claim)) if rows.get(n) and rows[n] not in told), None)
+
+
+def _shortened_line(reference: str, claim: str) -> str | None:
+    """A line of a prose output restated on a line of its own with words of it left out ("Actual method called" for
+    "Actual method called indirectly"): the words left out, else None. Only words, not numbers (a `cat -n` line told
+    without its number is the same line), 1-3 of them, the line kept at least half; not when the whole line is also
+    told, nor lines with paths (told relative) or a table's rows (their cells part a line)."""
+    def words(text: str) -> list[str]:
+        return re.findall(r"[a-z0-9_]+", text.lower())
+    told = " ".join(words(claim))
+    for row in (words(line) for line in reference.split("\n") if "/" not in line):  # a path may lose its root
+        if len(row) < 3 or f" {' '.join(row)} " in f" {told} ":
+            continue
+        for line in (words(line.strip("`*-> ")) for line in claim.split("\n") if "|" not in line):  # not a table's
+            if len(line) < 2 or len(line) * 2 < len(row) or len(line) >= len(row):
+                continue
+            matcher = difflib.SequenceMatcher(a=row, b=line, autojunk=False)
+            codes = [c for c in matcher.get_opcodes() if c[0] != "equal"]
+            lost = [w for tag, i1, i2, _, _ in codes for w in row[i1:i2]]
+            if codes and all(c[0] == "delete" for c in codes) and len(lost) <= 3 and all(w.isalpha() for w in lost):
+                return " ".join(lost)
+    return None
 
 
 def _relative_to_listing(path: str, claim: str, paths: list[str]) -> bool:
@@ -464,6 +487,8 @@ class ToolOutput:
         named = re.sub(r"^/(?:[\w.+-]+/)+(?=[\w.+-]+:\d+:)", "", untagged(reference), flags=re.M)
         if want is None and (change := substituted(named, claim)):
             return False, f"a word or number of the output changed: {change}"
+        if want is None and (lost := _shortened_line(without_caption(untagged(reference)), claim)):
+            return False, f"a restated line with words left out: {lost}"
         if want is None and (value := requoted_value(untagged(reference), claim)) is not None:
             return False, f"a value the output quotes stated with more in it: {value!r}"  # "12.5 kg" for "12.5"
         if want is not None and got is not None:

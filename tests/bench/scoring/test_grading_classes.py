@@ -1552,3 +1552,14 @@ JAVA_HEADED = ('Exception in thread "worker-3" java.lang.ArithmeticException: / 
 ])
 def test_a_java_thread_header_is_no_value(text, verdict):
     assert grade_asked("tool_output", ASK_OUTPUT, JAVA_HEADED, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a restated line with a word of it left out is another line ("called" for "called lazily")
+    ("Cache warmed lazily\nSecond pass skipped", "correct"),
+    ("Cache warmed\nSecond pass skipped", "wrong"),
+    ("Cache warmed lazily\nSecond pass", "wrong"),
+    ("It printed `Cache warmed lazily` and then `Second pass skipped`.", "correct"),
+])
+def test_a_restated_line_with_a_word_left_out(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, "Cache warmed lazily\nSecond pass skipped", text) == verdict
