@@ -237,6 +237,19 @@ def _shortened_line(reference: str, claim: str) -> str | None:
     return None
 
 
+def _untold_row(reference: str, claim: str) -> str | None:
+    """Numbered rows of a readout that share a value ("Result 1 (...): null", "Result 2 (...): null"): which row said
+    what is told only by the rows' numbers, so each must be told ("All four printed null" tells none): the first
+    row not told, else None."""
+    pairs = [(label, value) for label, value in _pairs(reference) if numbers(label, words=False)]
+    shared = Counter(value.lower() for _, value in pairs)
+    if len(pairs) < 2 or max(shared.values()) < 2:
+        return None
+    found = numbers(claim, words=False)
+    return next((label for label, value in pairs if shared[value.lower()] >= 2
+                 and not all(any(same_number(n, f) for f in found) for n in numbers(label, words=False))), None)
+
+
 def _relative_to_listing(path: str, claim: str, paths: list[str]) -> bool:
     """A path of a listing stated relative to the listing's root ("lib/core/" for /srv/app/lib/core/)."""
     root = posixpath.commonpath(paths) if len(paths) >= 2 else ""
@@ -510,6 +523,8 @@ class ToolOutput:
             if numeric and (beside := _number_beside(label, [k for k, _ in labelled], claim)) \
                     and not any(_value_in(str(value), s, numbers(s, words=False)) for s in beside):
                 return False, f"{label}: expected {value!r}, the answer says {beside[0]!r}"
+        if want is None and (label := _untold_row(untagged(reference), claim)) is not None:
+            return False, f"the row {label!r} not told (its value is other rows' too)"
         if (row := _row_problem(_THREAD.sub("", without_caption(untagged(reference))), claim)) is not None:
             return False, row
         if (number := _renumbered_line(untagged(reference), claim)) is not None:

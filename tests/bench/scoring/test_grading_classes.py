@@ -1563,3 +1563,18 @@ def test_a_java_thread_header_is_no_value(text, verdict):
 ])
 def test_a_restated_line_with_a_word_left_out(text, verdict):
     assert grade_asked("tool_output", ASK_OUTPUT, "Cache warmed lazily\nSecond pass skipped", text) == verdict
+
+
+PROBES = "Probe 1 (cold cache): miss\nProbe 2 (warm cache): miss\nProbe 3 (evicted): miss"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # numbered rows with one value in common: each row is told by its number (which row said what)
+    ("All three probes printed miss.", "wrong"),
+    ("Probe: miss", "wrong"),
+    ("Probe 1 (cold cache): miss; Probe 2 (warm cache): miss; Probe 3 (evicted): miss", "correct"),
+    ("| probe | result |\n|---|---|\n| 1 (cold cache) | miss |\n| 2 (warm cache) | miss |\n| 3 (evicted) | miss |",
+     "correct"),
+])
+def test_numbered_rows_sharing_a_value_are_told_by_their_numbers(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, PROBES, text) == verdict
