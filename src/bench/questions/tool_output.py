@@ -497,7 +497,9 @@ class ToolOutput:
             return (True, "the empty output") if empty else (False, f"the output was {reference.strip()}")
         # (a grep hit's path may be told relative to the root or by its file name: its directories are no words the
         # answer changed; the paths themselves are values, checked below)
-        named = re.sub(r"^/(?:[\w.+-]+/)+(?=[\w.+-]+:\d+:)", "", untagged(reference), flags=re.M)
+        # (nor are the words of a view's caption: "Here's the result of running `cat -n` on" is no line to restate)
+        plain = re.sub(r"^\s*Here's the result of running `cat -n` on [^\n]*\n", "", untagged(reference))
+        named = re.sub(r"^/(?:[\w.+-]+/)+(?=[\w.+-]+:\d+:)", "", plain, flags=re.M)
         if want is None and (change := substituted(named, claim)):
             return False, f"a word or number of the output changed: {change}"
         if want is None and (lost := _shortened_line(without_caption(untagged(reference)), claim)):

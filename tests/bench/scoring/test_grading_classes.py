@@ -1578,3 +1578,24 @@ PROBES = "Probe 1 (cold cache): miss\nProbe 2 (warm cache): miss\nProbe 3 (evict
 ])
 def test_numbered_rows_sharing_a_value_are_told_by_their_numbers(text, verdict):
     assert grade_asked("tool_output", ASK_OUTPUT, PROBES, text) == verdict
+
+
+FRAMES_VIEW = ("Here's the result of running `cat -n` on /workspace/acme__etl__3.1/etl/io/frames.py:\n"
+               "   205\t@cached(np.ma)\n   206\tdef load_like(a, dtype=None, order='K', shape=None):\n"
+               "   207\t    a = asframe(a)\n"
+               "   208\t    return a.map_blocks(np.ma.load_like, dtype=dtype, order=order, shape=shape)\n   209\t")
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the view's caption is no line to restate: words told in its place are no changed words
+    ("Lines 205-208: the `load_like` wrapper - `@cached(np.ma)`, `def load_like(a, dtype=None, order='K', "
+     "shape=None):`, `a = asframe(a)`, `return a.map_blocks(np.ma.load_like, dtype=dtype, order=order, shape=shape)`; "
+     "line 209 empty.", "correct"),
+    ("Lines 205-208: the `load_like` wrapper - `@cached(np.ma)`, `def load_like(a, dtype=None, order='C', "
+     "shape=None):`, `a = asframe(a)`, `return a.map_blocks(np.ma.load_like, dtype=dtype, order=order, shape=shape)`; "
+     "line 209 empty.", "wrong"),
+])
+def test_words_in_place_of_a_views_caption_are_no_changed_words(text, verdict):
+    question = ('The 1st time you called `view` with `{"path": "/workspace/acme__etl__3.1/etl/io/frames.py", '
+                '"view_range": [205, 209]}`, what did it return?')
+    assert grade_rooted("tool_output", question, FRAMES_VIEW, text, "/workspace/acme__etl__3.1") == verdict
