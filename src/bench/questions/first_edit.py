@@ -99,6 +99,20 @@ def _diff_as_code(text: str) -> str:
     return _FENCE.sub(rewrite, text)
 
 
+def _diff_context(text: str) -> list[str]:
+    """The context lines of an answer's diffs (a space prefix): the file's lines around the insertion, shown, not
+    claimed as inserted."""
+    if "```" not in text:
+        text = _BARE_DIFF.sub(lambda m: "```diff\n" + m.group(0) + "\n```", text)
+    shown = []
+    for match in _FENCE.finditer(text):
+        lines = match.group(2).strip("\n").split("\n")
+        if match.group(1).lower() in ("diff", "patch", "udiff") or (
+                any(line.startswith("+") for line in lines) and all(_DIFF_LINE.match(line) for line in lines)):
+            shown += [nows(line[1:]) for line in lines if line.startswith(" ") and line.strip()]
+    return shown
+
+
 # a dash parts a clause too ("It was a.py - I don't remember the exact code": a.py is stated, the code declined)
 _CLAUSES = re.compile(r"[.;!?\n]+\s|,?\s+(?:but|though|although|so|yet)\s+|\s[-\u2013\u2014]+\s", re.I)
 # markdown's indented code block ("In `a.py` I inserted:\n\n    x = 1\n    y = 2"): lines indented by four spaces
@@ -116,7 +130,8 @@ class FirstEdit:
               "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "
               "Code the answer names as what the edit replaced (\"replaced `old` with `new`\", \"`new` (it replaced "
               "`old`)\") is not claimed "
-              "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines; its "
+              "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines (its "
+              "context lines are the file's: never invented code); its "
               "`--- a/x` / `+++ b/x` headers name its file (a/ and b/ are git's prefixes), fenced or not.")
 
     def text(self, target: dict[str, Any]) -> str:
@@ -154,6 +169,7 @@ class FirstEdit:
         if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):
             path = parsed.get("path") or parsed.get("file") or ""
             return {"paths": [str(path)] if path else [], "code": parsed["code"], "delimited": True}
+        shown = _diff_context(text)
         text = _without_replaced(_diff_as_code(text))
         code, delimited = code_candidates(text)
         # the only inline spans are the file's path ("In `a.py` I inserted:"): markdown's indented code block after
@@ -175,7 +191,8 @@ class FirstEdit:
         outside = text
         if delimited:  # paths are named outside the code (a path inside the code is code)
             outside = re.sub(r"```.*?```", " ", text, flags=re.S)
-        return {"paths": path_tokens(outside, skip_negated=False), "code": code, "delimited": delimited}
+        return {"paths": path_tokens(outside, skip_negated=False), "code": code, "delimited": delimited,
+                "shown": shown}
 
     def grade(self, reference: dict[str, Any], claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
         named, _ = match_paths(claim["paths"], [reference["path"]], repo_root)
@@ -188,6 +205,7 @@ class FirstEdit:
         if code_ok:  # undelimited code: only lines that look like code can be checked
             invented = [line for line in got.split("\n")
                         if nows(line) and not _ELLIPSIS.match(line.strip()) and nows(line) not in context
+                        and nows(line) not in claim.get("shown", ())  # a diff's context line: the file's
                         and not any(nows(line) in nows(p) for p in claim["paths"])
                         and (claim["delimited"] or _CODE_LINE.match(line))]
         if path_ok and code_ok and not invented:

@@ -1599,3 +1599,16 @@ def test_words_in_place_of_a_views_caption_are_no_changed_words(text, verdict):
     question = ('The 1st time you called `view` with `{"path": "/workspace/acme__etl__3.1/etl/io/frames.py", '
                 '"view_range": [205, 209]}`, what did it return?')
     assert grade_rooted("tool_output", question, FRAMES_VIEW, text, "/workspace/acme__etl__3.1") == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a diff's context lines are the file's: shown around the insertion, not claimed as inserted (nor invented)
+    ("src/widgets/core.py\n```diff\n     height = cfg.get('height', 24)\n+    width = cfg.get('width', 80)\n"
+     "     return width\n```", "correct"),
+    ("src/widgets/core.py\n```diff\n+    height = cfg.get('height', 24)\n+    width = cfg.get('width', 80)\n"
+     "     return width\n```", "wrong"),                                  # a + line the edit did not insert
+    ("src/widgets/core.py\n```diff\n     height = cfg.get('height', 24)\n+    width = cfg.get('width', 40)\n```",
+     "wrong"),
+])
+def test_a_diffs_context_lines_are_not_claimed_as_inserted(text, verdict):
+    assert grade("first_edit", EDIT, text) == verdict
