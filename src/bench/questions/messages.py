@@ -172,6 +172,32 @@ def _times(word: str, words: list[str]) -> int:
     return sum(1 for w in words if same_word(word, w))
 
 
+_FILLER = {"is", "was", "are", "were", "be", "of", "the", "a", "an", "to", "at", "only", "just"}
+
+
+def _swapped(ref: list[str], got: list[str]) -> str | None:
+    """Numbers told under each other's words ("total price 255 but paid 305" for "total price is 305, but paid
+    255"), however much of the rest is paraphrased: the numbers, else None. A number's word is the nearest word
+    before it (filler words skipped); only numbers the reference has once, under words of their own."""
+    def labels(words: list[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for i, w in enumerate(words):
+            if w.isdigit():
+                before = next((v for v in reversed(words[:i]) if v.isalpha() and v not in _FILLER), "")
+                found.setdefault(w, []).append(before)
+        return found
+    mine, theirs = labels(ref), labels(got)
+    own = {n: ws[0] for n, ws in mine.items() if len(ws) == 1 and ws[0]}
+    if len(set(own.values())) < 2:
+        return None
+    for number, word in own.items():
+        for said in theirs.get(number, []):
+            other = next((n for n, w in own.items() if n != number and same_word(w, said)), None)
+            if other and not same_word(said, word):
+                return f"{number} told under {said!r} ({other}'s word)"
+    return None
+
+
 def substituted(reference: str, text: str) -> str | None:
     """A message restated nearly word for word with a word or number changed ("must be active" for
     "must be suspended", "price is 255, but paid 305" for "... 305 ... 255"): the change, else None.
@@ -180,6 +206,8 @@ def substituted(reference: str, text: str) -> str | None:
     ref, got = re.findall(r"[a-z0-9_]+", reference.lower()), re.findall(r"[a-z0-9_]+", text.lower())
     if len(ref) < 4:
         return None
+    if swapped := _swapped(ref, got):
+        return f"numbers under each other's words: {swapped}"
     matcher = difflib.SequenceMatcher(a=ref, b=got, autojunk=False)
     if sum(block.size for block in matcher.get_matching_blocks()) < 0.6 * len(ref):
         return None

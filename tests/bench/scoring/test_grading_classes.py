@@ -1612,3 +1612,18 @@ def test_words_in_place_of_a_views_caption_are_no_changed_words(text, verdict):
 ])
 def test_a_diffs_context_lines_are_not_claimed_as_inserted(text, verdict):
     assert grade("first_edit", EDIT, text) == verdict
+
+
+REFUND_ERROR = {"tool": "issue_refund",
+                "message": "Error: refund amount does not match, refund total is 120, but balance 80"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a message paraphrased with its numbers under each other's words: another message
+    ("issue_refund said the refund amount didn't match: refund total 80 but balance 120.", "wrong"),
+    ("issue_refund said the refund amount didn't match: refund total 120 but balance 80.", "correct"),
+    ("issue_refund: the balance was 80 while the refund total was 120, so the refund amount didn't match.",
+     "correct"),                                                                   # reordered, each with its word
+])
+def test_a_paraphrased_message_with_its_numbers_swapped(text, verdict):
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, REFUND_ERROR, text) == verdict
