@@ -1627,3 +1627,15 @@ REFUND_ERROR = {"tool": "issue_refund",
 ])
 def test_a_paraphrased_message_with_its_numbers_swapped(text, verdict):
     assert grade_asked("first_tool_error", ASK_TOOL_ERROR, REFUND_ERROR, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # an exception line's message told whole without its type: the error stated (a type told must be its own)
+    ("The bash check failed with No module named 'lxml_html'.", "correct"),
+    ("bash: ModuleNotFoundError: No module named 'lxml_html'", "correct"),
+    ("The bash check failed with ImportError: No module named 'lxml_html'.", "wrong"),
+    ("The bash check failed with No module named 'lxml'.", "wrong"),
+])
+def test_an_exception_lines_message_without_its_type(text, verdict):
+    reference = {"tool": "bash", "message": "ModuleNotFoundError: No module named 'lxml_html'"}
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
