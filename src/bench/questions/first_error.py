@@ -58,7 +58,7 @@ class FirstError:
               "so is a class of the same name from another package (requests.exceptions.ConnectionError is not the "
               "built-in ConnectionError) and an error described without its type (\"some botocore error about "
               "credentials\"). `Exception in thread \"main\"` is Java's header, not the type; a class printed as "
-              "`Name: message` (`InvalidOperation: [...]`), named after \"raised\"/\"threw\" or qualified by its "
+              "`Name: message` (`InvalidOperation: [...]`), named after \"raised\"/\"threw\" or \"it was a\", or qualified by its "
               "package (`decimal.ConversionSyntax`) is the claimed type. A class in the message may be named "
               "unqualified (`ConversionSyntax` for `<class 'decimal.ConversionSyntax'>`). Numbers of the message are "
               "compared as numbers (286 = 286.0), but one replaced by words (\"step argument\" for \"arg 3\") is "

@@ -30,8 +30,11 @@ _EXC_LINE = re.compile(r"(?<![\w.$])((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*):[
 
 # A class named by a verb of raising ("it raised decimal.InvalidOperation - a ...", "threw QuotaExceeded"), and a
 # package-qualified class ("decimal.ConversionSyntax" as the whole answer): the type, whatever its name ends in
+# (and "it was a `LedgerClosed`", "the exception was LedgerClosed": a CamelCase class said to be what it was)
 _RAISED = re.compile(r"\b(?:raised|raises|raising|threw|throws|thrown|throwing)\s+(?:an?\s+|the\s+)?[`'\"]?"
-                     r"((?:[a-z_][\w]*\.)*[A-Z][\w]*)\b")
+                     r"((?:[a-z_][\w]*\.)*[A-Z][\w]*)\b"
+                     r"|\b(?i:it|the (?:exception|error))\s+was\s+(?:an?\s+|the\s+)?[`'\"]?"
+                     r"((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*)\b")
 _QUALIFIED = re.compile(r"(?<![\w.$/])((?:[a-z_][\w]*\.)+[A-Z][\w]*)\b(?![./]\w)")
 
 
@@ -51,7 +54,7 @@ def exception_types(text: str, printed: bool = False) -> list[str]:
             continue
         if _JAVA_HEADER.match(text, match.start()):  # 'Exception in thread "main" java.lang.X: ...' names X
             continue
-        found.append(match.group(1))
+        found.append(next(g for g in match.groups() if g))
     return list(dict.fromkeys(found))
 
 

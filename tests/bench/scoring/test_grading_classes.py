@@ -1639,3 +1639,14 @@ def test_a_paraphrased_message_with_its_numbers_swapped(text, verdict):
 def test_an_exception_lines_message_without_its_type(text, verdict):
     reference = {"tool": "bash", "message": "ModuleNotFoundError: No module named 'lxml_html'"}
     assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # "it was a `CamelCase`": the class the answer says the exception was, not a qualified class of its message
+    ("It was a `LedgerClosed` whose message was just `[<class 'ledger.errors.PeriodLocked'>]`.", "correct"),
+    ("It was a `PeriodLocked` whose message was just `[<class 'ledger.errors.PeriodLocked'>]`.", "wrong"),
+    ("The exception was LedgerClosed, message `[<class 'ledger.errors.PeriodLocked'>]`.", "correct"),
+])
+def test_the_class_an_answer_says_the_exception_was(text, verdict):
+    reference = {"type": "ledger.errors.LedgerClosed", "message": "[<class 'ledger.errors.PeriodLocked'>]"}
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
