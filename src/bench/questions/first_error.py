@@ -45,6 +45,11 @@ _DESCRIBES = re.compile(r"\b(?:about|regarding|related to|saying|complaining|bec
                         r"something like|some kind of|to do with)\b|\b[A-Z]{3,}\b")
 
 
+# a "Type:" field of an answer, and Java's thread header (no type: the class follows it)
+_TYPE_FIELD = re.compile(r"^\W*type\W*:\s*(.+)$", re.I | re.M)
+_THREAD_HEADER = re.compile(r"Exception in thread\s+[\"'][^\"']*[\"']")
+
+
 class FirstError:
     name = NAME
     template = "What exception (type and message) did the {nth} run of `{command}` print?"
@@ -92,6 +97,10 @@ class FirstError:
         if isinstance(parsed, dict) and isinstance(parsed.get("type"), str):
             return {"types": [parsed["type"]], "message": str(parsed.get("message") or ""), "text": None}
         types = exception_types(text, printed=True)
+        field = _TYPE_FIELD.search(text)
+        if field and _THREAD_HEADER.fullmatch(field.group(1).strip(" `*")):
+            # "Type: Exception in thread "main"": the field claims Java's header as the type, whatever the message
+            return {"types": [field.group(1).strip(" `*")], "message": None, "text": text}
         if not types:
             # "no exception was printed" is a claim too (that the run printed none)
             if _NONE.search(text):

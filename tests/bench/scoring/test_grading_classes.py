@@ -1650,3 +1650,14 @@ def test_an_exception_lines_message_without_its_type(text, verdict):
 def test_the_class_an_answer_says_the_exception_was(text, verdict):
     reference = {"type": "ledger.errors.LedgerClosed", "message": "[<class 'ledger.errors.PeriodLocked'>]"}
     assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a "Type:" field is the type claimed: Java's thread header there is no type, whatever the message holds
+    ('Type: Exception in thread "main"\nMessage: java.lang.IllegalStateException: pool "main" closed', "wrong"),
+    ('Type: java.lang.IllegalStateException\nMessage: pool "main" closed', "correct"),
+    ('Type: IllegalStateException\nMessage: pool "main" closed', "correct"),
+])
+def test_a_type_field_holding_javas_thread_header(text, verdict):
+    reference = {"type": "java.lang.IllegalStateException", "message": 'pool "main" closed'}
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
