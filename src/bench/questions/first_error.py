@@ -41,6 +41,8 @@ _EITHER = re.compile(r"\beither\b|\bor\b", re.I)
 # INTERNAL ERROR at x.py:19"): a claim about the exception (wrong: it names no type), not an abstention. It
 # describes: it says what the error was about, or names something specific (a value, a path, an all-caps word).
 _ERROR_WORD = re.compile(r"\b(?:errors?|exceptions?|crash\w*|traceback|raised|threw|thrown|panic\w*)\b", re.I)
+# "it failed with `No module named x`": an error told by a quoted message alone
+_FAILED_WITH = re.compile(r"\b(?:failed|died|crashed|errored|aborted|stopped)\s+(?:with|on)\s+[`'\"]\S", re.I)
 _DESCRIBES = re.compile(r"\b(?:about|regarding|related to|saying|complaining|because|due to|caused by|"
                         r"something like|some kind of|to do with)\b|\b[A-Z]{3,}\b")
 
@@ -105,7 +107,8 @@ class FirstError:
             # "no exception was printed" is a claim too (that the run printed none)
             if _NONE.search(text):
                 return {"types": ["(none)"], "message": "", "text": text}
-            if _ERROR_WORD.search(text) and not is_abstention(text) and (_DESCRIBES.search(text) or has_values(text)):
+            if (_ERROR_WORD.search(text) and not is_abstention(text) and (_DESCRIBES.search(text) or has_values(text))) \
+                    or (_FAILED_WITH.search(text) and not is_abstention(text)):
                 return {"types": [], "message": None, "text": text}  # a vague claim
             return None
         return {"types": types, "message": None, "text": text}

@@ -1661,3 +1661,13 @@ def test_the_class_an_answer_says_the_exception_was(text, verdict):
 def test_a_type_field_holding_javas_thread_header(text, verdict):
     reference = {"type": "java.lang.IllegalStateException", "message": 'pool "main" closed'}
     assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # "it failed with `<message>`": an error claimed by its message alone (no type): a claim, wrong
+    ("It failed with `No module named yaml`.", "wrong"),
+    ("The run died with 'config key missing'.", "wrong"),
+    ("I don't remember what it failed with.", "abstained"),
+])
+def test_failed_with_a_quoted_message_is_a_claim(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, {"type": "KeyError", "message": "'region'"}, text) == verdict
