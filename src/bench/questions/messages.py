@@ -340,7 +340,9 @@ def in_substance(reference: str, text: str) -> bool:
     if substituted(reference, text):  # "Line must be active to resume" for "... suspended ...": another message
         return False
     keys = _key_tokens(reference)
-    if keys and not all(_key_said(key, reference, text) for key in keys):
+    # a parameter's name right before the value the message echoes ("old_str `x`") labels that value, itself a key
+    labels = {k for k in keys if "_" in k and re.search(rf"(?<![\w`]){re.escape(k)}\s+`[^`]+`", reference)}
+    if keys and not all(_key_said(key, reference, text) for key in keys if key not in labels):
         return False
     if _requoted(reference, text):  # 'For input string: "12.5 kg"' for '... "12.5"': another value
         return False
@@ -355,4 +357,8 @@ def in_substance(reference: str, text: str) -> bool:
     if keys and _a_sentence_said(rest, text):  # "Invalid `path` parameter: X. The path X does not exist. ...": its
         return True                            # keys and the sentence that says what went wrong
     present = _present(words, text)  # a word counts in any inflection
+    for cause in (_SEVERAL, _ABSENT):  # the cause in other words ("occurred more than once": multiple occurrences)
+        if (said := cause.search(reference)) and cause.search(text):
+            told = [w for w in re.findall(r"[A-Za-z]{3,}", said.group(0).lower()) if w in words]
+            present += sum(1 for w in told if not _present([w], text))
     return present * 4 >= len(words) if keys else present * 3 >= len(words) * 2

@@ -1671,3 +1671,16 @@ def test_a_type_field_holding_javas_thread_header(text, verdict):
 ])
 def test_failed_with_a_quoted_message_is_a_claim(text, verdict):
     assert grade_asked("first_error", ASK_ERROR, {"type": "KeyError", "message": "'region'"}, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a parameter's name before the value a message echoes ("old_str `x`") labels the value: the value is the key;
+    # the cause may be told in other words of its kind ("occurred more than once" for "Multiple occurrences")
+    ("The editor said `    break` occurred more than once (lines 12 and 97), so nothing was replaced.", "correct"),
+    ("The editor said `    break` occurred more than once (lines 12 and 79), so nothing was replaced.", "wrong"),
+    ("The editor said `    return` occurred more than once (lines 12 and 97), so nothing was replaced.", "wrong"),
+])
+def test_a_parameter_name_before_an_echoed_value_is_its_label(text, verdict):
+    reference = {"tool": "str_replace_editor", "message": "No replacement was performed. Multiple occurrences of "
+                 "old_str `    break` in lines [12, 97]. Please ensure it is unique"}
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
