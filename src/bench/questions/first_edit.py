@@ -199,8 +199,10 @@ class FirstEdit:
         path_ok = bool(named)
         context = nows(reference.get("context") or reference["code"])
         got = claim["code"]
-        code_ok = _in_order([nows(line) for line in reference.get("changed") or reference["code"].split("\n")],
-                            nows(got))
+        changed = [nows(line) for line in reference.get("changed") or reference["code"].split("\n")]
+        code_ok = _in_order(changed, nows(got))
+        if not code_ok and "\n" not in got.strip():  # one line told inline without its trailing separator
+            code_ok = all(re.search(re.escape(line.rstrip(",;")) + r"(?![\w.])", nows(got)) for line in changed if line)
         invented = []
         if code_ok:  # undelimited code: only lines that look like code can be checked
             invented = [line for line in got.split("\n")

@@ -1684,3 +1684,19 @@ def test_a_parameter_name_before_an_echoed_value_is_its_label(text, verdict):
     reference = {"tool": "str_replace_editor", "message": "No replacement was performed. Multiple occurrences of "
                  "old_str `    break` in lines [12, 97]. Please ensure it is unique"}
     assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+RETRIES = {"path": "conf/defaults.py", "code": "    'retries': 3,", "context": "    'retries': 3,",
+           "changed": ["    'retries': 3,"]}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # one changed line told inline without its trailing separator (a dict item's comma): the same line
+    ("In conf/defaults.py I changed the default `'retries': 5` to `'retries': 3`.", "correct"),
+    ("In conf/defaults.py I changed the default `'retries': 5` to `'retries': 4`.", "wrong"),
+    ("In conf/defaults.py I changed the default `'retries': 5` to `'retries': 30`.", "wrong"),
+    ("In conf/defaults.py I inserted `'retries': 3,`.", "correct"),
+    ("In conf/settings.py I changed the default `'retries': 5` to `'retries': 3`.", "wrong"),
+])
+def test_a_changed_line_told_without_its_trailing_separator(text, verdict):
+    assert grade("first_edit", RETRIES, text) == verdict
