@@ -121,6 +121,11 @@ _INDENTED_BLOCK = re.compile(r"(?:^|\n)[ \t]*\n((?:(?: {4}|\t)[^\n]*\S[^\n]*(?:\
 _ELSEWHERE = re.compile(r"\b(?:later|other|another|subsequent|afterwards?|next|second)\b", re.I)
 
 
+# an edit told by what it touched: a verb (or noun) of editing and a name of code (a method, Class.method)
+_EDITED = re.compile(r"\b(?:edit(?:ed)?|chang\w*|modif\w*|insert\w*|added|fix\w*|updat\w*|rewr\w*)\b", re.I)
+_CODE_NAME = re.compile(r"\b[a-z_]+[A-Z]\w*\b|\b[A-Z]\w*\.[a-z_]\w*\b")
+
+
 class FirstEdit:
     name = NAME
     answer_format = {"path": "the edited file's path", "code": "the lines the edit added or changed"}  # the typed answer's keys (bench.questions.answers)
@@ -181,6 +186,9 @@ class FirstEdit:
             return {"paths": path_tokens(outside, skip_negated=False), "code": textwrap.dedent(indented.group(1)),
                     "delimited": True}
         if not delimited and not path_tokens(text):
+            if _EDITED.search(text) and _CODE_NAME.search(text) and not is_abstention(text):
+                # "The edit to Loader.read, which changed the fallback": an edit described by the code it touched
+                return {"paths": [], "code": "", "delimited": False}
             return None  # neither code nor a file
         if not delimited and is_abstention(text):
             # a file stated as the answer with the code not known is a partial claim (wrong); a file named

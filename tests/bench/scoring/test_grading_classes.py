@@ -1700,3 +1700,14 @@ RETRIES = {"path": "conf/defaults.py", "code": "    'retries': 3,", "context": "
 ])
 def test_a_changed_line_told_without_its_trailing_separator(text, verdict):
     assert grade("first_edit", RETRIES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # an edit described by the code it touched (a method's name), no file and no code: a vague claim
+    ("The edit to ConfigLoader.readDefaults, which changed the fallback branch of the lookup.", "wrong"),
+    ("I modified the readDefaults method so the fallback is skipped.", "wrong"),
+    ("I don't remember the first edit any more.", "abstained"),
+    ("I can't recall the edit's code - something in ConfigLoader.readDefaults maybe; I'm not sure.", "abstained"),
+])
+def test_an_edit_described_by_the_code_it_touched(text, verdict):
+    assert grade("first_edit", EDIT, text) == verdict
