@@ -1711,3 +1711,16 @@ def test_a_changed_line_told_without_its_trailing_separator(text, verdict):
 ])
 def test_an_edit_described_by_the_code_it_touched(text, verdict):
     assert grade("first_edit", EDIT, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a count told beside the asked tool's name, then worked down to a conclusion: the conclusion is the claim
+    ("I count 15 deploy_app calls, but the last two never returned a result, so 13.", "correct"),
+    ("I count 15 `deploy_app` calls, but the last two never returned, so 12.", "wrong"),
+    ("I count 15 deploy_app calls.", "wrong"),
+    # in a list of counts per tool, a total after it is no conclusion about the asked tool
+    ("- `deploy_app`: 13 calls - `run_check`: 5 calls, so 18 in total", "correct"),
+])
+def test_a_count_beside_the_tools_name_worked_down_to_a_conclusion(text, verdict):
+    question = "How many times did you call `deploy_app`? Do not count the last call(s) of it you made, which got no result."
+    assert grade_asked("call_count", question, 13, text) == verdict
