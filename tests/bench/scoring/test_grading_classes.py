@@ -1724,3 +1724,14 @@ def test_an_edit_described_by_the_code_it_touched(text, verdict):
 def test_a_count_beside_the_tools_name_worked_down_to_a_conclusion(text, verdict):
     question = "How many times did you call `deploy_app`? Do not count the last call(s) of it you made, which got no result."
     assert grade_asked("call_count", question, 13, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # "let me say N" / "I'll go with N" settles the count: the final claim, whatever follows it
+    (8, "Hmm, 6 - actually 7 with the retry. Let me say 8 to include the dry run.", "correct"),
+    (7, "Hmm, 6 - actually 7 with the retry. Let me say 8 to include the dry run.", "wrong"),
+    (7, "6 or 7... I'll go with 7 since the retry counts.", "correct"),
+    (7, "7 - let me explain: the retry counts too.", "correct"),
+])
+def test_let_me_say_settles_a_count(reference, text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, reference, text) == verdict
