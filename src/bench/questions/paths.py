@@ -41,6 +41,8 @@ _DENIES_CHANGE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bwithout)\s+(?:\
                             # set apart as a script it only ran ("x.py was just a scratch script I ran")
                             r"|\b(?:only|just) an? (?:\w+ ){0,2}?(?:script|file|helper|test|program|check|repro\w*) (?:i|we) "
                             r"(?:ran|run|executed|used)\b"
+                            # or as a throwaway ("x.py was a throwaway repro", "a scratch script")
+                            r"|\b(?:throw-?away|scratch)\s+(?:repro\w*|script|file|test|helper|check|program)\b"
                             # a change taken back ("b.py I edited but reverted") leaves the file unchanged;
                             # "nothing changed there" denies
                             r"|\b(?:reverted|undone|undid|rolled back|backed out)\b"

@@ -1735,3 +1735,14 @@ def test_a_count_beside_the_tools_name_worked_down_to_a_conclusion(text, verdict
 ])
 def test_let_me_say_settles_a_count(reference, text, verdict):
     assert grade_asked("call_count", ASK_COUNT, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a file set apart as "a throwaway repro" / "a scratch script" is not named as changed
+    ("Only src/widgets/core.py - tests/test_core.py was a throwaway repro.", "wrong"),        # so it misses that one
+    ("src/widgets/core.py and tests/test_core.py; repro_width.py was a throwaway script.", "correct"),
+    ("src/widgets/core.py and tests/test_core.py (a new regression test).", "correct"),
+])
+def test_a_file_set_apart_as_a_throwaway(text, verdict):
+    from grading import FILES
+    assert grade("files_changed", FILES, text) == verdict
