@@ -1394,3 +1394,34 @@ BOOKING = [{"tool": "book_flight", "arguments": {"user_id": "ana_ruiz_42"}}]
 ])
 def test_the_same_change_told_as_made_twice_is_two(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, BOOKING, text) == verdict
+
+
+# --- issue 31 item 4, eighth round: the classes fresh12 still had after round 7, values of their own ----------------
+
+REFUND = [{"tool": "issue_refund_voucher", "arguments": {"order_id": "O-5521"}},
+          {"tool": "close_ticket", "arguments": {"ticket_id": "T88"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a change told as a noun phrase: its tool's words without the verb, opening an item, with a value of its own
+    ("Order O-5521: refund voucher for O-5521, then closed T88.", "correct"),
+    ("- a refund voucher for order O-5521\n- closed ticket T88", "correct"),
+    # near-misses: the same words after a verb of looking tell a look; without a value of its own, no change
+    ("Checked the refund voucher for O-5521, then closed T88.", "wrong"),
+    ("A refund voucher, then closed T88.", "wrong"),
+])
+def test_a_change_told_without_its_verb(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, REFUND, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a read call listed among the changes, its verb of looking opening the item with no subject: an extra change
+    ("For O-5521: pulled up the order, issued a refund voucher for O-5521, closed T88.", "wrong"),
+    ("1. looked up the order\n2. issued a refund voucher for O-5521\n3. closed T88", "wrong"),
+    # near-misses: a look narrated as a step ("I looked up ..."), or set apart as read-only, is context
+    ("First I looked up the order, then I issued a refund voucher for O-5521 and closed T88.", "correct"),
+    ("Issued a refund voucher for O-5521, then closed T88. (I also looked up the order, which is read-only.)",
+     "correct"),
+])
+def test_a_read_call_listed_among_the_changes(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, REFUND, text) == verdict
