@@ -1425,3 +1425,31 @@ def test_a_change_told_without_its_verb(text, verdict):
 ])
 def test_a_read_call_listed_among_the_changes(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, REFUND, text) == verdict
+
+
+ASK_EMAIL = "In what `get_profile` with `{\"user_id\": \"ana_ruiz_42\"}` returned the 1st time, what was `email`?"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a bare name read off the question's identifier (ana_ruiz_42) is still a name: a claim, wrong
+    ("Ana Ruiz", "wrong"),
+    ("ana.ruiz77@example.com", "correct"),
+    # near-misses: the field's own words, or a reply naming no value, state nothing
+    ("Their email.", "abstained"),
+    ("Email.", "abstained"),
+])
+def test_a_name_read_off_the_questions_identifier_is_a_claim(text, verdict):
+    assert grade_asked("tool_value", ASK_EMAIL, "ana.ruiz77@example.com", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a time told as an hour on the 12-hour clock, no minutes ("at 9 AM"): that hour, minute 00
+    ("June 3, 2024 at 9 AM", "correct"),
+    ("3 June 2024 at 9am", "correct"),
+    ("June 3, 2024 at 9 p.m.", "wrong"),
+    # near-misses: the date alone does not state the time; the 24-hour form as before
+    ("June 3, 2024", "wrong"),
+    ("2024-06-03 at 09:00", "correct"),
+])
+def test_a_timestamp_told_in_words_with_the_hour_alone(text, verdict):
+    assert grade_asked("tool_value", ASK_VALUE, "2024-06-03T09:00:00", text) == verdict
