@@ -105,8 +105,13 @@ def same_date(want: str, text: str) -> bool | None:
 _PERCENT = re.compile(r"(\d)\s*(?:%|\bper ?cent\b)", re.I)
 
 
+# a status word and its plain form: "Data Disabled" is "data off", "Roaming Enabled" "roaming on"
+_STATUS = {"disabled": "off", "enabled": "on"}
+
+
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9%]+(?:\.[0-9]+)?", _PERCENT.sub(r"\1%", (text or "").lower()))
+    words = re.findall(r"[a-z0-9%]+(?:\.[0-9]+)?", _PERCENT.sub(r"\1%", (text or "").lower()))
+    return [_STATUS.get(word, word) for word in words]
 
 
 def all_parts(reference: str, text: str) -> bool:

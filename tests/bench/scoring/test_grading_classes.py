@@ -1453,3 +1453,19 @@ def test_a_name_read_off_the_questions_identifier_is_a_claim(text, verdict):
 ])
 def test_a_timestamp_told_in_words_with_the_hour_alone(text, verdict):
     assert grade_asked("tool_value", ASK_VALUE, "2024-06-03T09:00:00", text) == verdict
+
+
+ASK_PANEL = "What was `Panel` the last time you called `toggle_hotspot` with `{}`?"
+PANEL = "📶 4 Bars | 🔥 Hotspot Enabled | 🔋 45%"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a status word of a |-separated part in its plain form: "Enabled" as "on", "Disabled" as "off"
+    ("The panel showed 4 bars, the mobile hotspot on, and the battery at 45 percent.", "correct"),
+    ("4 Bars | Hotspot Enabled | 45%", "correct"),
+    # near-misses: the opposite state, or a part left out
+    ("The panel showed 4 bars, the mobile hotspot off, and the battery at 45 percent.", "wrong"),
+    ("The panel showed 4 bars and the battery at 45 percent.", "wrong"),
+])
+def test_a_status_part_told_as_on_or_off(text, verdict):
+    assert grade_asked("latest_value", ASK_PANEL, PANEL, text) == verdict
