@@ -1469,3 +1469,18 @@ PANEL = "📶 4 Bars | 🔥 Hotspot Enabled | 🔋 45%"
 ])
 def test_a_status_part_told_as_on_or_off(text, verdict):
     assert grade_asked("latest_value", ASK_PANEL, PANEL, text) == verdict
+
+
+QUOTA = {"type": "quota.QuotaExceeded", "message": "[<class 'quota.LimitReached'>]"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a CamelCase class heading the answer, set apart by a comma or a dash: the type it claims
+    ("QuotaExceeded, with LimitReached in the message.", "correct"),
+    ("QuotaExceeded - LimitReached was in the message", "correct"),
+    ("QuotaOverflow, with LimitReached in the message.", "wrong"),
+    # near-miss: a class named only as the message's, the answer naming no type, stays without a claim
+    ("LimitReached was in the message, I think.", "abstained"),
+])
+def test_a_class_heading_the_answer_is_its_type(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, QUOTA, text) == verdict
