@@ -1484,3 +1484,20 @@ QUOTA = {"type": "quota.QuotaExceeded", "message": "[<class 'quota.LimitReached'
 ])
 def test_a_class_heading_the_answer_is_its_type(text, verdict):
     assert grade_asked("first_error", ASK_ERROR, QUOTA, text) == verdict
+
+
+LAYOUT = ["src/render/layout.c", "tests/test_layout.c"]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a file told as only looked at (no "only"): looking is no change, the file is not named as changed
+    ("src/render/layout.c and tests/test_layout.c - I also looked at src/render/paint.c but it had nothing to fix.",
+     "correct"),
+    ("src/render/layout.c and tests/test_layout.c; I also viewed src/render/paint.c.", "correct"),
+    # near-misses: a clause that also tells a change, or the file simply listed, names it as changed
+    ("src/render/layout.c and tests/test_layout.c, and I opened src/render/paint.c and fixed a typo there.", "wrong"),
+    ("src/render/layout.c, tests/test_layout.c and src/render/paint.c.", "wrong"),
+    ("I opened src/render/layout.c and changed the margin math; also tests/test_layout.c.", "correct"),
+])
+def test_a_file_told_as_looked_at_is_not_named_as_changed(text, verdict):
+    assert grade("files_changed", LAYOUT, text) == verdict
