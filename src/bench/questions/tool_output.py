@@ -239,6 +239,33 @@ def _invented_name(reference: str, claim: str, asked: str) -> str | None:
     return None
 
 
+_PATH_TOKEN = re.compile(r"(?<![\w./-])(?:\./)?[\w+-][\w.+-]*(?:/[\w.+-]+)*/?")
+
+
+def _invented_entry(reference: str, claim: str, asked: str) -> str | None:
+    """A path the answer gives that a listing of relative paths (`find .`'s output, one a line) does not show: an entry
+    added, even where its file name is a listed one's (./src/x/A.java beside the listed ./A.java). A path is shown
+    when it is a listed one (its ./ optional), a directory on the way to one, or a listed one with directories in
+    front (the listing's own root, "pkg/a.py" for `cd pkg && find .`'s "./a.py") when the answer does not also
+    give that entry as listed; a path the question states is the question's."""
+    lines = [line.strip() for line in without_caption(untagged(reference)).split("\n") if line.strip()]
+    if not lines or any(len(line.split()) != 1 or line.startswith("/") or "/" not in line for line in lines):
+        return None  # not a listing of relative paths (absolute ones: ``_invented_path``)
+    def norm(path: str) -> str:
+        return re.sub(r"^\./", "", path).rstrip("/")
+    shown = {norm(line) for line in lines}
+    claimed = [norm(m.group(0)) for m in _PATH_TOKEN.finditer(claim)]
+    for path in claimed:
+        if "/" not in path or not is_file(path) and not any(s.startswith(path + "/") for s in shown):
+            continue  # a bare name (``_invented_name`` reads those), or a word with a slash that names no file
+        if path in shown or any(s.startswith(path + "/") for s in shown) \
+                or any(path.endswith("/" + s) and s not in claimed for s in shown) \
+                or re.search(rf"(?<![\w/.-]){re.escape(path)}/?(?![\w/])", asked):
+            continue
+        return path
+    return None
+
+
 # a number told with a word in a restated line ("Found 1 error in 1 file"), digits only
 _TOLD_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?=\s+[A-Za-z])")
 
@@ -327,7 +354,9 @@ class ToolOutput:
               "quotes is one value, stated whole (\"12.5 kg\" for \"12.5\" is wrong). A path may be given relative to the repository root, "
               "without the leading ./ `find .` prints (pkg/a.py for ./pkg/a.py), or by its "
               "file name when no other path of the output has it; file names (cache.py) are values like any other, and an "
-              "entry added under a listed directory is wrong, so is a file name a listing does not show or a number a "
+              "entry added under a listed directory is wrong (also beside the listing restated whole, and a path "
+              "`find .` did not list though its file name is a listed one's), so is a file name a listing does not "
+              "show or a number a "
               "one-line output does not show (\"Found 1 error in 1 file\" for \"no issues found in 3 files\"). A path the question itself states (the viewed file, "
               "the listed directory: the call's own argument echoed back) need not be restated. Numbers told in prose "
               "beside a word of their label (\"used 15.0 GB of its 15.1 GB limit\") are that label's values. Status "
@@ -398,6 +427,10 @@ class ToolOutput:
                   and not any(same_type(t, r) for r in exception_types(reference))]
         if raised:  # "... then Exception in thread "main" java.lang.NullPointerException": not in this output
             return False, f"an exception the output does not show: {raised[0]}"
+        # an entry added to a listing, the output's own lines given whole beside it
+        added = _invented_name(reference, claim, asked) or _invented_entry(reference, claim, asked)
+        if added is not None:
+            return False, f"an entry the listing does not show: {added}"
         verbatim = re.search(r"(?<![\w/])" + re.escape(squash(reference).lower()) + r"(?![\w/])", squash(claim).lower())
         if verbatim:
             return True, "the output, verbatim"

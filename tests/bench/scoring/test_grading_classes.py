@@ -1501,3 +1501,20 @@ LAYOUT = ["src/render/layout.c", "tests/test_layout.c"]
 ])
 def test_a_file_told_as_looked_at_is_not_named_as_changed(text, verdict):
     assert grade("files_changed", LAYOUT, text) == verdict
+
+
+ASK_FIND = "The 1st time you called `bash` with `{\"command\": \"cd /repo && find . -name '*_io.py'\"}`, what did it return?"
+FOUND = "./pkg/disk_io.py\n./net_io.py"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the listing's own lines given whole, an entry added beside them: wrong
+    ("./pkg/disk_io.py\n./net_io.py\n./pkg/tests/test_disk_io.py", "wrong"),
+    # an added path whose file name is a listed one's (net_io.py), in another directory: another entry
+    ("./pkg/disk_io.py\n./net_io.py\n./pkg/legacy/net_io.py", "wrong"),
+    # near-misses: the lines alone, or with ./ left out, are the output
+    ("./pkg/disk_io.py\n./net_io.py", "correct"),
+    ("pkg/disk_io.py and net_io.py", "correct"),
+])
+def test_an_entry_added_to_a_listing_of_paths(text, verdict):
+    assert grade_asked("tool_output", ASK_FIND, FOUND, text) == verdict
