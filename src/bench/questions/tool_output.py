@@ -146,6 +146,16 @@ def _marked_lines(text: str) -> dict[str, str]:
     return marked
 
 
+# a range of line numbers ("lines 205-209", "lines 12 to 15"): every number in it is stated
+_LINE_RANGE = re.compile(r"\blines?\s+(\d+)\s*(?:-|\u2013|to|through)\s*(\d+)\b", re.I)
+
+
+def _spanned(text: str) -> list[float]:
+    """The line numbers a range states ("Lines 205-209 of ma.py: ..." states 206 too), at most 200 of them."""
+    return [float(n) for m in _LINE_RANGE.finditer(text) if 0 < int(m.group(2)) - int(m.group(1)) <= 200
+            for n in range(int(m.group(1)), int(m.group(2)) + 1)]
+
+
 def _row_problem(reference: str, claim: str) -> str | None:
     """A row of a multi-line output restated with other values: a line of the answer that names the
     row (a word only that row has) and gives at least half its numbers, or another row's number (``cat -n``
@@ -154,7 +164,7 @@ def _row_problem(reference: str, claim: str) -> str | None:
     if len(rows) < 2:
         return None
     words = [set(re.findall(r"[A-Za-z][\w.-]{2,}", row)) for row in rows]
-    said = [(line, numbers(line, words=False)) for line in claim.split("\n") if line.strip()]
+    said = [(line, numbers(line, words=False) + _spanned(line)) for line in claim.split("\n") if line.strip()]
     for row, own in zip(rows, words, strict=True):
         # a word only this row has: not in another row, not even inside a longer token (np.ma in np.ma.empty_like)
         unique = {u for u in own if not any(has_identifier(u, other) for other in rows if other is not row)}
@@ -360,7 +370,8 @@ class ToolOutput:
               "one-line output does not show (\"Found 1 error in 1 file\" for \"no issues found in 3 files\"). A path the question itself states (the viewed file, "
               "the listed directory: the call's own argument echoed back) need not be restated. Numbers told in prose "
               "beside a word of their label (\"used 15.0 GB of its 15.1 GB limit\") are that label's values. Status "
-              "markers (\u2705 \U0001f504 \u23f3) are their line's values. An empty output ([] or {}) may be said in "
+              "markers (\u2705 \U0001f504 \u23f3) are their line's values. Line numbers told as a range (\"Lines 205-209: "
+              "...\", the lines in order) state every number in it. An empty output ([] or {}) may be said in "
               "words (\"an empty list\"). A decline that says how the call went or what it held (\"it didn't work\", "
               "\"it listed a handful of files\") is a vague claim: wrong.")
 
@@ -466,7 +477,7 @@ class ToolOutput:
             return False, row
         if (quoted := requoted_code(untagged(reference), claim)) is not None:
             return False, f"quotes changed in a restated line of code: {quoted}"
-        found = numbers(claim)
+        found = numbers(claim) + _spanned(claim)  # "Lines 205-209: ..." states 206, 207 and 208
         values = output_values(reference)
         if not values and not in_substance(reference, claim):  # prose without values: its words
             return False, "not the output in substance"

@@ -1518,3 +1518,25 @@ FOUND = "./pkg/disk_io.py\n./net_io.py"
 ])
 def test_an_entry_added_to_a_listing_of_paths(text, verdict):
     assert grade_asked("tool_output", ASK_FIND, FOUND, text) == verdict
+
+
+ASK_VIEW = ("The 1st time you called `str_replace_editor` with `{\"command\": \"view\", \"path\": "
+            "\"/workspace/acme__widgets__1.0/src/widgets/core.py\", \"view_range\": [40, 43]}`, what did it return?")
+VIEW = ("Here's the result of running `cat -n` on /workspace/acme__widgets__1.0/src/widgets/core.py:\n"
+        "    40\tdef size(cfg, default=None):\n    41\t    width = cfg.get('width', 80)\n    42\t    return width\n    43")
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the line numbers told as a range ("Lines 40-43"), the lines in order: each line's number is stated
+    ("Lines 40-43 of core.py: `def size(cfg, default=None):`, `width = cfg.get('width', 80)`, `return width` and an "
+     "empty 43.", "correct"),
+    ("Lines 40 to 43: `def size(cfg, default=None):`, `width = cfg.get('width', 80)`, `return width`, then 43 empty.",
+     "correct"),
+    # near-misses: a range that leaves lines out, or a value changed inside it
+    ("Lines 40-41 of core.py: `def size(cfg, default=None):`, `width = cfg.get('width', 80)`, `return width` and an "
+     "empty 43.", "wrong"),
+    ("Lines 40-43 of core.py: `def size(cfg, default=None):`, `width = cfg.get('width', 60)`, `return width` and an "
+     "empty 43.", "wrong"),
+])
+def test_line_numbers_told_as_a_range(text, verdict):
+    assert grade_asked("tool_output", ASK_VIEW, VIEW, text) == verdict
