@@ -146,14 +146,29 @@ def _marked_lines(text: str) -> dict[str, str]:
     return marked
 
 
-# a range of line numbers ("lines 205-209", "lines 12 to 15"): every number in it is stated
-_LINE_RANGE = re.compile(r"\blines?\s+(\d+)\s*(?:-|\u2013|to|through)\s*(\d+)\b", re.I)
+# a range of line numbers ("lines 205-209", "lines 12 to 15"), or of rows sharing one status marker ("3-7 ⏳: A, B,
+# ..."): every number in it is stated
+_LINE_RANGE = re.compile(r"\blines?\s+(\d+)\s*(?:-|\u2013|to|through)\s*(\d+)\b"
+                         r"|(?<![\w.-])(\d+)\s*[-\u2013]\s*(\d+)\s*(?=[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"
+                         r"\U0001f000-\U0001faff]|\[[ xX]\])", re.I)
 
 
 def _spanned(text: str) -> list[float]:
-    """The line numbers a range states ("Lines 205-209 of ma.py: ..." states 206 too), at most 200 of them."""
-    return [float(n) for m in _LINE_RANGE.finditer(text) if 0 < int(m.group(2)) - int(m.group(1)) <= 200
-            for n in range(int(m.group(1)), int(m.group(2)) + 1)]
+    """The numbers a range of lines or marked rows states ("Lines 205-209 of ma.py: ..." states 206 too; "3-7 ⏳: ..."
+    5), at most 200 of them."""
+    found = []
+    for m in _LINE_RANGE.finditer(text):
+        first, last = int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4))
+        if not 0 < last - first <= 200:
+            continue
+        if m.group(3):  # marked rows: only when a text follows for each of them ("3-5 ⏳: A, B, C")
+            texts = re.split(r"[;\n]", text[m.end():], maxsplit=1)[0]
+            items = [t for t in texts.split(":", 1)[-1].split(",") if re.search(r"[A-Za-z]", t)]
+            rows = last - first + 1  # "A, B and C": the last two joined by "and"
+            if not (len(items) == rows or len(items) == rows - 1 and re.search(r"\band\b", items[-1])):
+                continue
+        found += [float(n) for n in range(first, last + 1)]
+    return found
 
 
 def _row_problem(reference: str, claim: str) -> str | None:
@@ -371,7 +386,8 @@ class ToolOutput:
               "the listed directory: the call's own argument echoed back) need not be restated. Numbers told in prose "
               "beside a word of their label (\"used 15.0 GB of its 15.1 GB limit\") are that label's values. Status "
               "markers (\u2705 \U0001f504 \u23f3) are their line's values. Line numbers told as a range (\"Lines 205-209: "
-              "...\", the lines in order) state every number in it. An empty output ([] or {}) may be said in "
+              "...\", the lines in order) state every number in it, as do rows numbered as a range with their one "
+              "shared marker, a text following for each (\"3-7 \u23f3: A, B, C, D, E\"). An empty output ([] or {}) may be said in "
               "words (\"an empty list\"). A decline that says how the call went or what it held (\"it didn't work\", "
               "\"it listed a handful of files\") is a vague claim: wrong.")
 

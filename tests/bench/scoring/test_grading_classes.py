@@ -1540,3 +1540,22 @@ VIEW = ("Here's the result of running `cat -n` on /workspace/acme__widgets__1.0/
 ])
 def test_line_numbers_told_as_a_range(text, verdict):
     assert grade_asked("tool_output", ASK_VIEW, VIEW, text) == verdict
+
+
+ASK_TASKS = "The 3rd time you called `task_tracker` with `{\"command\": \"view\"}`, what did it return?"
+TASKS = ("# Task List\n\n1. \u2705 Read the failing test\n\n2. \U0001f504 Patch the width parser\n\n"
+         "3. \u23f3 Add a regression test\n\n4. \u23f3 Update the changelog\n\n5. \u23f3 Run the full suite")
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # rows numbered as a range with the one status marker they share, then their texts in order
+    ("Task list: 1 \u2705 Read the failing test; 2 \U0001f504 Patch the width parser; 3-5 \u23f3: Add a regression test, "
+     "Update the changelog, Run the full suite.", "correct"),
+    # near-misses: a range that leaves a row's text out, or a row's text changed
+    ("Task list: 1 \u2705 Read the failing test; 2 \U0001f504 Patch the width parser; 3-5 \u23f3: Add a regression test, "
+     "Update the changelog.", "wrong"),
+    ("Task list: 1 \u2705 Read the failing test; 2 \U0001f504 Patch the width parser; 3-5 \u23f3: Add a regression test, "
+     "Update the readme, Run the full suite.", "wrong"),
+])
+def test_rows_numbered_as_a_range_with_one_marker(text, verdict):
+    assert grade_asked("tool_output", ASK_TASKS, TASKS, text) == verdict
