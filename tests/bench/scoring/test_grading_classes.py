@@ -1471,7 +1471,7 @@ def test_a_status_part_told_as_on_or_off(text, verdict):
     assert grade_asked("latest_value", ASK_PANEL, PANEL, text) == verdict
 
 
-QUOTA = {"type": "quota.QuotaExceeded", "message": "[<class 'quota.LimitReached'>]"}
+LIMIT = {"type": "quota.QuotaExceeded", "message": "[<class 'quota.LimitReached'>]"}
 
 
 @pytest.mark.parametrize("text,verdict", [
@@ -1483,7 +1483,7 @@ QUOTA = {"type": "quota.QuotaExceeded", "message": "[<class 'quota.LimitReached'
     ("LimitReached was in the message, I think.", "abstained"),
 ])
 def test_a_class_heading_the_answer_is_its_type(text, verdict):
-    assert grade_asked("first_error", ASK_ERROR, QUOTA, text) == verdict
+    assert grade_asked("first_error", ASK_ERROR, LIMIT, text) == verdict
 
 
 LAYOUT = ["src/render/layout.c", "tests/test_layout.c"]
@@ -1522,7 +1522,7 @@ def test_an_entry_added_to_a_listing_of_paths(text, verdict):
 
 ASK_VIEW = ("The 1st time you called `str_replace_editor` with `{\"command\": \"view\", \"path\": "
             "\"/workspace/acme__widgets__1.0/src/widgets/core.py\", \"view_range\": [40, 43]}`, what did it return?")
-VIEW = ("Here's the result of running `cat -n` on /workspace/acme__widgets__1.0/src/widgets/core.py:\n"
+VIEW_RANGE = ("Here's the result of running `cat -n` on /workspace/acme__widgets__1.0/src/widgets/core.py:\n"
         "    40\tdef size(cfg, default=None):\n    41\t    width = cfg.get('width', 80)\n    42\t    return width\n    43")
 
 
@@ -1539,7 +1539,7 @@ VIEW = ("Here's the result of running `cat -n` on /workspace/acme__widgets__1.0/
      "empty 43.", "wrong"),
 ])
 def test_line_numbers_told_as_a_range(text, verdict):
-    assert grade_asked("tool_output", ASK_VIEW, VIEW, text) == verdict
+    assert grade_asked("tool_output", ASK_VIEW, VIEW_RANGE, text) == verdict
 
 
 ASK_TASKS = "The 3rd time you called `task_tracker` with `{\"command\": \"view\"}`, what did it return?"
