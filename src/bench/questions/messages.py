@@ -182,19 +182,23 @@ def _times(word: str, words: list[str]) -> int:
 _FILLER = {"is", "was", "are", "were", "be", "of", "the", "a", "an", "to", "at", "only", "just"}
 
 
-def _swapped(ref: list[str], got: list[str]) -> str | None:
+def _swapped(reference: str, text: str) -> str | None:
     """Numbers told under each other's words ("total price 255 but paid 305" for "total price is 305, but paid
-    255"), however much of the rest is paraphrased: the numbers, else None. A number's word is the nearest word
-    before it (filler words skipped); only numbers the reference has once, under words of their own."""
-    def labels(words: list[str]) -> dict[str, list[str]]:
+    255"), however much of the rest is paraphrased: the numbers, else None. A number's word is the word right before
+    it in its clause (filler words between, no punctuation: a list's "2." after "...structure;" has none); only numbers
+    the reference has once, under words of their own."""
+    filler = "|".join(sorted(_FILLER))
+    labelled = re.compile(rf"(?<![\w-])([a-z]+)(?:\s+(?:{filler}))*\s+(\d+)(?![\w.])")
+
+    def labels(words: str) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
-        for i, w in enumerate(words):
-            if w.isdigit():
-                before = next((v for v in reversed(words[:i]) if v.isalpha() and v not in _FILLER), "")
-                found.setdefault(w, []).append(before)
+        for match in labelled.finditer(words.lower()):
+            if match.group(1) not in _FILLER:
+                found.setdefault(match.group(2), []).append(match.group(1))
         return found
-    mine, theirs = labels(ref), labels(got)
-    own = {n: ws[0] for n, ws in mine.items() if len(ws) == 1 and ws[0]}
+    mine, theirs = labels(reference), labels(text)
+    counts = {n: len(re.findall(rf"(?<![\w.]){n}(?![\w.])", reference)) for n in mine}
+    own = {n: ws[0] for n, ws in mine.items() if len(ws) == 1 and counts[n] == 1}
     if len(set(own.values())) < 2:
         return None
     for number, word in own.items():
@@ -213,7 +217,7 @@ def substituted(reference: str, text: str) -> str | None:
     ref, got = re.findall(r"[a-z0-9_]+", reference.lower()), re.findall(r"[a-z0-9_]+", text.lower())
     if len(ref) < 4:
         return None
-    if swapped := _swapped(ref, got):
+    if swapped := _swapped(reference, text):
         return f"numbers under each other's words: {swapped}"
     matcher = difflib.SequenceMatcher(a=ref, b=got, autojunk=False)
     if sum(block.size for block in matcher.get_matching_blocks()) < 0.6 * len(ref):
