@@ -30,7 +30,10 @@ _NUMBER = r"(\d+|[a-z]+(?:-[a-z]+)?)"
 _CONCLUSION = re.compile(r"\b(?:so|thus|therefore|hence|making(?: it)?|(?:that|which) (?:makes|is|gives)|that's|i\.e\.?,?"
                          r"|for a total of|a total of|total(?: of)?:?|in total|it was|it's|i make it"
                          # "I count 32, minus the last one that never returned: 31": the count after what it takes away
-                         r"|(?:minus|less|not counting|excluding)\b[^.;:\n]*:)\s+" + _NUMBER +
+                         r"|(?:minus|less|not counting|excluding)\b[^.;:\n]*:"
+                         # "6 views, 2 creates and 3 edits: 11 in total", "8 that worked, plus the two that failed: 10":
+                         # a count worked out as a sum, its parts joined by "and"/"plus" (not a tool's label, "`run`:")
+                         r"|(?:and|plus)\b[^.;:\n`]*[^.;:\n`\s]:)\s+" + _NUMBER +
                          r"(?:\s+(?:times?|calls?))?(?:\s+(?:in total|total|altogether|in all))?\s*(?=[.!;,)]|$)",
                          re.I)
 # An answer that opens with its number ("4 - I also checked once after ...", "24: mostly edits"): that number
@@ -49,9 +52,16 @@ _SNAKE = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
 _OTHER_COUNTS = (
     re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?(" + _SNAKE + r"|[a-z][\w-]*)`?"
                r"\s+(?:calls?|times?|runs?|invocations?)\b", re.I),
-    re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?(" + _SNAKE + r")`?(?![\w./])", re.I),
+    # a sentence's full stop may follow the name ("including one undo_edit."); a file's extension may not (x_y.py)
+    re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?(" + _SNAKE + r")`?(?![\w/]|\.\w)", re.I),
     re.compile(r"`?\b(" + _SNAKE + r")`?\s+(?:\w+\s+)?" + _NUMBER + r"\s+(?:times?|calls?)\b", re.I),
+    # "plus get_bills once": the name before its count told as "once"/"twice"
+    re.compile(r"`?\b(" + _SNAKE + r")`?\s+(once|twice|thrice)\b", re.I),
+    # "(one of them was the undo_edit)": a part of the count told as another tool's or a sub-command's
+    re.compile(r"\b" + _NUMBER + r"\s+of\s+(?:them|those|these)\s+(?:was|were)\s+(?:the\s+|an?\s+)?`?(" + _SNAKE +
+               r")`?(?![\w/]|\.\w)", re.I),
 )
+_NAME_FIRST = (2, 3)  # the patterns above whose first group is the name
 
 
 # a count told after its tool's name, as in a per-tool list ("- `run_shell`: 5 calls", "apply_patch - 4"), emphasis
@@ -77,7 +87,7 @@ def _other_counts(text: str) -> list[tuple[float, str]]:
     found = []
     for index, pattern in enumerate(_OTHER_COUNTS):
         for m in pattern.finditer(text):
-            count, name = (m.group(2), m.group(1)) if index == 2 else (m.group(1), m.group(2))
+            count, name = (m.group(2), m.group(1)) if index in _NAME_FIRST else (m.group(1), m.group(2))
             if n := numbers(count):
                 found.append((n[0], name))
     return found
@@ -103,12 +113,14 @@ class CallCount:
     answer_tokens = 15  # a typical typed answer's output tokens (bench.estimate)
     rubric = ("Count: the stated number of calls equals the reference (digits or words, e.g. \"three times\"). "
               "A count the answer concludes with is its claim (\"23 in total, but the last got no result, so 22\" "
-              "is 22; \"I count 32, minus the last one that never returned: 31\" is 31; \"four times before it worked on "
+              "is 22; \"I count 32, minus the last one that never returned: 31\" is 31; a sum worked out, \"6 views, 2 creates "
+              "and 3 edits: 11 in total\", is 11; \"four times before it worked on "
               "the fifth\" is 5). A count of another tool is wrong; a "
               "command of the asked tool (`file_view` of `file_view_editor`) is no other tool, nor is a tool the count "
               "is compared with (\"24, the same number as my edit calls\"). The number the answer opens with is its "
               "count (\"4 - I also checked once more\" is 4); another tool's count told beside it (\"10 - plus 7 "
-              "run_shell calls\", \"then I ran run_shell 7 times\") is that tool's, not the answer's; in a list of counts per "
+              "run_shell calls\", \"then I ran run_shell 7 times\", \"plus run_shell once\", \"one of them was the undo_edit\") is that "
+              "tool's or command's, not the answer's; in a list of counts per "
               "tool (\"- `edit`: **13** calls - `run`: 5 calls\") the count beside the asked tool's name is the answer's. A range "
               "(\"6-8 times\") offers candidates: wrong. A vague count (\"many times\", \"about a dozen\") is a claim: wrong; beside a decline of the count (\"several times, but I can't say how many\", \"a few times; I cannot give an exact count\") "
               "it abstains.")
@@ -188,8 +200,12 @@ class CallCount:
         if parsed is None and tool and (told := told_for(tool, text)):
             # "I count 23 edit calls, but the last got no result, so 22": the count worked down to its conclusion
             # (not in a list of counts per tool, where a total is no count of the asked tool)
-            concluded = [n for m in _CONCLUSION.finditer(_unemphasised(text)) for n in numbers(m.group(1))[:1]]
-            names = [m.group(1) for m in _NAMED_COUNT.finditer(text)] + [name for _, name in _other_counts(text)]
+            conclusions = list(_CONCLUSION.finditer(_unemphasised(text)))
+            concluded = [n for m in conclusions for n in numbers(m.group(1))[:1]]
+            # "..., plus the three that failed: 23": the word before a sum's colon labels no count of its own
+            ends = {m.end(1) for m in conclusions}
+            names = ([m.group(1) for m in _NAMED_COUNT.finditer(_unemphasised(text)) if m.end(2) not in ends]
+                     + [name for _, name in _other_counts(text)])
             if concluded and len(set(told)) == 1 and all(name.strip("`") == tool for name in names):
                 return concluded[-1]
             return told[0]

@@ -1911,3 +1911,37 @@ def test_let_me_say_settles_a_count(reference, text, verdict):
 def test_a_file_set_apart_as_a_throwaway(text, verdict):
     from grading import FILES
     assert grade("files_changed", FILES, text) == verdict
+
+
+# --- issue 31 item 4, tenth round: the classes of fresh14's unseen disagreements, values of their own ---------------
+
+ASK_EDITOR = "How many times did you call `file_editor`?"
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # a count worked out as a sum, its parts joined by "and" / "plus", concluded after a colon: the conclusion
+    (11, "6 views, 2 creates and 3 str_replace calls: 11 in total.", "correct"),      # before: 6
+    (11, "9 views, the create and the insert: 11.", "correct"),                       # before: 9
+    (11, "I count 8 file_editor calls that worked, plus the three that errored: 11.", "correct"),  # before: 8
+    (8, "I count 8 file_editor calls that worked, plus the three that errored: 11.", "wrong"),
+    # near-misses: no conclusion, the number the answer opens with; a per-tool list's label is no sum
+    (6, "6 views, 2 creates and 3 str_replace calls.", "correct"),
+    (4, "- `file_editor`: 4 calls and `run_shell`: 9 calls", "correct"),
+])
+def test_a_count_worked_out_as_a_sum(reference, text, verdict):
+    assert grade_asked("call_count", ASK_EDITOR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # another tool's count or a sub-command told beside the asked count ("once", "one of them was", "including one")
+    (9, "9 (one of them was the undo_edit on core.py).", "correct"),                 # before: another tool's count
+    (9, "9 - including one undo_edit.", "correct"),
+    (4, "I called it 4 times - plus run_shell once.", "correct"),
+    (4, "4 (a.py, b.py, c.py, d.py) - and run_shell once.", "correct"),
+    # near-misses: only another tool's count is told; another tool's count told beside is not the answer's
+    (7, "I called run_shell 7 times.", "wrong"),
+    (1, "run_shell once.", "wrong"),
+    (7, "4 - plus run_shell 7 times.", "wrong"),
+])
+def test_another_tools_count_told_beside_the_asked_one(reference, text, verdict):
+    assert grade_asked("call_count", ASK_EDITOR, reference, text) == verdict
