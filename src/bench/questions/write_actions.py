@@ -69,10 +69,11 @@ class WriteActions:
               "reset\"); one verb for two objects joined by \"and\" tells both (\"turned roaming off and airplane mode "
               "off\"); \"downgraded R1 (card_1) and R2 (gift_2)\" = update_X for each; \"switched/changed X to V\" is "
               "set_X; an item listed with a verb of looking up and no subject (\"got the bills\") lists a read call, an "
-              "extra change; \"X twice with Y in between\" is X, Y, X; the order is the one the answer states "
+              "extra change, as is a further call told in the sequence (\"Later I transferred the customer.\"); \"booked two "
+              "reservations\" is two changes; \"X twice with Y in between\" is X, Y, X; the order is the one the answer states "
               "(\"resumed L1, after first sending a payment request\" tells the payment request first). An aside after "
               "the changes (\"(Afterwards I transferred the customer, "
-              "which changed nothing.)\") is no change; \"no insurance\" states insurance no.")
+              "which changed nothing.)\") is no change; \"no insurance\" states insurance no, \"with travel insurance\" yes.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -169,12 +170,15 @@ _TWICE = re.compile(r"(?:[^.;\n\u2014\u2013(]|\([^()]*\))*?\btwice\b", re.I)
 # "twice: the first failed, ...": the failure of one of the attempts, told with the change
 _ONE_FAILED = re.compile(r"\b(?:first|second|earlier|initial|one|other)\b(?:\s+(?:attempt|try|call|time|one))?\s+"
                          r"(?:was\s+)?(?:fail\w*|errored|refused|rejected|denied)\b", re.I)
+# "booked two reservations": a number word before the change's object, in the plural, tells that many changes
+_MANY = {"two": 2, "three": 3, "four": 4, "five": 5}
+_MANY_OBJECTS = re.compile(r"(?<![\w-])(" + "|".join(_MANY) + r")[ \t]+(?:[\w-]+[ \t]+)?[^\W_]+s$", re.I)
 # "X twice with Y and Z in between": X, Y, Z, X (group 1: where the second X is told)
 _IN_BETWEEN = re.compile(r"[ \t]+twice,?[ \t]+with\b[^.;,\n]*?\b(in[ \t]+between)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|\(?[a-z]\))?\s*")
 # An item that tells a change in prose without naming it: it starts with a verb of doing ("enabled roaming on
 # that line"); verbs of looking (checked, verified) tell no change
-_DID = re.compile(r"^(?:(?:first|then|next|finally|also|and|after that|afterwards|lastly|i|we)\b[\s,]*)*"
+_DID = re.compile(r"^(?:(?:first|then|next|finally|also|and|after that|afterwards|later|lastly|i|we)\b[\s,]*)*"
                   r"(?!(?:checked|looked|verified|confirmed|viewed|searched|fetched|retrieved|listed|asked|explained|"
                   r"told|tested|tried|attempted|noticed|needed|wanted|used|called|ran|found|saw|read)\b)"
                   r"([a-z]+ed|sent|set|reset|made|paid|put|gave|took|rebooked|upgraded|downgraded)\b", re.I)
@@ -410,6 +414,8 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
             # "book_reservation for u1 twice": the same change made two times (unless one is said to have failed:
             # "twice, really: the first attempt failed" is one change)
             times = max(times, 2)
+        if (many := _MANY_OBJECTS.search(text[mentions[i][1]:mentions[i][2]])) and not _NO_CHANGE.search(sentence):
+            times = max(times, _MANY[many.group(1).lower()])  # "booked two reservations": two bookings
         per_mention.append([(tool, *region)] * times)
     order = _stated_order(mentions, text)  # "I resumed L1, after first sending a payment request": that one first
     named = [entry for i in order for entry in per_mention[i]]
@@ -491,7 +497,9 @@ def _misstated(name: str, value: Any, text: str) -> str | None:
     if value_text(value).strip().lower() in ("yes", "no", "true", "false"):  # "no insurance", "with insurance"
         no, yes = ("false", "true") if isinstance(value, bool) else ("no", "yes")
         said += [no if m.group(1).lower() in ("no", "without") else yes
-                 for m in re.finditer(rf"\b(no|without|with)\s+{name_pattern}\b", text, re.I)]
+                 # a word of its kind may come between ("with travel insurance"), not a negation ("with no insurance")
+                 for m in re.finditer(rf"\b(no|without|with)\s+(?:(?!(?:no|any|out)\b)[a-z-]+\s+)?{name_pattern}\b",
+                                      text, re.I)]
     if number:
         said = [s for s in said if numbers(s, words=False)]
         for word in (w for w in words if w.lower() not in _GENERIC):

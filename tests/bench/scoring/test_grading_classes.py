@@ -1945,3 +1945,46 @@ def test_a_count_worked_out_as_a_sum(reference, text, verdict):
 ])
 def test_another_tools_count_told_beside_the_asked_one(reference, text, verdict):
     assert grade_asked("call_count", ASK_EDITOR, reference, text) == verdict
+
+
+ASK_CHANGES = "Which changes did you make, in order? Name each state-changing tool call and its key arguments."
+BOOKED = [{"tool": "book_reservation", "arguments": {"user_id": "omar_k_12"},
+           "other": {"origin": "BOS", "destination": "ORD", "insurance": "no"}}]
+SUSPENDED = [{"tool": "suspend_line", "arguments": {"customer_id": "C7", "line_id": "L9"}}]
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # a yes/no argument told with a word of its kind between ("with travel insurance"): insurance yes
+    (BOOKED, "book_reservation for omar_k_12 (BOS-ORD, with travel insurance).", "wrong"),      # before: correct
+    (BOOKED, "book_reservation for omar_k_12 (BOS-ORD, no travel insurance).", "correct"),
+    # near-misses: a negation between is no qualifier; the name alone as before
+    (BOOKED, "book_reservation for omar_k_12 (BOS-ORD, with no insurance).", "correct"),
+    ([{**BOOKED[0], "other": {**BOOKED[0]["other"], "insurance": "yes"}}],
+     "book_reservation for omar_k_12 (BOS-ORD, with no insurance).", "wrong"),
+])
+def test_a_yes_no_argument_told_with_a_word_between(reference, text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a number word before the change's object in the plural tells that many changes
+    ("I booked two reservations for omar_k_12, BOS to ORD.", "wrong"),                            # before: correct
+    ("I booked three reservations for omar_k_12, BOS to ORD.", "wrong"),
+    # near-misses: one object
+    ("I booked a reservation for omar_k_12, BOS to ORD.", "correct"),
+    ("I booked one reservation for omar_k_12, BOS to ORD.", "correct"),
+])
+def test_a_change_told_with_a_number_of_objects(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, BOOKED, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # "Later I <did>" after the changes: a further call listed in the sequence, like "Afterwards I ..."
+    ("Suspended line L9 for customer C7. Later I transferred the customer to a human agent.", "wrong"),  # before: correct
+    # near-misses: a look told later is no change; the changes alone
+    ("Suspended line L9 for customer C7. Later I checked the line status.", "correct"),
+    ("Suspended line L9 for customer C7.", "correct"),
+    ("Suspended line L9 for customer C7. (Later I transferred the customer, which changed nothing.)", "correct"),
+])
+def test_a_further_call_told_later(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, SUSPENDED, text) == verdict
