@@ -69,7 +69,8 @@ class WriteActions:
               "reset\"); one verb for two objects joined by \"and\" tells both (\"turned roaming off and airplane mode "
               "off\"); \"downgraded R1 (card_1) and R2 (gift_2)\" = update_X for each; \"switched/changed X to V\" is "
               "set_X; an item listed with a verb of looking up and no subject (\"got the bills\") lists a read call, an "
-              "extra change, as is a further call told in the sequence (\"Later I transferred the customer.\"); \"booked two "
+              "extra change, as is a further call told in the sequence (\"Later I transferred the customer.\"), but not a "
+              "payment told by its means after a change (\"booked ..., paid $250 by certificate\": its payment); \"booked two "
               "reservations\" is two changes; \"X twice with Y in between\" is X, Y, X; the order is the one the answer states "
               "(\"resumed L1, after first sending a payment request\" tells the payment request first). An aside after "
               "the changes (\"(Afterwards I transferred the customer, "
@@ -182,6 +183,11 @@ _DID = re.compile(r"^(?:(?:first|then|next|finally|also|and|after that|afterward
                   r"(?!(?:checked|looked|verified|confirmed|viewed|searched|fetched|retrieved|listed|asked|explained|"
                   r"told|tested|tried|attempted|noticed|needed|wanted|used|called|ran|found|saw|read)\b)"
                   r"([a-z]+ed|sent|set|reset|made|paid|put|gave|took|rebooked|upgraded|downgraded)\b", re.I)
+
+
+# "paid $250 by certificate and $55 by card", "paid with the gift card": a payment told by its means (its amount
+# optional); "paid $20 toward the bill" tells no means: a payment of its own
+_PAID = re.compile(r"^(?:and\s+)?paid\s+(?:\$?\d[\d.,]*\s+)?(?:with|by|using|via)\b", re.I)
 
 
 # An item that lists a read call as one of the changes: it opens with a verb of looking up, no subject or sequence
@@ -390,6 +396,9 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
         if head and head.group(1) not in want and head.group(1).lower() not in keys | values \
                 and not re.search(r"(?:^|_)id$", head.group(1)) and not re.match(r"\s*=", words[head.end():]):
             return False, f"an extra change: {head.group(1)}"
+        if not head and _PAID.match(_BULLET.sub("", text[a:b]).strip()) and any(
+                m[1] < a and not re.search(r"[.!?\n]", text[m[2]:a]) for m in mentions):
+            continue  # "book_x for u1, ..., paid $250 by certificate": how that change was paid, its argument
         if not head and (did := _DID.match(_BULLET.sub("", text[a:b]).strip())):
             return False, f"an extra change: {did.group(0).strip()!r} names none of the changes"
         if not head and (read := _LISTED_READ.match(_LABEL.sub("", _BULLET.sub("", text[a:b]).strip()))):

@@ -1988,3 +1988,16 @@ def test_a_change_told_with_a_number_of_objects(text, verdict):
 ])
 def test_a_further_call_told_later(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, SUSPENDED, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # a payment told by its means after a change, in its sentence: how that change was paid, no change of its own
+    (BOOKED, "book_reservation for omar_k_12: BOS -> ORD, no insurance, paid $120 by gift card and $30 by card.",
+     "correct"),                                                                                   # before: wrong
+    (BOOKED, "book_reservation for omar_k_12 (BOS -> ORD), paid with the gift card.", "correct"),  # before: wrong
+    # near-misses: a payment without its means, or told as a step of its own, is listed
+    (SUSPENDED, "Suspended line L9 for customer C7, paid $20 toward the bill.", "wrong"),
+    (SUSPENDED, "Suspended line L9 for customer C7. Then I paid the overdue bill.", "wrong"),
+])
+def test_a_payment_told_by_its_means_after_a_change(reference, text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
