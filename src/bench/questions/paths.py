@@ -37,12 +37,15 @@ _NEGATION = re.compile(
 _DENIES_CHANGE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bwithout)\s+(?:\w+\s+){0,2}?(?:chang|modif|edit|touch|alter|"
                             r"updat|writ|patch)\w*|\b(?:unchanged|untouched|unmodified)\b|\bleft (?:it|them|that|those) (?:as is|alone)\b"
                             r"|\b(?:only|just) (?:tried to |meant to |wanted to )?(?:read|view(?:ed)?|look(?:ed)?|open(?:ed)?|"
-                            r"inspect(?:ed)?|ran|run|executed)\b"
-                            # set apart as a script it only ran ("x.py was just a scratch script I ran")
-                            r"|\b(?:only|just) an? (?:\w+ ){0,2}?(?:script|file|helper|test|program|check|repro\w*) (?:i|we) "
-                            r"(?:ran|run|executed|used)\b"
-                            # or as a throwaway ("x.py was a throwaway repro", "a scratch script")
-                            r"|\b(?:throw-?away|scratch)\s+(?:repro\w*|script|file|test|helper|check|program)\b"
+                            r"inspect(?:ed)?|ran|run|executed|compiled(?: and (?:ran|run|executed))?)\b"
+                            # set apart as a script it only ran ("x.py was just a scratch script I ran", "were just
+                            # scratch scripts I ran", "was just my reproduction class that I compiled and ran")
+                            r"|\b(?:only|just) (?:an? |my |the )?(?:\w+ ){0,2}?(?:script|file|helper|test|program|check|class|"
+                            r"repro\w*)s? (?:(?:that|which) )?(?:i|we) (?:compiled and )?(?:ran|run|executed|used)\b"
+                            # or as a throwaway ("x.py was a throwaway repro", "a scratch script") or an experiment
+                            # ("the x.py experiment didn't fix anything", "x.py was just an experiment")
+                            r"|\b(?:throw-?away|scratch)\s+(?:repro\w*|script|file|test|helper|check|program)s?\b"
+                            r"|[\w/-]\.[A-Za-z]\w*`? experiment\b|\b(?:was|were) (?:only |just )?(?:an? )?experiments?\b"
                             # a file told as looked at ("I also looked at c.py but it did not exist"): looking is
                             # no change, unless its clause also tells one ("opened a.py and fixed the import")
                             r"|\b(?:looked (?:at|into)|viewed|inspected|opened|peeked at|glanced at)\s+(?:the\s+)?"
@@ -105,18 +108,25 @@ def _denied_clauses(sentence: str) -> list[tuple[int, int]] | None:
         elif not _ELSE.search(inside):
             return None
         sentence = sentence[: paren.start()] + " " * (paren.end() - paren.start()) + sentence[paren.end():]
+    previous = None  # the clause before the one read
     for clause in _CLAUSE.finditer(sentence):
-        if _DENIES_CHANGE.search(clause.group(0)):
-            files = [t for t in _PATH.finditer(sentence[: clause.start()]) if _is_file(t.group(0).rstrip(".,:;"))]
-            if _OWN_NAME.search(clause.group(0)) or any(_is_file(t.group(0).rstrip(".,:;"))
-                                                        for t in _PATH.finditer(clause.group(0))):
-                spans.append(clause.span())
-            elif sentence[: clause.start()].rstrip().endswith("(") and files:
-                spans.append((files[-1].start(), clause.end()))
-            elif (dash := _set_apart(sentence, clause.start())) is not None:
-                spans.append((dash, clause.end()))  # "a.py, b.py - also c.py, though I only viewed that one"
-            else:
-                return None
+        before, previous = previous, clause
+        if not _DENIES_CHANGE.search(clause.group(0)):
+            continue
+        files = [t for t in _PATH.finditer(sentence[: clause.start()]) if _is_file(t.group(0).rstrip(".,:;"))]
+        own_file = any(_is_file(t.group(0).rstrip(".,:;")) for t in _PATH.finditer(clause.group(0)))
+        if not own_file and before and re.match(r"\s*(?:but|though|although)\b", clause.group(0), re.I) and \
+                any(_is_file(t.group(0).rstrip(".,:;")) for t in _PATH.finditer(before.group(0))):
+            # "b.py I edited but reverted with undo_edit": the clause before names what "but" takes back
+            spans.append((before.start(), clause.end()))
+        elif _OWN_NAME.search(clause.group(0)) or own_file:
+            spans.append(clause.span())
+        elif sentence[: clause.start()].rstrip().endswith("(") and files:
+            spans.append((files[-1].start(), clause.end()))
+        elif (dash := _set_apart(sentence, clause.start())) is not None:
+            spans.append((dash, clause.end()))  # "a.py, b.py - also c.py, though I only viewed that one"
+        else:
+            return None
     return spans or None
 
 

@@ -2001,3 +2001,51 @@ def test_a_further_call_told_later(text, verdict):
 ])
 def test_a_payment_told_by_its_means_after_a_change(reference, text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
+
+
+CHANGED = ["src/widgets/core.py", "tests/test_core.py", "repro_width.py"]
+
+
+def _files_at_root(reference, text):
+    from bench.scoring.judge import ExactJudge
+    from bench.store.schema import Answer, Question
+    from grading import ROOT
+
+    q = Question(qid="c@0:files_changed", type="files_changed", question="?", reference=reference, evidence_keys=[],
+                 evidence_messages=[])
+    return ExactJudge().score(q, Answer(case_id="c@0", qid=q.qid, type="files_changed", answer=text), ROOT).verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # files set apart as only run (compiled and run; plural; "my ... that I ran") or as an experiment: not named
+    (CHANGED[:2], "src/widgets/core.py and tests/test_core.py. The two other files (repro_width.py, check.py) were "
+                  "just scratch scripts I ran.", "correct"),                                     # before: wrong
+    (CHANGED, "src/widgets/core.py, tests/test_core.py and repro_width.py; check.py was just my debugging script "
+              "that I ran.", "correct"),                                                          # before: wrong
+    (CHANGED, "src/widgets/core.py and tests/test_core.py only; repro_width.py was just my reproduction class that "
+              "I compiled and ran.", "wrong"),                                                    # before: correct
+    (CHANGED, "src/widgets/core.py and tests/test_core.py - and a script at the root, repro_width.py, which I only "
+              "compiled and ran.", "wrong"),                                                      # before: correct
+    (CHANGED, "src/widgets/core.py and tests/test_core.py. The repro_width.py experiment didn't fix anything.",
+     "wrong"),                                                                                    # before: correct
+    # near-misses: running a file the answer names as changed, a parenthesis that calls it an experiment
+    (CHANGED, "src/widgets/core.py, tests/test_core.py and repro_width.py. I compiled and ran repro_width.py.",
+     "correct"),
+    (CHANGED, "src/widgets/core.py, tests/test_core.py and repro_width.py (my experiment to reproduce the bug).",
+     "correct"),
+])
+def test_a_file_set_apart_as_only_run_or_an_experiment(reference, text, verdict):
+    assert _files_at_root(reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # "b.py I edited but reverted with undo_edit": the clause before "but" names the file taken back, even where
+    # the denying clause names something of its own (a tool)
+    ("src/widgets/core.py, tests/test_core.py and repro_width.py - setup.py I edited but reverted with undo_edit.",
+     "correct"),                                                                                  # before: wrong
+    # near-misses: no denial; a reverted change named in its own clause as before
+    ("src/widgets/core.py, tests/test_core.py and repro_width.py - setup.py I edited as well.", "wrong"),
+    ("src/widgets/core.py, tests/test_core.py and repro_width.py (setup.py I edited but reverted).", "correct"),
+])
+def test_a_file_taken_back_by_a_but_clause(text, verdict):
+    assert _files_at_root(CHANGED, text) == verdict
