@@ -137,7 +137,9 @@ class FirstEdit:
               "`old`)\") is not claimed "
               "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines (its "
               "context lines are the file's: never invented code); its "
-              "`--- a/x` / `+++ b/x` headers name its file (a/ and b/ are git's prefixes), fenced or not.")
+              "`--- a/x` / `+++ b/x` headers name its file (a/ and b/ are git's prefixes), fenced or not. An edit told "
+              "vaguely, no file and no code (\"I only remember writing a reproduction test file first\"), is a "
+              "claim: wrong.")
 
     def text(self, target: dict[str, Any]) -> str:
         return QUESTION
@@ -201,6 +203,15 @@ class FirstEdit:
             outside = re.sub(r"```.*?```", " ", text, flags=re.S)
         return {"paths": path_tokens(outside, skip_negated=False), "code": code, "delimited": delimited,
                 "shown": shown}
+
+    def vague(self, text: str) -> str | None:
+        """An answer that gives no file and no code but says what the edit was, vaguely ("I can't see the edits - I only
+        remember writing a reproduction test file first"): a claim about the edit, wrong (as ``files_changed`` reads
+        a vague change; a clause that declines is no claim)."""
+        from bench.questions.files_changed import FILES_CHANGED
+
+        said = FILES_CHANGED.vague(text)
+        return said.replace("about the changes", "about the edit") if said else None
 
     def grade(self, reference: dict[str, Any], claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
         named, _ = match_paths(claim["paths"], [reference["path"]], repo_root)

@@ -47,6 +47,12 @@ _DESCRIBES = re.compile(r"\b(?:about|regarding|related to|saying|complaining|bec
                         r"something like|some kind of|to do with)\b|\b[A-Z]{3,}\b")
 
 
+# what failed, told without the error ("importing astropy failed", "the build failed to compile"): a vague claim
+_VAGUE_FAILURE = re.compile(r"\b(?:import(?:ing)?|install(?:ing)?|load(?:ing)?|build(?:ing)?|compil(?:ing|ation)|"
+                            r"the (?:import|install\w*|build|compilation) of)\s+[\w.`'-]+\s+(?:had\s+|just\s+)?"
+                            r"(?:failed|crashed|broke)\b|\bfailed to (?:import|load|install|build|compile)\b", re.I)
+
+
 # a "Type:" field of an answer, and Java's thread header (no type: the class follows it)
 _TYPE_FIELD = re.compile(r"^\W*type\W*:\s*(.+)$", re.I | re.M)
 _THREAD_HEADER = re.compile(r"Exception in thread\s+[\"'][^\"']*[\"']")
@@ -64,7 +70,7 @@ class FirstError:
               "type decides. An answer that names another type (\"a KeyError, not an AssertionError\") is wrong, "
               "so is a class of the same name from another package (requests.exceptions.ConnectionError is not the "
               "built-in ConnectionError) and an error described without its type (\"some botocore error about "
-              "credentials\"). `Exception in thread \"main\"` is Java's header, not the type; a class printed as "
+              "credentials\", \"I only remember that importing x failed\"). `Exception in thread \"main\"` is Java's header, not the type; a class printed as "
               "`Name: message` (`InvalidOperation: [...]`), named after \"raised\"/\"threw\" or \"it was a\", qualified by its "
               "package (`decimal.ConversionSyntax`) or heading the answer (\"InvalidOperation, with ConversionSyntax "
               "in the message\") is the claimed type. A class in the message may be named "
@@ -113,6 +119,14 @@ class FirstError:
                 return {"types": [], "message": None, "text": text}  # a vague claim
             return None
         return {"types": types, "message": None, "text": text}
+
+    def vague(self, text: str) -> str | None:
+        """An answer that names no exception but says what failed, vaguely ("I can't see it any more - I only remember
+        that importing astropy failed"): a claim about the error, wrong (a clause that declines is no claim)."""
+        for clause in re.split(r"[.;!?\n]+|,?\s+but\s+|\s[-\u2013\u2014]+\s", text):
+            if not is_abstention(clause) and (said := _VAGUE_FAILURE.search(clause)):
+                return f"a vague claim about the error ({said.group(0)!r}), no exception named"
+        return None
 
     def corrects(self, head: str, tail: str) -> str:
         """The claim after a self-correction: the corrected text, or, when the correction names no exception type

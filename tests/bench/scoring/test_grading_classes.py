@@ -2049,3 +2049,22 @@ def test_a_file_set_apart_as_only_run_or_an_experiment(reference, text, verdict)
 ])
 def test_a_file_taken_back_by_a_but_clause(text, verdict):
     assert _files_at_root(CHANGED, text) == verdict
+
+
+@pytest.mark.parametrize("qtype,text,verdict", [
+    # beside a decline, what the edit or the failure was, told vaguely: a claim (wrong), not an abstention
+    ("first_edit", "I can't see the edits any more - I only remember writing a small regression test file first.",
+     "wrong"),                                                                                    # before: abstained
+    ("first_edit", "I can't see the edits any more - I only remember working somewhere in the width code.", "wrong"),
+    ("first_error", "I can't see it any more - I only remember that importing widgets failed.", "wrong"),  # before: abstained
+    ("first_error", "I don't recall - something failed to import, I think.", "wrong"),
+    # near-misses: a decline alone, or a decline of whether it failed
+    ("first_edit", "I can't see the edits any more.", "abstained"),
+    ("first_edit", "I don't remember which file I edited first.", "abstained"),
+    ("first_error", "I can't see it any more.", "abstained"),
+    ("first_error", "I don't remember whether importing widgets failed.", "abstained"),
+])
+def test_a_vague_edit_or_failure_beside_a_decline(qtype, text, verdict):
+    from grading import EDIT
+    reference = EDIT if qtype == "first_edit" else {"type": "ModuleNotFoundError", "message": "No module named 'yaml'"}
+    assert grade(qtype, reference, text) == verdict
