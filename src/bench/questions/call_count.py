@@ -52,12 +52,12 @@ _SNAKE = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
 _OTHER_COUNTS = (
     re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?(" + _SNAKE + r"|[a-z][\w-]*)`?"
                r"\s+(?:calls?|times?|runs?|invocations?)\b", re.I),
-    # a sentence's full stop may follow the name ("including one undo_edit."); a file's extension may not (x_y.py)
+    # a sentence's full stop may follow the name ("including one undo_change."); a file's extension may not (x_y.py)
     re.compile(r"\b" + _NUMBER + r"\s+(?:more\s+|other\s+)?`?(" + _SNAKE + r")`?(?![\w/]|\.\w)", re.I),
     re.compile(r"`?\b(" + _SNAKE + r")`?\s+(?:\w+\s+)?" + _NUMBER + r"\s+(?:times?|calls?)\b", re.I),
     # "plus get_bills once": the name before its count told as "once"/"twice"
     re.compile(r"`?\b(" + _SNAKE + r")`?\s+(once|twice|thrice)\b", re.I),
-    # "(one of them was the undo_edit)": a part of the count told as another tool's or a sub-command's
+    # "(one of them was the undo_change)": a part of the count told as another tool's or a sub-command's
     re.compile(r"\b" + _NUMBER + r"\s+of\s+(?:them|those|these)\s+(?:was|were)\s+(?:the\s+|an?\s+)?`?(" + _SNAKE +
                r")`?(?![\w/]|\.\w)", re.I),
 )
@@ -119,7 +119,7 @@ class CallCount:
               "command of the asked tool (`file_view` of `file_view_editor`) is no other tool, nor is a tool the count "
               "is compared with (\"24, the same number as my edit calls\"). The number the answer opens with is its "
               "count (\"4 - I also checked once more\" is 4); another tool's count told beside it (\"10 - plus 7 "
-              "run_shell calls\", \"then I ran run_shell 7 times\", \"plus run_shell once\", \"one of them was the undo_edit\") is that "
+              "run_shell calls\", \"then I ran run_shell 7 times\", \"plus run_shell once\", \"one of them was the undo_change\") is that "
               "tool's or command's, not the answer's; in a list of counts per "
               "tool (\"- `edit`: **13** calls - `run`: 5 calls\") the count beside the asked tool's name is the answer's. A range "
               "(\"6-8 times\") offers candidates: wrong. A vague count (\"many times\", \"about a dozen\") is a claim: wrong; beside a decline of the count (\"several times, but I can't say how many\", \"a few times; I cannot give an exact count\") "

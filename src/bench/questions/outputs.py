@@ -111,13 +111,15 @@ def path_said(token: str, claim: str, repo_root: str | None, paths: list[str]) -
 # (a test run's too: "the test didn't pass"), or what it held, vaguely ("it listed a handful of Java files")
 # The subject may carry a word before it and what it was of ("the editable install of astropy failed"); "went fine" /
 # "went wrong" says how it went as "worked" / "failed" do
-_OUTCOME = re.compile(r"\b(?:it|they|the (?:[\w-]+ )?(?:call|command|run|install\w*|build|tool|request|script|tests?|suite|"
+_OUTCOME = re.compile(r"\b(?:it|they|(?:the|that|this) (?:[\w-]+ )?(?:call|command|run|install\w*|build|tool|request|script|tests?|suite|"
                       r"output)(?: of [\w./-]+)?)\s+"
                       # an adverb between ("it still failed", "it again failed")
                       r"(?:(?:still|again|also|just|then|eventually|ultimately|finally)\s+)?"
                       r"(?:(?:did not|didn't|never)\s+(?:work|succeed|pass|run)|(?:failed|errored|crashed|succeeded|worked|"
                       r"passed|broke)\b|went (?:fine|well|ok(?:ay)?|smoothly|badly|wrong)\b|(?:listed|showed|printed|returned|contained|gave|reported|had)\s+(?:only |just )?"
-                      r"(?:a (?:few|handful|couple|bunch|lot|list|number)|some|several|many|lots|a|an)\b)", re.I)
+                      r"(?:a (?:few|handful|couple|bunch|lot|list|number)|some|several|many|lots|a|an)\b)"
+                      # "everything was green": how a run went, in a test runner's colours
+                      r"|\beverything (?:was|went|came back|stayed|turned) (?:all )?(?:green|red)\b", re.I)
 
 
 def outcome_claim(text: str, declines: re.Pattern[str]) -> str | None:

@@ -117,7 +117,7 @@ def _denied_clauses(sentence: str) -> list[tuple[int, int]] | None:
         own_file = any(_is_file(t.group(0).rstrip(".,:;")) for t in _PATH.finditer(clause.group(0)))
         if not own_file and before and re.match(r"\s*(?:but|though|although)\b", clause.group(0), re.I) and \
                 any(_is_file(t.group(0).rstrip(".,:;")) for t in _PATH.finditer(before.group(0))):
-            # "b.py I edited but reverted with undo_edit": the clause before names what "but" takes back
+            # "b.py I edited but reverted with undo_change": the clause before names what "but" takes back
             spans.append((before.start(), clause.end()))
         elif _OWN_NAME.search(clause.group(0)) or own_file:
             spans.append(clause.span())

@@ -27,19 +27,24 @@ NAME = "test_counts"
 _TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
 _WORD = (r"(\d+|no|none|neither|both|single|sole|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
          rf"[a-z]+teen|{_TENS})")
-_COUNT = {  # "passed: 3" forms first: in "Passed: 21 / Failed: 0" the 21 is not a failure count
+# "passed: 3" forms first: in "Passed: 21 / Failed: 0" the 21 is not a failure count; "4 of them passed" (of the
+# tests a run collected) counts as "4 passed"
+_COUNT = {
     "passed": [r"\b(?:passed|passing|successful|succeeded)[ \t]*(?:[:=][ \t]*|(?=\d))(\d+)\b(?![ \t]*(?:tests?[ \t]+)?(?:fail|error))",
-               rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:passed|pass(?:es|ing)?|succeeded|successful|ok)\b"],
+               rf"{_WORD}[ \t]+(?:\w+[ \t]+|of[ \t]+(?:them|those|these)[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:passed|pass(?:es|ing)?|succeeded|successful|ok)\b"],
     "failed": [r"\b(?:failed|failures?|failing)[ \t]*(?:[:=][ \t]*|(?=\d))(\d+)\b(?![ \t]*(?:tests?[ \t]+)?(?:pass|error))",
-               rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:failed|fail(?:s|ing|ures?)?)\b"],
+               rf"{_WORD}[ \t]+(?:\w+[ \t]+|of[ \t]+(?:them|those|these)[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:failed|fail(?:s|ing|ures?)?)\b"],
     "errors": [r"\berrors?[ \t]*(?:[:=][ \t]*|(?=\d))(\d+)\b(?![ \t]*(?:tests?[ \t]+)?(?:pass|fail))",
-               rf"{_WORD}[ \t]+(?:\w+[ \t]+)?(?:tests?[ \t]+)?errors?(?:ed)?\b"],
+               rf"{_WORD}[ \t]+(?:\w+[ \t]+|of[ \t]+(?:them|those|these)[ \t]+)?(?:tests?[ \t]+)?errors?(?:ed)?\b"],
 }
 _NONE_FAILED = re.compile(r"\b(?:none|nothing|no (?:tests? )?(?:failures?|failed|fails))\b[^.\n]{0,20}?(?:failed|failures?)?"
                           r"|\bno failures\b|\bnone (?:of them )?failed\b|\b(?:0|zero) fail", re.I)
 # a run's total with all of it passing: "it ran 1 test and it passed", "ran three tests; they all passed"
-_RAN_ALL = re.compile(rf"\b(?:ran|run|executed|collected)\s+{_WORD}\s+(?:\w+\s+)?tests?\b[^.;\n]{{0,30}}?(?:\band\b|[,;:])\s*"
-                      r"(?:(?:it|they|all(?: of them)?|both|each|every one)\s+(?:all\s+)?(?:passed|succeeded|ok)\b"
+# ("ran a single test and that test passed": "that test" is the one it ran)
+_RAN_ALL = re.compile(rf"\b(?:ran|run|executed|collected)\s+(?:a\s+)?{_WORD}\s+(?:\w+\s+)?tests?\b[^.;\n]{{0,30}}?"
+                      r"(?:\band\b|[,;:])\s*"
+                      r"(?:(?:it|they|all(?: of them)?|both|each|every one|(?:that|the) tests?)\s+(?:all\s+)?"
+                      r"(?:passed|succeeded|ok)\b"
                       # unittest's own "Ran 1 test ... OK": "OK" alone ends the clause
                       r"|ok\b(?=\s*(?:[.;!\n]|$)))", re.I)
 _ALL_PASSED = re.compile(r"\ball\s+(?:of\s+the\s+)?(\d+|[a-z]+)?\s*(?:tests?\s+)?(?:passed|pass(?:es|ing)?|succeeded)\b"
@@ -172,7 +177,8 @@ class TestCounts:
               "(\"I only remember the test didn't pass\") is a vague claim: wrong. Failing tests named instead of "
               "counted (\"4 passed; test_load failed\", \"test_load still failing; the other 4 passed\") are one failure each. \"Everything passed - 13 tests\" is 13 passed, "
               "0 failed; \"the single test failed\" is 0 passed, 1 failed; \"Ran 10 tests, all OK\" and \"Ran 10 tests, OK\" are 10 passed, 0 failed; "
-              "\"the run went fine\" or \"it still failed\" (no count) is a vague claim: wrong. In a table of several runs the row of the run "
+              "\"6 of them passed\" is 6 passed; \"it ran a single test and that test passed\" is 1 passed, 0 failed; "
+              "\"the run went fine\", \"everything was green\" or \"it still failed\" (no count) is a vague claim: wrong. In a table of several runs the row of the run "
               "the question asks for (\"2nd\" for the 2nd time) is the answer's.")
 
     def text(self, target: dict[str, Any]) -> str:

@@ -2068,3 +2068,24 @@ def test_a_vague_edit_or_failure_beside_a_decline(qtype, text, verdict):
     from grading import EDIT
     reference = EDIT if qtype == "first_edit" else {"type": "ModuleNotFoundError", "message": "No module named 'yaml'"}
     assert grade(qtype, reference, text) == verdict
+
+
+ASK_SECOND_RUN = ("The 2nd time you ran `pytest tests/test_a.py`, how many tests passed and how many failed? Report "
+                  "errors separately if the test runner did.")
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # "N of them passed" (of the tests a run collected) is N passed; a run's subject "that run" / "that test"
+    ({"passed": 6, "failed": 2}, "It collected 8 items: 6 of them passed and 2 of them failed.", "correct"),  # before: abstained
+    ({"passed": 6, "failed": 1}, "It collected 7 items, 6 of them passed and test_parse_width failed.", "correct"),  # before: wrong
+    ({"passed": 1, "failed": 0}, "It ran a single test and that test passed.", "correct"),        # before: abstained
+    # "that run went fine", "everything was green", no count: a vague claim (wrong), not an abstention
+    ({"passed": 6, "failed": 0}, "That run went fine - everything was green after the fix.", "wrong"),  # before: abstained
+    ({"passed": 6, "failed": 0}, "I can't see it any more - everything was green, I think.", "wrong"),
+    # near-misses: counts beside "everything was green"; a decline alone
+    ({"passed": 6, "failed": 0}, "Everything was green: 6 passed.", "correct"),
+    ({"passed": 6, "failed": 0}, "I can't see that run any more.", "abstained"),
+    ({"passed": 6, "failed": 1}, "Of the 7 tests, 6 passed and 1 failed.", "correct"),
+])
+def test_counts_of_them_and_a_run_told_as_green(reference, text, verdict):
+    assert grade_asked("test_counts", ASK_SECOND_RUN, reference, text) == verdict
