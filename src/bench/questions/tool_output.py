@@ -384,6 +384,12 @@ def _invented_number(reference: str, claim: str, asked: str) -> str | None:
 _THREAD = re.compile(r"^Exception in thread \"[^\"\n]*\"\s+(?=[\w.$]+(?::|$))", re.M)
 
 
+def _prose_lines(reference: str) -> list[str]:
+    """The lines of an output without values (a program's printed sentences), when it has several: each is told."""
+    lines = [line.strip() for line in without_caption(untagged(reference)).split("\n") if re.search(r"\w", line)]
+    return lines if len(lines) > 1 else []
+
+
 def output_values(reference: str) -> list[Any]:
     """The values a tool output states: a JSON record's scalar leaves; a readout's values after
     its labels; in free text its numbers, identifiers, paths, quoted and parenthesised words."""
@@ -591,6 +597,10 @@ class ToolOutput:
         values = output_values(reference)
         if not values and not in_substance(reference, claim):  # prose without values: its words
             return False, "not the output in substance"
+        if not values and (untold := next((line for line in _prose_lines(reference)
+                                           if not in_substance(line, claim)), None)) is not None:
+            # "It printed `A`" for an output of the two lines A and B: a line of it left out
+            return False, f"a line of the output not told: {untold!r}"
         paths = [str(v) for v in values if str(v).startswith("/")]
         missing = [v for v in values if not _value_in(v, claim, found) and not (
             isinstance(v, str) and (_relative_to_listing(v, claim, paths) or same_date(v, claim)

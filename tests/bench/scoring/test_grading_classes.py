@@ -2089,3 +2089,20 @@ ASK_SECOND_RUN = ("The 2nd time you ran `pytest tests/test_a.py`, how many tests
 ])
 def test_counts_of_them_and_a_run_told_as_green(reference, text, verdict):
     assert grade_asked("test_counts", ASK_SECOND_RUN, reference, text) == verdict
+
+
+ASK_PRINTED = 'The 1st time you called `run_shell` with `{"command": "java Demo"}`, what did it return?'
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # an output of several lines without values (a program's printed sentences): each line must be told
+    ("It printed `Order queued for the nightly batch processing run`.", "wrong"),                # before: correct
+    # near-misses: both lines, verbatim or in other words; the short line alone was wrong already
+    ("Order queued for the nightly batch processing run, then Retry scheduled.", "correct"),
+    ("It printed that the order was queued for the nightly batch processing run, and then that a retry was "
+     "scheduled.", "correct"),
+    ("It printed `Retry scheduled`.", "wrong"),
+])
+def test_each_line_of_an_output_without_values_is_told(text, verdict):
+    reference = "Order queued for the nightly batch processing run\nRetry scheduled"
+    assert grade_asked("tool_output", ASK_PRINTED, reference, text) == verdict
