@@ -217,13 +217,18 @@ _NUMBERED = re.compile(r"^\s*(?:line\s+)?(\d+)\s*[:.)\t]?\s+(\S.*)$", re.I)  # "
 
 def _renumbered_line(reference: str, claim: str) -> str | None:
     """A line of a `cat -n` view restated under its number with other code ("317: if (...)" for "317 return x;",
-    a later view's line), or one of the lines a range tells ("Lines 315-317: ...") not told: the line's number, else
+    a later view's line), a line numbered beside the view's that it does not show, or one of the lines a range tells ("Lines 315-317: ...") not told: the line's number, else
     None. The code is compared without spaces and backticks; under its number either may hold the other (a comment
     added or a colon dropped is no other code)."""
     rows = {int(m.group(1)): squash(m.group(2)).replace(" ", "") for line in reference.split("\n")
             if (m := _VIEW_ROW.match(line))}
     if len(rows) < 2:
         return None
+    numbered = [int(m.group(1)) for line in claim.split("\n") if (m := _NUMBERED.match(line))]
+    # a line numbered beside the view's, outside it ("314: ..." told with the lines 315-317): a line added
+    if sum(1 for n in numbered if n in rows) >= 2 and (added := next(
+            (n for n in numbered if n not in rows and min(rows) - 5 <= n <= max(rows) + 5), None)) is not None:
+        return str(added)
     for line in claim.split("\n"):
         match = _NUMBERED.match(line)
         code = rows.get(int(match.group(1))) if match else None
@@ -590,7 +595,7 @@ class ToolOutput:
         if (row := _row_problem(_THREAD.sub("", without_caption(untagged(reference))), claim)) is not None:
             return False, row
         if (number := _renumbered_line(untagged(reference), claim)) is not None:
-            return False, f"line {number} of the view restated with other code, or not told"
+            return False, f"line {number} of the view restated with other code, added, or not told"
         if (quoted := requoted_code(untagged(reference), claim)) is not None:
             return False, f"quotes changed in a restated line of code: {quoted}"
         found = numbers(claim) + _spanned(claim)  # "Lines 205-209: ..." states 206, 207 and 208

@@ -2106,3 +2106,19 @@ ASK_PRINTED = 'The 1st time you called `run_shell` with `{"command": "java Demo"
 def test_each_line_of_an_output_without_values_is_told(text, verdict):
     reference = "Order queued for the nightly batch processing run\nRetry scheduled"
     assert grade_asked("tool_output", ASK_PRINTED, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a line numbered beside a view's lines that the view does not show (a line before or after its range): added
+    ("40: case TOK_STAR:\n41: case TOK_PLUS:\n42: case TOK_MINUS:\n43: return binary;", "wrong"),  # before: correct
+    ("41: case TOK_PLUS:\n42: case TOK_MINUS:\n43: return binary;\n44: default:", "wrong"),      # before: correct
+    # near-misses: the view's lines alone; a far line mentioned in prose is no numbered line of the view
+    ("41: case TOK_PLUS:\n42: case TOK_MINUS:\n43: return binary;", "correct"),
+    ("Lines 41-43: case TOK_PLUS:, case TOK_MINUS:, return binary; (line 90 has the default)", "correct"),
+])
+def test_a_line_numbered_beside_a_views_lines(text, verdict):
+    question = ('The 1st time you called `file_editor` with `{"command": "view", "path": "/repo/src/lex.c", '
+                '"view_range": [41, 43]}`, what did it return?')
+    reference = ("Here's the result of running `cat -n` on /repo/src/lex.c:\n    41\t    case TOK_PLUS:\n"
+                 "    42\t    case TOK_MINUS:\n    43\t      return binary;")
+    assert grade_asked("tool_output", question, reference, text) == verdict
