@@ -241,6 +241,26 @@ def _renumbered_line(reference: str, claim: str) -> str | None:
     return next((str(n) for n in _range_numbers(claim) if rows.get(n) and rows[n] not in told), None)
 
 
+_GREP_ROW = re.compile(r"^([\w./+-]+):(\d+):(.*)$")  # a grep hit: path:N:line
+_TOLD_HIT = re.compile(r"(?<![\w/.-])([\w./+-]+):(\d+):?\s+`([^`\n]+)`")  # "a/b.py:14 `code`"
+
+
+def _swapped_hit(reference: str, claim: str) -> str | None:
+    """A grep hit told as `path:N` with the code of another hit ("output.py:14 `...`" with line 16's code): its
+    ``path:N``, else None."""
+    hits = {(posixpath.basename(m.group(1)), int(m.group(2))): squash(m.group(3)).replace(" ", "")
+            for line in reference.split("\n") if (m := _GREP_ROW.match(line.strip()))}
+    if len(hits) < 2:
+        return None
+    for m in _TOLD_HIT.finditer(claim):
+        key = (posixpath.basename(m.group(1)), int(m.group(2)))
+        said = squash(m.group(3)).replace(" ", "")
+        own = hits.get(key)
+        if own is not None and own != said and any(code == said for other, code in hits.items() if other != key):
+            return f"{m.group(1)}:{m.group(2)}"
+    return None
+
+
 def _shortened_line(reference: str, claim: str) -> str | None:
     """A line of a prose output restated on a line of its own with words of it left out ("Actual method called" for
     "Actual method called indirectly"): the words left out, else None. Only words, not numbers (a `cat -n` line told
@@ -594,6 +614,8 @@ class ToolOutput:
             return False, f"the row {label!r} not told (its value is other rows' too)"
         if (row := _row_problem(_THREAD.sub("", without_caption(untagged(reference))), claim)) is not None:
             return False, row
+        if (hit := _swapped_hit(untagged(reference), claim)) is not None:
+            return False, f"the grep hit {hit} told with another hit's line"
         if (number := _renumbered_line(untagged(reference), claim)) is not None:
             return False, f"line {number} of the view restated with other code, added, or not told"
         if (quoted := requoted_code(untagged(reference), claim)) is not None:

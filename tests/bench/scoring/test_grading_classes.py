@@ -2122,3 +2122,20 @@ def test_a_line_numbered_beside_a_views_lines(text, verdict):
     reference = ("Here's the result of running `cat -n` on /repo/src/lex.c:\n    41\t    case TOK_PLUS:\n"
                  "    42\t    case TOK_MINUS:\n    43\t      return binary;")
     assert grade_asked("tool_output", question, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # grep hits told as `path:N` with each other's lines (the numbers swapped): another output
+    ('app/settings.py:3 `"mode": "fast",`, app/run.py:21 `if cfg["mode"] == "safe":`, '
+     'app/run.py:25 `if cfg["mode"] == "fast":`', "wrong"),                                        # before: correct
+    # near-misses: each hit with its own line; a comment added to one is no other hit's line
+    ('app/settings.py:3 `"mode": "fast",`, app/run.py:21 `if cfg["mode"] == "fast":`, '
+     'app/run.py:25 `if cfg["mode"] == "safe":`', "correct"),
+    ('app/settings.py:3 `"mode": "fast",`, app/run.py:21 `if cfg["mode"] == "fast":` and '
+     'app/run.py:25 `if cfg["mode"] == "safe":  # fallback`', "correct"),
+])
+def test_grep_hits_told_with_each_others_lines(text, verdict):
+    question = 'The 1st time you called `run_shell` with `{"command": "grep -rn mode app/"}`, what did it return?'
+    reference = ('app/settings.py:3:    "mode": "fast",\napp/run.py:21:    if cfg["mode"] == "fast":\n'
+                 'app/run.py:25:    if cfg["mode"] == "safe":')
+    assert grade_asked("tool_output", question, reference, text) == verdict
