@@ -100,10 +100,12 @@ def path_said(token: str, claim: str, repo_root: str | None, paths: list[str]) -
         forms.append(name)
     if any(re.search(rf"(?<![\w/.-]){re.escape(form + tail)}(?![\w/])", claim) for form in forms if form):
         return True
-    # a grep hit's line told in prose beside its path ("totals.py, line 57", "totals.py at line 57")
+    # a grep hit's line told in prose beside its path ("totals.py, line 57", "totals.py at line 57", "line 57 of
+    # totals.py")
     line = tail.lstrip(":")
     return line.isdigit() and any(
         re.search(rf"(?<![\w/.-]){re.escape(form)}`?,?\s+(?:at\s+|on\s+)?line\s+{line}(?!\d)", claim, re.I)
+        or re.search(rf"\bline\s+{line}\s+(?:of|in)\s+`?{re.escape(form)}(?![\w/])", claim, re.I)
         for form in forms if form)
 
 

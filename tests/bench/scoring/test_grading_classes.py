@@ -2139,3 +2139,15 @@ def test_grep_hits_told_with_each_others_lines(text, verdict):
     reference = ('app/settings.py:3:    "mode": "fast",\napp/run.py:21:    if cfg["mode"] == "fast":\n'
                  'app/run.py:25:    if cfg["mode"] == "safe":')
     assert grade_asked("tool_output", question, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a grep hit's line told first, its path after: "line N of path"
+    ("Just one hit: line 57 of cart/totals.py, `total = round(subtotal * rate, 2)`.", "correct"),   # before: wrong
+    ("One hit, at line 57 in totals.py: `total = round(subtotal * rate, 2)`", "correct"),
+    # near-misses: another line, another file
+    ("Just one hit: line 75 of cart/totals.py, `total = round(subtotal * rate, 2)`.", "wrong"),
+    ("Just one hit: line 57 of cart/prices.py, `total = round(subtotal * rate, 2)`.", "wrong"),
+])
+def test_a_grep_hit_told_as_line_n_of_its_path(text, verdict):
+    assert grade_rooted("tool_output", ASK_GREP, HIT, text, "/srv/shop") == verdict
