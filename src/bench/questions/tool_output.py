@@ -501,7 +501,10 @@ class ToolOutput:
               "beside a word of their label (\"used 15.0 GB of its 15.1 GB limit\") are that label's values. Status "
               "markers (\u2705 \U0001f504 \u23f3) are their line's values. Line numbers told as a range (\"Lines 205-209: "
               "...\", the lines in order) state every number in it, as do rows numbered as a range with their one "
-              "shared marker, a text following for each (\"3-7 \u23f3: A, B, C, D, E\"). An empty output ([] or {}) may be said in "
+              "shared marker, a text following for each (\"3-7 \u23f3: A, B, C, D, E\"). A line numbered beside a view's lines "
+              "that the view does not show (\"314: ...\" with the lines 315-317) is added; grep hits told as `path:N` "
+              "with each other's lines are wrong, and a hit may be told as \"line N of path\". Each line of an "
+              "output without values (printed sentences) is told. An empty output ([] or {}) may be said in "
               "words (\"an empty list\"). A decline that says how the call went or what it held (\"it didn't work\", "
               "\"it listed a handful of files\") is a vague claim: wrong.")
 
