@@ -361,7 +361,15 @@ def _invented_name(reference: str, claim: str, asked: str) -> str | None:
     for token in _FILE_NAME.findall(claim) + _REL_PATH.findall(claim):  # bare, or with its directories
         if is_file(token) and posixpath.basename(token) not in entries and token not in asked:
             return token
+    if any(line.endswith("/") for line in lines):  # a listing that marks its directories ("java/"): so does the answer
+        for m in _DIRECTORY.finditer(claim):
+            if posixpath.basename(m.group(1)) not in entries and m.group(1) not in asked:
+                return m.group(0)
     return None
+
+
+# a directory told with its trailing slash ("resources/", "java/edu/")
+_DIRECTORY = re.compile(r"(?<![\w./-])([A-Za-z_][\w.+-]*(?:/[\w.+-]+)*)/(?![\w/])")
 
 
 _PATH_TOKEN = re.compile(r"(?<![\w./-])(?:\./)?[\w+-][\w.+-]*(?:/[\w.+-]+)*/?")
@@ -494,7 +502,8 @@ class ToolOutput:
               "without the leading ./ `find .` prints (pkg/a.py for ./pkg/a.py), or by its "
               "file name when no other path of the output has it; file names (cache.py) are values like any other, and an "
               "entry added under a listed directory is wrong (also beside the listing restated whole, and a path "
-              "`find .` did not list though its file name is a listed one's), so is a file name a listing does not "
+              "`find .` did not list though its file name is a listed one's, and a directory told with its slash, \"vendor/\", "
+              "that a listing of directories does not show), so is a file name a listing does not "
               "show or a number a "
               "one-line output does not show (\"Found 1 error in 1 file\" for \"no issues found in 3 files\"). A path the question itself states (the viewed file, "
               "the listed directory: the call's own argument echoed back) need not be restated. Numbers told in prose "

@@ -2151,3 +2151,18 @@ def test_grep_hits_told_with_each_others_lines(text, verdict):
 ])
 def test_a_grep_hit_told_as_line_n_of_its_path(text, verdict):
     assert grade_rooted("tool_output", ASK_GREP, HIT, text, "/srv/shop") == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a directory told with its trailing slash that a listing of directories does not show: an entry added
+    ("core/, core/io/ and vendor/ under /srv/app/lib.", "wrong"),                                   # before: correct
+    # near-misses: the listed directories, relative or absolute, and the listed directory itself
+    ("core/ and core/io/ under /srv/app/lib.", "correct"),
+    ("/srv/app/lib/core/ and /srv/app/lib/core/io/", "correct"),
+    ("Just core/ with core/io/ in it (and the lib/ directory itself).", "correct"),
+])
+def test_a_directory_added_to_a_listing_of_directories(text, verdict):
+    question = 'The 1st time you called `file_editor` with `{"command": "view", "path": "/srv/app/lib"}`, what did it return?'
+    reference = ("Here's the files and directories up to 2 levels deep in /srv/app/lib, excluding hidden items:\n"
+                 "/srv/app/lib/\n/srv/app/lib/core/\n/srv/app/lib/core/io/")
+    assert grade_asked("tool_output", question, reference, text) == verdict
