@@ -136,9 +136,11 @@ _ALTERNATIVES = re.compile(rf"\beither\b{_SENTENCE}\bor\b|\bor\b{_SENTENCE}\b(?:
                            # "Error 2 or Error 1": one label with two numbers
                            r"|\b([A-Za-z]+) \d+ or \1 \d+\b"
                            # "X, though it might have been Y": a second candidate beside the first
-                           r"|,? (?:though|but|although) (?:it )?(?:might|may|could) (?:also )?have been\b"
+                           # ("... it might still have been the other one": "still" or "also" between)
+                           r"|,? (?:though|but|although) (?:it )?(?:might|may|could) (?:also |still )?have been\b"
                            # "24 - though I'm not fully sure, it might have been 25": a hedge between them
-                           r"|\b(?:though|but|although) (?:i'm|i am) not (?:\w+ )?(?:sure|certain),? it (?:might|may|could) (?:also )?have been\b"
+                           r"|\b(?:though|but|although) (?:i'm|i am) not (?:\w+ )?(?:sure|certain),? it (?:might|may|could) "
+                           r"(?:also |still )?have been\b"
                            # a range of counts ("6-8 times", "between 4 and 5 calls"): two candidates, neither chosen
                            rf"|(?<![\w.-]){_COUNT}\s*(?:-|\u2013|to)\s*{_COUNT}\s+(?:times|calls|tests|attempts|runs)\b"
                            rf"|\bbetween {_COUNT} and {_COUNT}\b", re.I)

@@ -2166,3 +2166,16 @@ def test_a_directory_added_to_a_listing_of_directories(text, verdict):
     reference = ("Here's the files and directories up to 2 levels deep in /srv/app/lib, excluding hidden items:\n"
                  "/srv/app/lib/\n/srv/app/lib/core/\n/srv/app/lib/core/io/")
     assert grade_asked("tool_output", question, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # "it might still have been Y" beside the value: a second candidate, not chosen
+    ("2 bars | Wi-Fi Off | 🔋 55% - though I'm not fully sure, it might still have been the roaming bar.", "wrong"),  # before: correct
+    ("2 bars | Wi-Fi Off | 🔋 55%, but it might still have been 3 bars.", "wrong"),               # before: correct
+    # near-misses: "still" without a candidate; a hedge alone
+    ("2 bars | Wi-Fi Off | 🔋 55% - it still showed that after the reboot.", "correct"),
+    ("2 bars | Wi-Fi Off | 🔋 55%, though I'm not fully sure.", "correct"),
+])
+def test_a_second_candidate_told_as_still_possible(text, verdict):
+    question = "What was `Status Bar` the last time you called `toggle_wifi` with `{}`?"
+    assert grade_asked("latest_value", question, "📶 2 bars | 📵 Wi-Fi Off | 🔋 55%", text) == verdict
