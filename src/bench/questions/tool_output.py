@@ -158,8 +158,9 @@ def _marked_lines(text: str) -> dict[str, str]:
 # a range of line numbers ("lines 205-209", "lines 12 to 15"), or of rows sharing one status marker ("3-7 ⏳: A, B,
 # ..."): every number in it is stated
 _LINE_RANGE = re.compile(r"\blines?\s+(\d+)\s*(?:-|\u2013|to|through)\s*(\d+)\b"
-                         r"|(?<![\w.-])(\d+)\s*[-\u2013]\s*(\d+)\s*(?=[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"
-                         r"\U0001f000-\U0001faff]|\[[ xX]\])", re.I)
+                         # ("3-7 still ⏳: ...": a word of state between the range and its marker)
+                         r"|(?<![\w.-])(\d+)\s*[-\u2013]\s*(\d+)\s*(?:(?:still|all|were|are|remain(?:ed)?)\s+){0,2}"
+                         r"(?=[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])", re.I)
 
 
 def _spanned(text: str) -> list[float]:
@@ -174,7 +175,10 @@ def _spanned(text: str) -> list[float]:
             texts = re.split(r"[;\n]", text[m.end():], maxsplit=1)[0]
             items = [t for t in texts.split(":", 1)[-1].split(",") if re.search(r"[A-Za-z]", t)]
             rows = last - first + 1  # "A, B and C": the last two joined by "and"
-            if not (len(items) == rows or len(items) == rows - 1 and re.search(r"\band\b", items[-1])):
+            # or the texts parted by semicolons ("3-5 ⏳: A; B; C"), each holding commas of its own
+            parted = [t for t in text[m.end():].split("\n", 1)[0].split(":", 1)[-1].split(";") if re.search(r"[A-Za-z]", t)]
+            if not (len(items) == rows or len(items) == rows - 1 and re.search(r"\band\b", items[-1])
+                    or len(parted) == rows):
                 continue
         found += [float(n) for n in range(first, last + 1)]
     return found
@@ -510,7 +514,7 @@ class ToolOutput:
               "beside a word of their label (\"used 15.0 GB of its 15.1 GB limit\") are that label's values. Status "
               "markers (\u2705 \U0001f504 \u23f3) are their line's values. Line numbers told as a range (\"Lines 205-209: "
               "...\", the lines in order) state every number in it, as do rows numbered as a range with their one "
-              "shared marker, a text following for each (\"3-7 \u23f3: A, B, C, D, E\"). A line numbered beside a view's lines "
+              "shared marker, a text following for each (\"3-7 \u23f3: A, B, C, D, E\", \"3-7 still \u23f3: A; B; C; D; E\"). A line numbered beside a view's lines "
               "that the view does not show (\"314: ...\" with the lines 315-317) is added; grep hits told as `path:N` "
               "with each other's lines are wrong, and a hit may be told as \"line N of path\". Each line of an "
               "output without values (printed sentences) is told. An empty output ([] or {}) may be said in "

@@ -2179,3 +2179,17 @@ def test_a_directory_added_to_a_listing_of_directories(text, verdict):
 def test_a_second_candidate_told_as_still_possible(text, verdict):
     question = "What was `Status Bar` the last time you called `toggle_wifi` with `{}`?"
     assert grade_asked("latest_value", question, "📶 2 bars | 📵 Wi-Fi Off | 🔋 55%", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a range of rows with a word of state before its marker, the texts parted by semicolons
+    ("Task 1 (Read the failing test) was \u2705 done, task 2 (Patch the width parser) \U0001f504 in progress, and 3-5 "
+     "still \u23f3: Add a regression test; Update the changelog; Run the full suite.", "correct"),   # before: wrong
+    # near-misses: a row's text left out, or changed
+    ("Task 1 (Read the failing test) was \u2705 done, task 2 (Patch the width parser) \U0001f504 in progress, and 3-5 "
+     "still \u23f3: Add a regression test; Run the full suite.", "wrong"),
+    ("Task 1 (Read the failing test) was \u2705 done, task 2 (Patch the width parser) \U0001f504 in progress, and 3-5 "
+     "still \u23f3: Add a regression test; Update the readme; Run the full suite.", "wrong"),
+])
+def test_a_range_of_rows_with_a_word_of_state_and_semicolons(text, verdict):
+    assert grade_asked("tool_output", ASK_TASKS, TASKS, text) == verdict
