@@ -73,7 +73,7 @@ class FirstError:
               "credentials\", \"I only remember that importing x failed\"). `Exception in thread \"main\"` is Java's header, not the type; a class printed as "
               "`Name: message` (`InvalidOperation: [...]`), named after \"raised\"/\"threw\" or \"it was a\", qualified by its "
               "package (`decimal.ConversionSyntax`) or heading the answer (\"InvalidOperation, with ConversionSyntax "
-              "in the message\") is the claimed type. A class in the message may be named "
+              "in the message\", \"An `InvalidOperation` from the decimal module; ...\") is the claimed type. A class in the message may be named "
               "unqualified (`ConversionSyntax` for `<class 'decimal.ConversionSyntax'>`). Numbers of the message are "
               "compared as numbers (286 = 286.0), but one replaced by words (\"step argument\" for \"arg 3\") is "
               "not stated. A quoted value is stated whole (\"12.5 kg\" is not \"12.5\"); a path under the "

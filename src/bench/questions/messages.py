@@ -38,7 +38,9 @@ _RAISED = re.compile(r"\b(?:raised|raises|raising|threw|throws|thrown|throwing)\
 _QUALIFIED = re.compile(r"(?<![\w.$/])((?:[a-z_][\w]*\.)+[A-Z][\w]*)\b(?![./]\w)")
 # A CamelCase class that heads the answer, set apart by a comma, a dash or the end ("InvalidOperation, with
 # ConversionSyntax in the message", "QuotaExceeded - over the limit"): the answer's subject, the type
-_HEAD = re.compile(r"^[\W_]*?((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*)[`'\"*]*\s*(?:[,;\u2013\u2014]|\s-+\s|$)")
+# ("An `InvalidOperation` from the decimal module; ...": an article before it, the module it came from after it)
+_HEAD = re.compile(r"^[\W_]*?(?:(?:An?|The)\s+[`'\"*]*)?((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*)[`'\"*]*\s*"
+                   r"(?:from\s+(?:the\s+)?[`'\"]?[\w.]+[`'\"]?\s+(?:module|package|library)\s*)?(?:[,;\u2013\u2014]|\s-+\s|$)")
 
 
 def exception_types(text: str, printed: bool = False) -> list[str]:

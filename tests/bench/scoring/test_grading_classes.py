@@ -2193,3 +2193,19 @@ def test_a_second_candidate_told_as_still_possible(text, verdict):
 ])
 def test_a_range_of_rows_with_a_word_of_state_and_semicolons(text, verdict):
     assert grade_asked("tool_output", ASK_TASKS, TASKS, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a CamelCase class heading the answer after an article, the module it came from after it: the claimed type
+    ("A `LedgerClosed` from the ledger.errors module; the message was just the PeriodLocked class in a list.",
+     "correct"),                                                                                  # before: wrong
+    ("An `AccountFrozen` from the ledger.errors module; the message was just the PeriodLocked class in a list.",
+     "wrong"),                                                                                    # another type
+    ("The LedgerClosed, with PeriodLocked in the message.", "correct"),                           # before: abstained
+    # near-miss: no class heads the answer
+    ("A ledger problem from the errors module; the message named PeriodLocked.", "abstained"),
+])
+def test_a_class_heading_the_answer_after_an_article(text, verdict):
+    question = "What exception (type and message) did the 1st run of `python -c 'import ledger'` print?"
+    reference = {"type": "ledger.errors.LedgerClosed", "message": "[<class 'ledger.errors.PeriodLocked'>]"}
+    assert grade_asked("first_error", question, reference, text) == verdict
