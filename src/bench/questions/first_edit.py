@@ -17,6 +17,7 @@ from typing import Any
 
 from bench.extract import added_lines, changed_lines, relative_to_repo
 from bench.profiles import Profile
+from bench.questions.files_changed import vague_change
 from bench.questions.matching import code_candidates, is_abstention, nows
 from bench.questions.paths import match_paths, path_tokens
 from bench.questions.question_type import CaseFacts, QuestionType, make_question
@@ -208,10 +209,8 @@ class FirstEdit:
         """An answer that gives no file and no code but says what the edit was, vaguely ("I can't see the edits - I only
         remember writing a reproduction test file first"): a claim about the edit, wrong (as ``files_changed`` reads
         a vague change; a clause that declines is no claim)."""
-        from bench.questions.files_changed import FILES_CHANGED
-
-        said = FILES_CHANGED.vague(text)
-        return said.replace("about the changes", "about the edit") if said else None
+        said = vague_change(text)
+        return f"a vague claim about the edit ({said!r}), no file named" if said else None
 
     def grade(self, reference: dict[str, Any], claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
         named, _ = match_paths(claim["paths"], [reference["path"]], repo_root)

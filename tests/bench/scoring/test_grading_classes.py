@@ -2009,6 +2009,7 @@ CHANGED = ["src/widgets/core.py", "tests/test_core.py", "repro_width.py"]
 def _files_at_root(reference, text):
     from bench.scoring.judge import ExactJudge
     from bench.store.schema import Answer, Question
+
     from grading import ROOT
 
     q = Question(qid="c@0:files_changed", type="files_changed", question="?", reference=reference, evidence_keys=[],
