@@ -254,6 +254,18 @@ def sign_flip_batch(totals: np.ndarray, sizes: np.ndarray, level: float = LEVEL,
     and the interval of shifts delta the test does not reject at 1 - level (flips of
     totals - delta x sizes).
 
+    **Mid-p on the observed pattern.** The observed pattern and its mirror image (every sign
+    flipped) tie with the observation at every shift; they count half, every other pattern as
+    the exact test counts it: p = (#{|flipped| >= |observed|} - E / 2) / P, E the patterns that
+    flip nothing that counts (or everything). With K instances the exact p-value moves in steps
+    of 2 / 2^K, so at 6 instances a "95%" exact interval is a 96.9% one (coverage 99-100% in the
+    simulation, width 1.5-1.8x the oracle's); counting the observed pattern half is the
+    mid-p correction of that discreteness (Lancaster 1961): for continuous totals it rejects
+    when the exact p-value is at most 4 / 64 at K = 6 (size 6.25%, 1 / 512 more than 5% at
+    K = 10, nothing visible beyond), and every pattern that ties with the observation only at
+    this shift (an instance with total 0, say) still counts in full, so rare discordance keeps
+    the exact test. Its smallest p-value is 1 / 2^K: below 5% from K = 5 instances.
+
     Pattern e accepts delta when |a - delta b| >= |A - delta N| (a, b: the flipped sums of totals
     and sizes, A, N: the observed), the product of ((a - A) + delta (N - b)) and ((a + A) - delta
     (N + b)) is >= 0: a closed interval between their roots that holds d. So the shifts with
@@ -266,20 +278,26 @@ def sign_flip_batch(totals: np.ndarray, sizes: np.ndarray, level: float = LEVEL,
     total, size = totals.sum(axis=1, keepdims=True), sizes.sum(axis=1, keepdims=True)
     d = total[:, 0] / np.maximum(size[:, 0], 1)
     tol = 1e-9 * np.maximum(size, 1)
-    p = (np.abs(a) >= np.abs(total) - tol).mean(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         root1 = np.where(size - b > 1e-9, (total - a) / (size - b), np.nan)
         root2 = np.where(size + b > 1e-9, (a + total) / (size + b), np.nan)
-    # a pattern that flips nothing that counts (or everything) accepts every shift
+    # a pattern that flips nothing that counts (or everything) accepts every shift: the observed
+    # pattern and its mirror image, which count half
     everywhere = np.isnan(root1) | np.isnan(root2)
+    half = 0.5 * everywhere.sum(axis=1)
+    p = ((np.abs(a) >= np.abs(total) - tol).sum(axis=1) - half) / count
     low = np.where(everywhere, -np.inf, np.fmin(root1, root2))
     high = np.where(everywhere, np.inf, np.fmax(root1, root2))
-    # p(delta) > 1 - level: more than (1 - level) x P patterns accept delta: the j-th widest ends
-    j = int(math.floor((1 - level) * count + 1e-9)) + 1
-    if j > count:
-        return d, np.full(reps, -1.0), np.full(reps, 1.0), p
-    lo = -np.partition(-low, count - j, axis=1)[:, count - j]  # the j-th smallest low end
-    hi = np.partition(high, count - j, axis=1)[:, count - j]  # the j-th largest high end
+    # p(delta) > 1 - level: more than (1 - level) x P + E / 2 patterns accept delta: the j-th
+    # widest ends (j per replication: E is 2 with every pattern, 1 or 2 with drawn ones)
+    j = np.floor((1 - level) * count + half + 1e-9).astype(np.int64) + 1
+    lo, hi = np.full(reps, -1.0), np.full(reps, 1.0)
+    for value in np.unique(j):
+        rows = j == value
+        if value > count:  # no pattern is rare enough: every shift is accepted
+            continue
+        lo[rows] = -np.partition(-low[rows], count - value, axis=1)[:, count - value]  # j-th smallest low
+        hi[rows] = np.partition(high[rows], count - value, axis=1)[:, count - value]  # j-th largest high
     return d, np.clip(lo, -1, 1), np.clip(hi, -1, 1), p
 
 
@@ -337,14 +355,17 @@ def _paired_one_way(a: np.ndarray, b: np.ndarray, mask: np.ndarray, inst: np.nda
     p_s = np.where(discordant > 0, _erfc(score / math.sqrt(2)), 1.0)  # the two-sided normal p-value
     lo, hi = np.minimum(lo_f, lo_s), np.maximum(hi_f, hi_s)
     # every question discordant the same way (B - A = +-1): at the edge of the range, as a share
-    # at 100% is; the two shares' one-sided bounds on K instances (2 x edge - 1 excludes 0 exactly
-    # when the flips' 2 / 2^K is below 1 - level: the same K)
+    # at 100% is; the two shares' one-sided bounds on K instances with the flips' mid-p (the
+    # observed outcome counts half: q^K / 2 = (1 - level) / 2, q = (1 - level)^(1/K)), so
+    # 2 q - 1 excludes 0 exactly when the flips' smallest p-value 1 / 2^K is at most 1 - level
     _, k = _group_sums(np.ones_like(a), inst, mask)
-    low_b, _ = _boundary(np.ones_like(d), k, level)
-    edge = 2 * low_b - 1
+    with np.errstate(divide="ignore"):
+        edge = np.where(k > 1, 2 * (1 - level) ** (1 / np.maximum(k, 1)) - 1, -1.0)
     lo = np.where(d >= 1, np.minimum(lo, edge), lo)
     hi = np.where(d <= -1, np.maximum(hi, -edge), hi)
-    return d, np.clip(lo, -1, 1), np.clip(hi, -1, 1), np.maximum(p_f, p_s)
+    # one instance: no spread between instances to measure, nothing to test (not the flips' 1/2)
+    p = np.where(k > 1, np.maximum(p_f, p_s), 1.0)
+    return d, np.clip(lo, -1, 1), np.clip(hi, -1, 1), p
 
 
 # ---------------------------------------------------------------- two way (stats.generalize_types=true)

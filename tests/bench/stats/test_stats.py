@@ -24,6 +24,7 @@ from bench.stats import (
     paired_batch,
     paired_interval,
     ratio_interval,
+    sign_flip_batch,
     t_quantile,
 )
 
@@ -149,29 +150,48 @@ def test_paired_all_agree():
 
 
 def test_paired_all_one_way():
-    # every question right in B only, 6 instances: the exact sign-flip p-value is 2 / 2^6, and
-    # the lower end is the two shares' one-sided bounds on 6 instances: 2 x 0.025^(1/6) - 1 > 0
-    assert paired_interval([0] * 12, [1] * 12, _instances(6, 2)) == pytest.approx((1.0, 2 * EDGE6 - 1, 1.0, 1 / 32))
-    assert paired_interval([1] * 12, [0] * 12, _instances(6, 2)) == pytest.approx((-1.0, -1.0, 1 - 2 * EDGE6, 1 / 32))
+    # every question right in B only, 6 instances: the sign flips' mid-p counts the observed
+    # pattern and its mirror half, (2 - 1) / 2^6; the lower end is the two shares' one-sided
+    # bounds on 6 instances with the same mid-p, 2 x 0.05^(1/6) - 1 > 0
+    edge6 = 0.05 ** (1 / 6)
+    assert paired_interval([0] * 12, [1] * 12, _instances(6, 2)) == pytest.approx((1.0, 2 * edge6 - 1, 1.0, 1 / 64))
+    assert paired_interval([1] * 12, [0] * 12, _instances(6, 2)) == pytest.approx((-1.0, -1.0, 1 - 2 * edge6, 1 / 64))
+    assert 2 * edge6 - 1 == pytest.approx(0.2139, abs=1e-4)
     # half the questions discordant, all one way, in every one of 6 instances: excludes 0
     difference, low, high, p = paired_interval([0, 1] * 6, [1, 1] * 6, _instances(6, 2))
-    assert difference == 0.5 and 0 < low < 0.5 < high <= 1 and p == pytest.approx(1 / 32)
-    # in 5 instances: the smallest p-value 5 instances can give is 2 / 2^5 > 0.05, so 0 stays in
+    assert difference == 0.5 and 0 < low < 0.5 < high <= 1 and p == pytest.approx(1 / 64)
+    # in 5 instances: the smallest mid-p is 1 / 2^5 = 0.031, so 5 instances all one way exclude 0
+    # (2 x 0.05^(1/5) - 1 = 0.099 > 0); in 4 the smallest is 1 / 16 > 0.05 and 0 stays in
     difference, low, high, p = paired_interval([0] * 10, [1] * 10, _instances(5, 2))
-    assert difference == 1.0 and low <= 0 and p == pytest.approx(1 / 16)
+    assert difference == 1.0 and low == pytest.approx(2 * 0.05 ** (1 / 5) - 1) and p == pytest.approx(1 / 32)
+    difference, low, high, p = paired_interval([0] * 8, [1] * 8, _instances(4, 2))
+    assert difference == 1.0 and low == -1.0 and p == pytest.approx(1 / 16)
+    # with instances that do not differ, their patterns tie with the observation at delta = 0
+    # and count in full (only the observed pattern and its mirror count half): 6 one way of 10,
+    # (2^5 - 1) / 2^10
+    a = [0] * 6 + [1] * 4
+    _, low, _, p = paired_interval(a, [1] * 10, [f"i{i}" for i in range(10)])
+    assert p == pytest.approx(31 / 1024) and low > 0
 
 
 def test_paired_one_discordant_question():
-    # 6 instances of 5; one question right in B only (instance 0). Sign flips: p = 1 (flipping
-    # the one instance that differs gives the same |sum|); the flips accept shifts in [0, 1/5].
-    # Tango's lower end at b = 1, c = 0, n = 30 solves (1 - 30 d)^2 = z^2 (1 - 29 d - 30 d^2)
+    # 6 instances of 5; one question right in B only (instance 0). Sign flips: every pattern's
+    # |sum| is 1, p = (64 - 1) / 64 (the observed pattern and its mirror count half). A pattern
+    # with m of the 6 signs +1 accepts shifts in [0, 1/(5m)] (instance 0 kept) or
+    # [0, 1/(30 - 5m)] (flipped): the ends, widest first, are inf, inf (the observed and its
+    # mirror), 1/5, 1/5, then ten of 1/10; the mid-p keeps more than 0.05 x 64 + 1 = 4.2
+    # patterns, so the fifth: 1/10. Tango's score interval at b = 1, c = 0, n = 30 solves
+    # (1 - 30 d)^2 = z^2 (1 - 29 d - 30 d^2) (its upper end, 0.1667, on the other side of the
+    # score equation) and is wider on both sides: it is the interval
     a = [1, 0, 1, 1, 0] * 6
     b = list(a)
     b[1] = 1
     qa, qb, qc = 900 + 30 * Z**2, -60 + 29 * Z**2, 1 - Z**2
     tango_low = (-qb - math.sqrt(qb**2 - 4 * qa * qc)) / (2 * qa)
-    assert paired_interval(a, b, _instances(6, 5)) == pytest.approx((1 / 30, tango_low, 1 / 5, 1.0))
+    assert paired_interval(a, b, _instances(6, 5)) == pytest.approx((1 / 30, tango_low, 0.16670, 63 / 64), abs=1e-5)
     assert tango_low == pytest.approx(-0.08396, abs=1e-5)
+    totals, sizes = np.array([[1.0, 0, 0, 0, 0, 0]]), np.full((1, 6), 5.0)
+    assert sign_flip_batch(totals, sizes)[1:3] == pytest.approx((np.array([0.0]), np.array([0.1])))
 
 
 def test_paired_one_instance():
@@ -186,14 +206,15 @@ def test_paired_bad_input():
 
 
 def _exact_p(totals: list[float]) -> float:
-    """The sign-flip p-value by brute force over every pattern."""
+    """The sign-flip p-value by brute force over every pattern, the observed pattern and its
+    mirror image counting half (the mid-p on the pattern itself: 2 hits become 1)."""
     observed = abs(sum(totals))
     hits = sum(abs(sum(s * t for s, t in zip(signs, totals, strict=True))) >= observed - 1e-9
                for signs in itertools.product((1, -1), repeat=len(totals)))
-    return hits / 2 ** len(totals)
+    return (hits - 1) / 2 ** len(totals)
 
 
-def test_p_value_is_the_exact_sign_flip_test_over_instances():
+def test_p_value_is_the_sign_flip_test_over_instances_by_brute_force():
     rng = np.random.default_rng(7)
     for k in (3, 6, 9, 12):
         sizes = rng.integers(1, 5, size=k)
