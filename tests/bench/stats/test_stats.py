@@ -2,7 +2,8 @@
 
 Estimand (docs/uncertainty.md): accuracy over the case set's fixed mix of question types,
 generalising over instances; one-way by instance (CR3, K - 1 df), types as strata; paired
-differences from an exact sign-flip test over instances joined with a question-level score floor.
+differences from a sign-flip test over instances (mid-p on the observed pattern) joined with a
+question-level score floor.
 """
 
 from __future__ import annotations
@@ -180,19 +181,53 @@ def test_paired_one_discordant_question():
     # with m of the 6 signs +1 accepts shifts in [0, 1/(5m)] (instance 0 kept) or
     # [0, 1/(30 - 5m)] (flipped): the ends, widest first, are inf, inf (the observed and its
     # mirror), 1/5, 1/5, then ten of 1/10; the mid-p keeps more than 0.05 x 64 + 1 = 4.2
-    # patterns, so the fifth: 1/10. Tango's score interval at b = 1, c = 0, n = 30 solves
-    # (1 - 30 d)^2 = z^2 (1 - 29 d - 30 d^2) (its upper end, 0.1667, on the other side of the
-    # score equation) and is wider on both sides: it is the interval
+    # patterns, so the fifth: 1/10. Tango's score interval at b = 1, c = 0, n = 30 is wider: its
+    # lower end solves (1 - 30 d)^2 = z^2 (1 - 29 d - 30 d^2). The far side (above d > 0) also
+    # reaches the score interval at the effective n: the instances' residuals (1 - 5/30) / 30 and
+    # five of -(5/30) / 30, each over 1 - h = 5/6 (CR3), give V = 1.2 / 900 against the
+    # independent (1/30 - 1/900) / 30, deff = 36/29; with c = 0 Tango's upper end is Wilson's
+    # for 1/30 at n = 30 / deff
     a = [1, 0, 1, 1, 0] * 6
     b = list(a)
     b[1] = 1
     qa, qb, qc = 900 + 30 * Z**2, -60 + 29 * Z**2, 1 - Z**2
     tango_low = (-qb - math.sqrt(qb**2 - 4 * qa * qc)) / (2 * qa)
-    assert paired_interval(a, b, _instances(6, 5)) == pytest.approx((1 / 30, tango_low, 0.16670, 63 / 64), abs=1e-5)
-    assert tango_low == pytest.approx(-0.08396, abs=1e-5)
+    n_eff, share = 30 * 29 / 36, 1 / 30
+    wilson_high = ((share + Z**2 / (2 * n_eff)) + Z * math.sqrt(share * (1 - share) / n_eff + Z**2 / (4 * n_eff**2))) \
+        / (1 + Z**2 / n_eff)
+    assert paired_interval(a, b, _instances(6, 5)) == pytest.approx((1 / 30, tango_low, wilson_high, 63 / 64))
+    assert (tango_low, wilson_high) == pytest.approx((-0.08396, 0.18962), abs=1e-5)
     totals, sizes = np.array([[1.0, 0, 0, 0, 0, 0]]), np.full((1, 6), 5.0)
     _, low, high, _ = sign_flip_batch(totals, sizes)
     assert (float(low[0]), float(high[0])) == pytest.approx((0.0, 0.1))
+
+
+def test_far_side_reaches_the_score_interval_at_the_effective_n_the_near_side_stays():
+    # 20 instances of 5 questions, A right on all; B loses 4 of 5 in instances 0-2, nothing
+    # elsewhere: d = -12/100, the losses sit in 3 instances (skewed instance totals). By hand:
+    # residuals z_k = (D_k + 0.12 x 5) / 100, -3.4/100 (3 instances) and 0.6/100 (17), each over
+    # 1 - h = 19/20 (CR3): V = (3 x 3.4^2 + 17 x 0.6^2) / (100 x 0.95)^2; independent questions:
+    # (0.12 - 0.0144) / 100; deff = V / that. The far (lower) end is the score interval's at
+    # b = 0, c = 12 / deff, n = 100 / deff: with b = 0 Tango's lower end is minus Wilson's upper
+    # end for 12 / 100 at n / deff
+    from bench.stats.intervals import _tango_interval
+    instances = _instances(20, 5)
+    a = [1] * 100
+    b = [0, 0, 0, 0, 1] * 3 + [1] * 85
+    v = (3 * 3.4**2 + 17 * 0.6**2) / (100 * 0.95) ** 2
+    deff = v / ((0.12 - 0.0144) / 100)
+    n_eff, share = 100 / deff, 0.12
+    wilson_high = ((share + Z**2 / (2 * n_eff)) + Z * math.sqrt(share * (1 - share) / n_eff + Z**2 / (4 * n_eff**2))) \
+        / (1 + Z**2 / n_eff)
+    difference, low, high, p = paired_interval(a, b, instances)
+    assert difference == pytest.approx(-0.12) and low == pytest.approx(-wilson_high)
+    # the near side (toward 0) and the p-value are the sign flips' and the independent score
+    # test's: unchanged by the far side
+    totals = np.array([[-4.0] * 3 + [0.0] * 17])
+    _, low_f, high_f, p_f = sign_flip_batch(totals, np.full((1, 20), 5.0))
+    low_s, high_s = _tango_interval(np.array([0.0]), np.array([12.0]), np.array([100.0]), np.array([Z]))
+    assert high == pytest.approx(max(float(high_f[0]), float(high_s[0]))) and low < min(float(low_f[0]), float(low_s[0]))
+    assert p == pytest.approx(max(float(p_f[0]), math.erfc(12 / math.sqrt(12) / math.sqrt(2))))
 
 
 def test_paired_one_instance():
