@@ -330,59 +330,50 @@ _erfc = np.vectorize(math.erfc, otypes=[float])
 
 # up to this many discordant questions the question-level floor is the exact mid-p score test
 # (below); beyond, the score statistic is near enough normal for Tango's interval
-FEW_DISCORDANT = 20
-_LOG_FACTORIAL = np.array([math.lgamma(x + 1) for x in range(2048)])
+FEW_DISCORDANT = 10
 
 
-def _restricted_a_only(b: np.ndarray, c: np.ndarray, n: np.ndarray, delta: np.ndarray) -> np.ndarray:
-    """The rate of A-only questions that maximises the likelihood of b B-only and c A-only
-    counts (independent Poisson) given B-only rate - A-only rate = delta (Tango's q)."""
-    w = 2 * n * delta - b - c
-    return np.maximum((-w + np.sqrt(np.maximum(w * w + 8 * n * c * delta, 0))) / (4 * n), np.maximum(-delta, 0))
-
-
-def _score(b: np.ndarray, c: np.ndarray, n: np.ndarray, delta: np.ndarray) -> np.ndarray:
-    """The score statistic of "B-only rate - A-only rate = delta", its variance at the restricted
-    rates."""
-    g = _restricted_a_only(b, c, n, delta)
-    return (b - c - n * delta) / np.sqrt(np.maximum(n * (2 * g + delta), 1e-12))
+def _log_factorial(top: int) -> np.ndarray:
+    """log k! for k = 0..top."""
+    return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, top + 1, dtype=float)))])
 
 
 def _score_tails(b: np.ndarray, c: np.ndarray, n: np.ndarray, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mid-p tails (upper, lower) of the score statistic at delta: its exact distribution over
-    every pair of counts (b', c'), independent Poisson at the restricted rates; ties count half."""
-    g = _restricted_a_only(b, c, n, delta)
-    mean_b, mean_c = n * (g + delta), n * g
-    top = float(np.max(np.maximum(mean_b, mean_c)))
-    size = min(int(top + 8 * math.sqrt(top) + 10), len(_LOG_FACTORIAL))
+    """Mid-p tails (upper, lower) of Tango's score statistic at delta: its exact distribution over
+    every pair of counts (b' B-only, c' A-only) of n independent questions (trinomial) at the
+    restricted rates (Tango's q), ties counting half."""
+    q = _tango_q(delta, b, c, n)
+    beta, gamma = np.clip(q + delta, 0, 1), np.clip(q, 0, 1)
+    rest = np.clip(1 - beta - gamma, 0, 1)
+    top = float(np.max(n * np.maximum(beta, gamma)))
+    size = int(min(float(np.max(n)), top + 8 * math.sqrt(top) + 10)) + 1
     k = np.arange(size, dtype=float)
+    log_fact = _log_factorial(int(np.max(n)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        pb = np.exp(k * np.log(mean_b)[:, None] - mean_b[:, None] - _LOG_FACTORIAL[None, :size])
-        pc = np.exp(k * np.log(mean_c)[:, None] - mean_c[:, None] - _LOG_FACTORIAL[None, :size])
-    pb, pc = np.nan_to_num(pb), np.nan_to_num(pc)
-    pb[:, 0] = np.where(mean_b <= 0, 1.0, pb[:, 0])
-    pc[:, 0] = np.where(mean_c <= 0, 1.0, pc[:, 0])
-    stat = _score(k[None, :, None], k[None, None, :], n[:, None, None], delta[:, None, None])
-    observed = _score(b, c, n, delta)[:, None, None]
-    prob = pb[:, :, None] * pc[:, None, :]
+        lb, lc, lr = (np.where(x > 0, np.log(np.where(x > 0, x, 1)), -np.inf) for x in (beta, gamma, rest))
+        others = n[:, None, None] - k[None, :, None] - k[None, None, :]  # concordant questions
+        possible = others >= 0
+        log_prob = (log_fact[n.astype(np.int64)][:, None, None] - log_fact[:size][None, :, None]
+                    - log_fact[:size][None, None, :] - log_fact[np.clip(others, 0, None).astype(np.int64)]
+                    + np.where(k[None, :, None] > 0, k[None, :, None] * lb[:, None, None], 0.0)
+                    + np.where(k[None, None, :] > 0, k[None, None, :] * lc[:, None, None], 0.0)
+                    + np.where(others > 0, others * lr[:, None, None], 0.0))
+        prob = np.where(possible, np.exp(log_prob), 0.0)
+    stat = _tango_z(delta[:, None, None], k[None, :, None], k[None, None, :], n[:, None, None])
+    observed = _tango_z(delta, b, c, n)[:, None, None]
     tie = np.abs(stat - observed) <= 1e-9
     half = 0.5 * (prob * tie).sum(axis=(1, 2))
     return (prob * ((stat > observed) & ~tie)).sum(axis=(1, 2)) + half, \
         (prob * ((stat < observed) & ~tie)).sum(axis=(1, 2)) + half
 
 
-@lru_cache(maxsize=65536)
-def _few_discordant_one(b: int, c: int, n: int, level: float) -> tuple[float, float, float]:
-    lo, hi, p = _few_discordant_batch(np.array([b], float), np.array([c], float), np.array([n], float), level)
-    return float(lo[0]), float(hi[0]), float(p[0])
-
-
 def _few_discordant_batch(b: np.ndarray, c: np.ndarray, n: np.ndarray, level: float
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The exact mid-p score test of a paired difference over independent questions and its
     inversion: (low, high, p) for b B-only and c A-only of n questions. Each end is where the
-    one-sided mid-p tail reaches (1 - level) / 2 (bisection within 40 / n of the estimate: a
-    count of at most 20 is never further), the p-value twice the smaller tail at 0."""
+    one-sided mid-p tail reaches (1 - level) / 2 (bisection within 40 / n of the estimate: with
+    at most 10 discordant questions an end is never further), the p-value twice the smaller
+    tail at 0."""
     tail = (1 - level) / 2
     d = (b - c) / n
     reach = 40 / n
@@ -390,24 +381,45 @@ def _few_discordant_batch(b: np.ndarray, c: np.ndarray, n: np.ndarray, level: fl
     for lower in (True, False):
         inside = d.copy()
         outside = np.maximum(d - reach, -1.0) if lower else np.minimum(d + reach, 1.0)
-        for _ in range(36):
+        # the tail toward the end: 1/2 or more at the estimate, at most ``tail`` at ``outside``
+        at_inside = np.full(d.shape, 0.5)
+        at_outside = np.zeros(d.shape)
+        for _ in range(18):  # bisection, then one linear step inside the last bracket
             mid = (inside + outside) / 2
             upper_tail, lower_tail = _score_tails(b, c, n, mid)
-            rejected = (upper_tail if lower else lower_tail) <= tail
-            outside, inside = np.where(rejected, mid, outside), np.where(rejected, inside, mid)
-        ends.append((inside + outside) / 2)
+            toward = upper_tail if lower else lower_tail
+            rejected = toward <= tail
+            outside, at_outside = np.where(rejected, mid, outside), np.where(rejected, toward, at_outside)
+            inside, at_inside = np.where(rejected, inside, mid), np.where(rejected, at_inside, toward)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.clip((at_inside - tail) / (at_inside - at_outside), 0, 1)
+        ends.append(np.where(np.isfinite(share), inside + share * (outside - inside), (inside + outside) / 2))
     upper_tail, lower_tail = _score_tails(b, c, n, np.zeros_like(d))
     return ends[0], ends[1], np.minimum(1.0, 2 * np.minimum(upper_tail, lower_tail))
 
 
+_FEW_CACHE: dict[tuple[int, int, int, float], tuple[float, float, float]] = {}
+
+
 def _few_discordant(b: np.ndarray, c: np.ndarray, n: np.ndarray, level: float
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_few_discordant_batch` per distinct (b, c, n), each computed once (cached)."""
+    """:func:`_few_discordant_batch` per distinct (b, c, n), each computed once (cached), the
+    new ones together in batches of similar n."""
     triples = np.stack([b, c, n], axis=1).astype(np.int64)
     unique, inverse = np.unique(triples, axis=0, return_inverse=True)
-    values = np.array([_few_discordant_one(int(x), int(y), int(m), float(level)) for x, y, m in unique])
-    values = values.reshape(-1, 3)[inverse.ravel()]
-    return values[:, 0], values[:, 1], values[:, 2]
+    keys = [(int(x), int(y), int(m), float(level)) for x, y, m in unique]
+    found = {key: _FEW_CACHE[key] for key in keys if key in _FEW_CACHE}
+    new = sorted((key for key in keys if key not in found), key=lambda key: (key[2], key[0] + key[1]))
+    for start in range(0, len(new), 64):
+        chunk = new[start:start + 64]
+        counts = np.array([key[:3] for key in chunk], dtype=float)
+        lo, hi, p = _few_discordant_batch(counts[:, 0], counts[:, 1], counts[:, 2], level)
+        found.update(zip(chunk, zip(lo.tolist(), hi.tolist(), p.tolist(), strict=True), strict=True))
+    if len(_FEW_CACHE) > 200_000:  # bounded memory in a long session
+        _FEW_CACHE.clear()
+    _FEW_CACHE.update(found)
+    table = np.array([found[key] for key in keys], dtype=float).reshape(-1, 3)[inverse.ravel()]
+    return table[:, 0], table[:, 1], table[:, 2]
 
 
 def _paired_one_way(a: np.ndarray, b: np.ndarray, mask: np.ndarray, inst: np.ndarray, level: float,
@@ -536,10 +548,16 @@ def _share_two_way(num, den, mask, inst, tmpl, level):
     return r, lo, hi, m
 
 
+def _tango_q(delta: np.ndarray, b: np.ndarray, c: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The A-only rate that fits b B-only and c A-only of n questions best given
+    p(B only) - p(A only) = delta (Tango 1998's restricted maximum likelihood)."""
+    w = -b - c + (2 * n - b + c) * delta
+    return (-w + np.sqrt(np.maximum(w**2 + 8 * n * c * delta * (1 - delta), 0))) / (4 * n)
+
+
 def _tango_z(delta: np.ndarray, b: np.ndarray, c: np.ndarray, n: np.ndarray) -> np.ndarray:
     """Tango's score statistic for a paired difference delta = p(B only) - p(A only)."""
-    w = -b - c + (2 * n - b + c) * delta
-    q = (-w + np.sqrt(np.maximum(w**2 + 8 * n * c * delta * (1 - delta), 0))) / (4 * n)
+    q = _tango_q(delta, b, c, n)
     var = np.maximum(n * (2 * q + delta * (1 - delta)), 1e-12)
     return (b - c - n * delta) / np.sqrt(var)
 

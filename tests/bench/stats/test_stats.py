@@ -146,9 +146,9 @@ def test_the_two_way_method_keeps_a_share_of_0_or_100_inside_its_interval():
 def test_paired_all_agree():
     # no discordant question: p = 1; the interval is the exact mid-p score test's over 12
     # questions: at a difference delta > 0 the A-only rate that fits best is 0 and B-only counts
-    # are Poisson(12 delta); the observed 0 is the lowest, its mid-p tail e^(-12 delta) / 2
-    # reaches 0.025 at delta = ln(20) / 12 (Tango's normal score bound was z^2 / (n + z^2), 0.242)
-    bound = math.log(20) / 12
+    # are binomial(12, delta); the observed 0 is the lowest, its mid-p tail (1 - delta)^12 / 2
+    # reaches 0.025 at 1 - 0.05^(1/12) = 0.221 (Tango's normal score bound: z^2 / (n + z^2), 0.242)
+    bound = 1 - 0.05 ** (1 / 12)
     assert paired_interval([0, 1] * 6, [0, 1] * 6, _instances(6, 2)) == pytest.approx((0.0, -bound, bound, 1.0))
 
 
@@ -184,7 +184,7 @@ def test_paired_one_discordant_question():
     # [0, 1/(30 - 5m)] (flipped): the ends, widest first, are inf, inf (the observed and its
     # mirror), 1/5, 1/5, then ten of 1/10; the mid-p keeps more than 0.05 x 64 + 1 = 4.2
     # patterns, so the fifth: 1/10. The question-level floor (one discordant question: the exact
-    # mid-p score test, checked by brute force below) is wider below d: -0.0596. The far side
+    # mid-p score test, checked by brute force below) is wider below d: -0.0582. The far side
     # (above d > 0) also reaches the score interval at the effective n: the instances' residuals
     # (1 - 5/30) / 30 and five of -(5/30) / 30, each over 1 - h = 5/6 (CR3), give V = 1.2 / 900
     # against the independent (1/30 - 1/900) / 30, deff = 36/29; with c = 0 Tango's upper end is
@@ -197,7 +197,7 @@ def test_paired_one_discordant_question():
         / (1 + Z**2 / n_eff)
     difference, low, high, p = paired_interval(a, b, _instances(6, 5))
     assert (difference, high, p) == pytest.approx((1 / 30, wilson_high, 63 / 64)) and high == pytest.approx(0.18962, abs=1e-5)
-    assert low == pytest.approx(-0.05959, abs=1e-5) and _brute_tails(1, 0, 30, low)[0] == pytest.approx(0.025, abs=1e-6)
+    assert low == pytest.approx(-0.05818, abs=1e-5) and _brute_tails(1, 0, 30, low)[0] == pytest.approx(0.025, abs=1e-6)
     totals, sizes = np.array([[1.0, 0, 0, 0, 0, 0]]), np.full((1, 6), 5.0)
     _, low, high, _ = sign_flip_batch(totals, sizes)
     assert (float(low[0]), float(high[0])) == pytest.approx((0.0, 0.1))
@@ -232,26 +232,26 @@ def test_far_side_reaches_the_score_interval_at_the_effective_n_the_near_side_st
 
 
 def _brute_tails(b: int, c: int, n: int, delta: float) -> tuple[float, float]:
-    """Mid-p tails (upper, lower) of the score statistic for B-only minus A-only rate = delta,
-    by brute force: b', c' independent Poisson at the rates that fit (b, c) best under delta."""
+    """Mid-p tails (upper, lower) of Tango's score statistic for p(B only) - p(A only) = delta,
+    by brute force over every (b', c') of n independent questions (trinomial) at the rates that
+    fit (b, c) best under delta."""
 
-    def restricted(x: float, y: float) -> float:  # the A-only rate (Tango's q)
-        w = 2 * n * delta - x - y
-        return max((-w + math.sqrt(max(w * w + 8 * n * y * delta, 0))) / (4 * n), max(-delta, 0.0))
+    def restricted(x: float, y: float) -> float:  # Tango's q: the A-only rate
+        w = -x - y + (2 * n - x + y) * delta
+        return (-w + math.sqrt(max(w * w + 8 * n * y * delta * (1 - delta), 0))) / (4 * n)
 
     def stat(x: float, y: float) -> float:
-        g = restricted(x, y)
-        return (x - y - n * delta) / math.sqrt(max(n * (2 * g + delta), 1e-12))
+        q = restricted(x, y)
+        return (x - y - n * delta) / math.sqrt(max(n * (2 * q + delta * (1 - delta)), 1e-12))
 
-    g = restricted(b, c)
-    mean_b, mean_c = n * (g + delta), n * g
+    gamma = min(max(restricted(b, c), 0.0), 1.0)
+    beta = min(max(gamma + delta, 0.0), 1.0)
+    rest = max(1 - beta - gamma, 0.0)
     observed = stat(b, c)
     upper = lower = 0.0
-    size = int(max(mean_b, mean_c) + 10 * math.sqrt(max(mean_b, mean_c)) + 12)
-    for x in range(size):
-        for y in range(size):
-            prob = (math.exp(-mean_b) * mean_b**x / math.factorial(x) if mean_b > 0 else float(x == 0)) * \
-                   (math.exp(-mean_c) * mean_c**y / math.factorial(y) if mean_c > 0 else float(y == 0))
+    for x in range(n + 1):
+        for y in range(n + 1 - x):
+            prob = math.comb(n, x) * math.comb(n - x, y) * beta**x * gamma**y * rest ** (n - x - y)
             t = stat(x, y)
             if abs(t - observed) <= 1e-9:
                 upper, lower = upper + prob / 2, lower + prob / 2
@@ -263,10 +263,8 @@ def _brute_tails(b: int, c: int, n: int, delta: float) -> tuple[float, float]:
 
 
 def test_few_discordant_questions_use_the_exact_mid_p_score_test():
-    # up to 20 discordant questions the question-level floor is the score test with its exact
-    # distribution (Poisson counts at the restricted rates, ties half); 40 instances of one
-    # question each keep the sign flips narrower, so the interval is the floor's (d = 0 or the
-    # far side aside: no discordance one way here beyond what the floor covers)
+    # up to 20 discordant questions the question-level floor is Tango's score statistic with its
+    # exact distribution (independent questions at the restricted rates, ties half)
     from bench.stats.intervals import _few_discordant_batch
     for b, c, n in ((0, 0, 30), (2, 1, 40), (0, 3, 100), (6, 0, 30)):
         low, high, p = (float(x[0]) for x in _few_discordant_batch(np.array([b], float), np.array([c], float),
@@ -276,9 +274,9 @@ def test_few_discordant_questions_use_the_exact_mid_p_score_test():
         assert _brute_tails(b, c, n, high)[1] == pytest.approx(0.025, abs=1e-6)
         assert p == pytest.approx(min(1.0, 2 * min(_brute_tails(b, c, n, 0.0))), abs=1e-9)
     # 0 discordant of 30: at delta > 0 the A-only rate that fits is 0, B-only counts are
-    # Poisson(30 delta), the observed 0 the lowest: e^(-30 delta) / 2 = 0.025, delta = ln(20) / 30
+    # binomial(30, delta), the observed 0 the lowest: (1 - delta)^30 / 2 = 0.025
     assert float(_few_discordant_batch(np.array([0.0]), np.array([0.0]), np.array([30.0]), 0.95)[1][0]) == \
-        pytest.approx(math.log(20) / 30, abs=1e-6)
+        pytest.approx(1 - 0.05 ** (1 / 30), abs=1e-6)
     # six discordant one way: p = 0.0071 < 1/32, so one-way discordance across 6 instances still
     # excludes 0 whatever the flips say
     assert float(_few_discordant_batch(np.array([6.0]), np.array([0.0]), np.array([30.0]), 0.95)[2][0]) < 1 / 32
