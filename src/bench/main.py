@@ -40,7 +40,7 @@ from bench.cli.argv import (
 from bench.cli.job_failure import fail, in_sweep
 from bench.cli.job_secrets import register_secrets
 from bench.cli.job_summary import format_summary
-from bench.config.checks import CONF_DIR, absolute_paths, validate
+from bench.config.checks import CONF_DIR, absolute_paths, is_sweep, validate
 from bench.core import redact
 from bench.core.errors import BenchError, console_script, quiet_stdout
 
@@ -162,7 +162,7 @@ def cli(argv: list[str] | None = None) -> None:
         import bench.profiles  # noqa: F401
         import bench.questions  # noqa: F401
 
-        if any(a in ("-m", "--multirun") for a in args):  # a single job checks its own (the runner loads only then)
+        if is_sweep(args):  # a single job checks its own (the runner loads only then)
             from bench.runner.setup import check_sweep_prerequisites
 
             refusal = check_sweep_prerequisites(args)  # once for every job of a sweep, before any job directory exists

@@ -12,7 +12,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from bench.config.checks import flat_keys, quote_override
+from bench.config.checks import flat_keys, is_info, is_sweep, quote_override
 from bench.core import redact
 from bench.core.errors import BenchError, program
 from bench.store.jobdir import GIVEN_DIRS, JobDirError, check_new, check_resume_path
@@ -42,14 +42,13 @@ def preflight_args(args: list[str]) -> list[str]:
     Raises UserError (one line) for a key on the command line, a ``resume`` path that is not a
     job or is running, and a new job's ``hydra.run.dir`` / ``output_dir`` that is not empty.
     """
-    if any(a in ("--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc")
-           for a in args):
-        return args
-    refusal = redact.literal_secret(args)
+    refusal = redact.literal_secret(args)  # also before --cfg/--help: --cfg prints the composed config
     if refusal:
         raise UserError(refusal)
+    if is_info(args):
+        return args
     check_groups(args)
-    sweep = any(a in ("-m", "--multirun") for a in args)
+    sweep = is_sweep(args)
     out: list[str] = []
     resume = None
     for item in args:
@@ -120,7 +119,7 @@ def lock_sweep_dir(args: list[str]) -> Any:
     is refused (their jobs and reports would mix). Returns the held lock (None: nothing to lock)."""
     from bench.store.jobdir import JobLock
 
-    if not any(a in ("-m", "--multirun") for a in args):
+    if not is_sweep(args):
         return None
     given = [_value(a) for a in args if _key(a) == "hydra.sweep.dir"]
     if not given or given[-1] in ("", "null"):
@@ -177,7 +176,7 @@ def check_habits(args: list[str]) -> None:
         key = name.replace("-", "_") if name.replace("-", "_") in _known_top_level() else name
         raise UserError(f"{shown}: bench takes key=value overrides, not --options: write {key}={value or 'VALUE'} "
                         "(--help lists the groups and keys)")
-    if any(a in ("-m", "--multirun") for a in args):
+    if is_sweep(args):
         return
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
@@ -274,7 +273,7 @@ def check_stack(args: list[str]) -> None:
     is not of (``arm=anthropic_compact`` offline ...), is refused here, before Hydra writes anything (a
     sweep's jobs are refused one by one in ``bench.main``). Composed only when the command line picks a
     model other than the offline one, an experiment, or a provider's arm, so the default run pays nothing."""
-    if any(a in ("-m", "--multirun", "--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c") for a in args):
+    if is_sweep(args) or is_info(args):
         return
     picks = [a for a in args if (_key(a) in ("model", "experiment") and _value(a) != "offline")
              or (_key(a) == "arm" and _provider_arm(_value(a)))]

@@ -98,6 +98,22 @@ def absolute_paths(cfg: Any) -> None:
             node[leaf] = to_absolute_path(value)
 
 
+SWEEP_FLAGS = ("-m", "--multirun")
+# flags after which Hydra prints something and runs no job (help, the composed config, shell completion)
+INFO_FLAGS = ("--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc")
+
+
+def is_sweep(args: list[str] | tuple[str, ...]) -> bool:
+    """Whether a command line runs a ``-m`` sweep (one home: the command line, the sweep's prerequisite
+    check and the entry point must agree on it)."""
+    return any(a in SWEEP_FLAGS for a in args)
+
+
+def is_info(args: list[str] | tuple[str, ...]) -> bool:
+    """Whether a command line only asks Hydra for information (no job runs, nothing is written)."""
+    return any(a in INFO_FLAGS for a in args)
+
+
 def quote_override(value: str) -> str:
     """A Hydra override value holding ``value`` as written (``=``, ``,``, quotes and spaces included)."""
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -62,7 +62,8 @@ class FilesChanged:
               "wrong directory, a missing file or an extra file makes it wrong. Things that are not file "
               "paths (a module.function, a version number) are not files; build files without an extension "
               "(Makefile, Dockerfile) are. Files the answer says it only opened or only ran (\"just a scratch script I "
-              "ran\", \"(that one I only tried to open)\", \"- also c.py, though I only viewed that one\"), did not change (\"(not changed, only read)\"; an edit reverted is no change) or are outside the "
+              "ran\", \"(that one I only tried to open)\", \"- also c.py, though I only viewed that one\", \"I also looked at c.py\" unless the clause also tells a "
+              "change), did not change (\"(not changed, only read)\"; an edit reverted is no change) or are outside the "
               "repository are not named as changed. An answer that it changed no file claims the empty set.")
 
     def text(self, target: dict[str, Any]) -> str:

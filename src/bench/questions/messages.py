@@ -33,16 +33,20 @@ _EXC_LINE = re.compile(r"(?<![\w.$])((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*):[
 _RAISED = re.compile(r"\b(?:raised|raises|raising|threw|throws|thrown|throwing)\s+(?:an?\s+|the\s+)?[`'\"]?"
                      r"((?:[a-z_][\w]*\.)*[A-Z][\w]*)\b")
 _QUALIFIED = re.compile(r"(?<![\w.$/])((?:[a-z_][\w]*\.)+[A-Z][\w]*)\b(?![./]\w)")
+# A CamelCase class that heads the answer, set apart by a comma, a dash or the end ("InvalidOperation, with
+# ConversionSyntax in the message", "QuotaExceeded - over the limit"): the answer's subject, the type
+_HEAD = re.compile(r"^[\W_]*?((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*)[`'\"*]*\s*(?:[,;\u2013\u2014]|\s-+\s|$)")
 
 
 def exception_types(text: str, printed: bool = False) -> list[str]:
     """Exception type names the text asserts, in order; names it denies ("not a KeyError") are left out. With
     ``printed`` (an answer to "what exception"), when no name ends like an exception class: a CamelCase name
     printed as ``Name: message`` ("InvalidOperation: [...]"), else one named by a verb of raising ("it raised
-    decimal.InvalidOperation"), else a package-qualified class ("decimal.ConversionSyntax")."""
+    decimal.InvalidOperation"), else a package-qualified class ("decimal.ConversionSyntax"), else one heading the
+    answer, set apart by a comma or a dash ("InvalidOperation, with ConversionSyntax in the message")."""
     found = []
     matches = list(_EXC.finditer(text or ""))
-    for fallback in (_EXC_LINE, _RAISED, _QUALIFIED):
+    for fallback in (_EXC_LINE, _RAISED, _QUALIFIED, _HEAD):
         if not printed or matches:
             break
         matches = list(fallback.finditer(text or ""))

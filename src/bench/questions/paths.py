@@ -41,6 +41,11 @@ _DENIES_CHANGE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bwithout)\s+(?:\
                             # set apart as a script it only ran ("x.py was just a scratch script I ran")
                             r"|\b(?:only|just) an? (?:\w+ ){0,2}?(?:script|file|helper|test|program|check|repro\w*) (?:i|we) "
                             r"(?:ran|run|executed|used)\b"
+                            # a file told as looked at ("I also looked at c.py but it did not exist"): looking is
+                            # no change, unless its clause also tells one ("opened a.py and fixed the import")
+                            r"|\b(?:looked (?:at|into)|viewed|inspected|opened|peeked at|glanced at)\s+(?:the\s+)?"
+                            r"(?:file\s+)?[`'\"]?[\w./+-]+\.[A-Za-z]\w*(?!(?:(?!\b(?:but|though|although|while|whereas)\b)[^,;:()\n])*\b(?:chang|modif|edit|fix|patch|"
+                            r"updat|rewr|wrote|writ|add|remov|delet|creat|renam|replac|insert|touch)\w*)"
                             # a change taken back ("b.py I edited but reverted") leaves the file unchanged;
                             # "nothing changed there" denies
                             r"|\b(?:reverted|undone|undid|rolled back|backed out)\b"

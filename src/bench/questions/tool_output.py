@@ -146,6 +146,31 @@ def _marked_lines(text: str) -> dict[str, str]:
     return marked
 
 
+# a range of line numbers ("lines 205-209", "lines 12 to 15"), or of rows sharing one status marker ("3-7 ⏳: A, B,
+# ..."): every number in it is stated
+_LINE_RANGE = re.compile(r"\blines?\s+(\d+)\s*(?:-|\u2013|to|through)\s*(\d+)\b"
+                         r"|(?<![\w.-])(\d+)\s*[-\u2013]\s*(\d+)\s*(?=[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff"
+                         r"\U0001f000-\U0001faff]|\[[ xX]\])", re.I)
+
+
+def _spanned(text: str) -> list[float]:
+    """The numbers a range of lines or marked rows states ("Lines 205-209 of ma.py: ..." states 206 too; "3-7 ⏳: ..."
+    5), at most 200 of them."""
+    found = []
+    for m in _LINE_RANGE.finditer(text):
+        first, last = int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4))
+        if not 0 < last - first <= 200:
+            continue
+        if m.group(3):  # marked rows: only when a text follows for each of them ("3-5 ⏳: A, B, C")
+            texts = re.split(r"[;\n]", text[m.end():], maxsplit=1)[0]
+            items = [t for t in texts.split(":", 1)[-1].split(",") if re.search(r"[A-Za-z]", t)]
+            rows = last - first + 1  # "A, B and C": the last two joined by "and"
+            if not (len(items) == rows or len(items) == rows - 1 and re.search(r"\band\b", items[-1])):
+                continue
+        found += [float(n) for n in range(first, last + 1)]
+    return found
+
+
 def _row_problem(reference: str, claim: str) -> str | None:
     """A row of a multi-line output restated with other values: a line of the answer that names the
     row (a word only that row has) and gives at least half its numbers, or another row's number (``cat -n``
@@ -154,7 +179,7 @@ def _row_problem(reference: str, claim: str) -> str | None:
     if len(rows) < 2:
         return None
     words = [set(re.findall(r"[A-Za-z][\w.-]{2,}", row)) for row in rows]
-    said = [(line, numbers(line, words=False)) for line in claim.split("\n") if line.strip()]
+    said = [(line, numbers(line, words=False) + _spanned(line)) for line in claim.split("\n") if line.strip()]
     for row, own in zip(rows, words, strict=True):
         # a word only this row has: not in another row, not even inside a longer token (np.ma in np.ma.empty_like)
         unique = {u for u in own if not any(has_identifier(u, other) for other in rows if other is not row)}
@@ -236,6 +261,33 @@ def _invented_name(reference: str, claim: str, asked: str) -> str | None:
     for token in _FILE_NAME.findall(claim) + _REL_PATH.findall(claim):  # bare, or with its directories
         if is_file(token) and posixpath.basename(token) not in entries and token not in asked:
             return token
+    return None
+
+
+_PATH_TOKEN = re.compile(r"(?<![\w./-])(?:\./)?[\w+-][\w.+-]*(?:/[\w.+-]+)*/?")
+
+
+def _invented_entry(reference: str, claim: str, asked: str) -> str | None:
+    """A path the answer gives that a listing of relative paths (`find .`'s output, one a line) does not show: an entry
+    added, even where its file name is a listed one's (./src/x/A.java beside the listed ./A.java). A path is shown
+    when it is a listed one (its ./ optional), a directory on the way to one, or a listed one with directories in
+    front (the listing's own root, "pkg/a.py" for `cd pkg && find .`'s "./a.py") when the answer does not also
+    give that entry as listed; a path the question states is the question's."""
+    lines = [line.strip() for line in without_caption(untagged(reference)).split("\n") if line.strip()]
+    if not lines or any(len(line.split()) != 1 or line.startswith("/") or "/" not in line for line in lines):
+        return None  # not a listing of relative paths (absolute ones: ``_invented_path``)
+    def norm(path: str) -> str:
+        return re.sub(r"^\./", "", path).rstrip("/")
+    shown = {norm(line) for line in lines}
+    claimed = [norm(m.group(0)) for m in _PATH_TOKEN.finditer(claim)]
+    for path in claimed:
+        if "/" not in path or not is_file(path) and not any(s.startswith(path + "/") for s in shown):
+            continue  # a bare name (``_invented_name`` reads those), or a word with a slash that names no file
+        if path in shown or any(s.startswith(path + "/") for s in shown) \
+                or any(path.endswith("/" + s) and s not in claimed for s in shown) \
+                or re.search(rf"(?<![\w/.-]){re.escape(path)}/?(?![\w/])", asked):
+            continue
+        return path
     return None
 
 
@@ -327,11 +379,15 @@ class ToolOutput:
               "quotes is one value, stated whole (\"12.5 kg\" for \"12.5\" is wrong). A path may be given relative to the repository root, "
               "without the leading ./ `find .` prints (pkg/a.py for ./pkg/a.py), or by its "
               "file name when no other path of the output has it; file names (cache.py) are values like any other, and an "
-              "entry added under a listed directory is wrong, so is a file name a listing does not show or a number a "
+              "entry added under a listed directory is wrong (also beside the listing restated whole, and a path "
+              "`find .` did not list though its file name is a listed one's), so is a file name a listing does not "
+              "show or a number a "
               "one-line output does not show (\"Found 1 error in 1 file\" for \"no issues found in 3 files\"). A path the question itself states (the viewed file, "
               "the listed directory: the call's own argument echoed back) need not be restated. Numbers told in prose "
               "beside a word of their label (\"used 15.0 GB of its 15.1 GB limit\") are that label's values. Status "
-              "markers (\u2705 \U0001f504 \u23f3) are their line's values. An empty output ([] or {}) may be said in "
+              "markers (\u2705 \U0001f504 \u23f3) are their line's values. Line numbers told as a range (\"Lines 205-209: "
+              "...\", the lines in order) state every number in it, as do rows numbered as a range with their one "
+              "shared marker, a text following for each (\"3-7 \u23f3: A, B, C, D, E\"). An empty output ([] or {}) may be said in "
               "words (\"an empty list\"). A decline that says how the call went or what it held (\"it didn't work\", "
               "\"it listed a handful of files\") is a vague claim: wrong.")
 
@@ -398,6 +454,10 @@ class ToolOutput:
                   and not any(same_type(t, r) for r in exception_types(reference))]
         if raised:  # "... then Exception in thread "main" java.lang.NullPointerException": not in this output
             return False, f"an exception the output does not show: {raised[0]}"
+        # an entry added to a listing, the output's own lines given whole beside it
+        added = _invented_name(reference, claim, asked) or _invented_entry(reference, claim, asked)
+        if added is not None:
+            return False, f"an entry the listing does not show: {added}"
         verbatim = re.search(r"(?<![\w/])" + re.escape(squash(reference).lower()) + r"(?![\w/])", squash(claim).lower())
         if verbatim:
             return True, "the output, verbatim"
@@ -433,7 +493,7 @@ class ToolOutput:
             return False, row
         if (quoted := requoted_code(untagged(reference), claim)) is not None:
             return False, f"quotes changed in a restated line of code: {quoted}"
-        found = numbers(claim)
+        found = numbers(claim) + _spanned(claim)  # "Lines 205-209: ..." states 206, 207 and 208
         values = output_values(reference)
         if not values and not in_substance(reference, claim):  # prose without values: its words
             return False, "not the output in substance"

@@ -53,7 +53,9 @@ class ToolValue:
               "follow), strings case-insensitively (quotes ignored), booleans as true/false or yes/no. A value "
               "that is a message (several words with an identifier or a number) is stated in substance: its "
               "identifiers and numbers kept, a location (make's `[Makefile:9: all]`) optional. A `|`-separated value "
-              "needs every part, in words or symbols (icons left out; \"battery at 80 percent\" for \"🔋 80%\").")
+              "needs every part, in words or symbols (icons left out; \"battery at 80 percent\" for \"🔋 80%\", \"data off\" for \"Data Disabled\"). A date "
+              "and time may be told in words (\"June 3, 2024 at 9 AM\" = 2024-06-03T09:00:00); the date alone "
+              "states no time.")
 
     def text(self, target: dict[str, Any]) -> str:
         return self.template.format(tool=target["tool"], arguments=args_text(target["arguments"]),

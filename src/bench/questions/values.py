@@ -58,7 +58,9 @@ def ordinal_number(word: str) -> int | None:
 
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                         "dec"), start=1)}
-_TIME = r"(?:(?:T|,?\s+(?:at\s+)?)(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([AaPp])\.?[Mm]\.?)?)?"
+# a time after the date: "T15:00", " 15:00:30", "at 3:00 PM", or an hour on the 12-hour clock alone ("at 3 PM": minutes 00)
+_TIME = r"(?:(?:T|,?\s+(?:at\s+)?)(\d{1,2})(?::(\d{2})(?::(\d{2}))?|(?=\s*[AaPp]\.?[Mm]\b))" \
+        r"(?:\s*([AaPp])\.?[Mm]\b\.?)?)?"
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})" + _TIME)
 _MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})" + _TIME)
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?([A-Za-z]{3,9}),? (\d{4})" + _TIME)
@@ -72,7 +74,7 @@ def _date_key(year: str, month: int | None, day: str, clock: tuple[str | None, .
     if hour is None:
         return stamp
     hours = int(hour) % 12 + (12 if half and half.lower() == "p" else 0) if half else int(hour)  # 3:00 PM = 15:00
-    return stamp + f"T{hours:02d}:{minute}:{second or '00'}"
+    return stamp + f"T{hours:02d}:{minute or '00'}:{second or '00'}"
 
 
 def dates(text: str) -> list[str]:
@@ -103,8 +105,13 @@ def same_date(want: str, text: str) -> bool | None:
 _PERCENT = re.compile(r"(\d)\s*(?:%|\bper ?cent\b)", re.I)
 
 
+# a status word and its plain form: "Data Disabled" is "data off", "Roaming Enabled" "roaming on"
+_STATUS = {"disabled": "off", "enabled": "on"}
+
+
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9%]+(?:\.[0-9]+)?", _PERCENT.sub(r"\1%", (text or "").lower()))
+    words = re.findall(r"[a-z0-9%]+(?:\.[0-9]+)?", _PERCENT.sub(r"\1%", (text or "").lower()))
+    return [_STATUS.get(word, word) for word in words]
 
 
 def all_parts(reference: str, text: str) -> bool:
@@ -174,5 +181,8 @@ def bare_value(text: str, question: str) -> bool:
     if not 2 <= len(words) <= 4 or re.search(r"[.;!?]\s+\S|\n", (text or "").strip()) \
             or not all(w[0].isupper() for w in words):
         return False
-    asked = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", question or "")}  # phone_number: "phone", "number"
+    # the question's words: a field's ("phone_number": "phone", "number"), but an identifier with a digit in it is a
+    # value, not words ("mia_li_3668" states no name "Mia Li")
+    asked = {w.lower() for token in re.findall(r"\w+", question or "") if not re.search(r"\d", token)
+             for w in re.findall(r"[A-Za-z0-9]+", token)}
     return any(w.lower() not in asked and w.lower() not in _NO_VALUE for w in words)

@@ -64,8 +64,9 @@ class WriteActions:
               "The values of a change's other arguments (`other`) need not be stated, but a value the answer states "
               "for one (\"gb_amount: 4\", \"4 GB\" for gb_amount 2, \"business-class\" for cabin economy) must be "
               "the call's. Prose may name a change by its verb and a value of its own (\"refueled 2 GB on L1002\" = "
-              "refuel_data, \"set 4g_5g_preferred\" = set_network_mode_preference); \"switched/changed X to V\" is "
-              "set_X; the order is the one the answer states (\"resumed L1, after first sending a payment request\" "
+              "refuel_data, \"set 4g_5g_preferred\" = set_network_mode_preference), or by its words without the verb, with a value of its "
+              "own (\"payment request for bill B1\"); \"switched/changed X to V\" is set_X; an item listed with a verb "
+              "of looking up and no subject (\"got the bills\") lists a read call, an extra change; the order is the one the answer states (\"resumed L1, after first sending a payment request\" "
               "tells the payment request first). An aside after the changes (\"(Afterwards I transferred the customer, "
               "which changed nothing.)\") is no change; \"no insurance\" states insurance no.")
 
@@ -169,6 +170,15 @@ _DID = re.compile(r"^(?:(?:first|then|next|finally|also|and|after that|afterward
                   r"([a-z]+ed|sent|set|reset|made|paid|put|gave|took|rebooked|upgraded|downgraded)\b", re.I)
 
 
+# An item that lists a read call as one of the changes: it opens with a verb of looking up, no subject or sequence
+# word before it ("got the bills", "checked the APN settings"): a call listed, not a step told ("First I looked up
+# the user with get_user_details, then I booked ..." narrates, and `_DID` reads a verb of looking as no change)
+_LISTED_READ = re.compile(r"^(?:got|fetched|retrieved|looked\s+up|pulled\s+up|queried|checked|viewed|listed|"
+                          r"searched(?:\s+for)?)\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?[\w-]+", re.I)
+# a label before the list ("For C1001: ..."): the customer or account the changes are for, not an item's words
+_LABEL = re.compile(r"^[^:\n]{1,40}:\s+(?=\S)")
+
+
 def _items(text: str) -> list[tuple[int, int]]:
     """Spans of the items an answer lists: lines, sentences, and parts separated by ``;``, arrows, "then" or commas
     outside parentheses (the arguments of a call written ``tool(a, b)`` stay in its item; an aside in parentheses
@@ -234,7 +244,8 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
             kept.append((tool, start, end))
     # where its words are not found: a change told by its verb and a value of its own ("refueled 2 GB on L1",
     # "set 4g_5g_preferred", "granted messaging the sms permission"), in one item
-    for tool, start, end in sorted(_verb_and_value(reference, text), key=lambda f: (f[1], f[1] - f[2])):
+    for tool, start, end in sorted(_verb_and_value(reference, text) + _object_and_value(reference, text),
+                                   key=lambda f: (f[1], f[1] - f[2])):
         if not any(start < b and a < end for _, a, b in kept):
             kept.append((tool, start, end))
     return sorted(kept, key=lambda f: f[1])
@@ -253,6 +264,30 @@ def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[st
         for value in values:
             form = _word(words[0]) + r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+" + value
             found += [(tool, m.start(), m.end()) for m in re.finditer(form, text, re.I)]
+    return found
+
+
+def _object_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int, int]]:
+    """Mentions of a reference tool by its words without its verb, opening an item (after a bullet and a label
+    such as "For C1001:"), followed within four words of that item by an argument value of one of its changes: a
+    change told as a noun phrase ("payment request for bill B1" = send_payment_request). At least two words must
+    remain without the verb ("line L1" alone, of resume_line, names no change), and the item must open with them:
+    "checked the payment request for B1" tells a look, not the change."""
+    found = []
+    for tool in {c["tool"] for c in reference}:
+        words = [w for w in re.split(r"[_\W]+", tool) if w]
+        if len(words) < 3 or words[0] == "toggle":
+            continue
+        values = {_value_pattern(v) for c in reference if c["tool"] == tool
+                  for v in (*c["arguments"].values(), *(c.get("other") or {}).values()) if not isinstance(v, bool)}
+        noun = r"(?:(?:an?|the)[ \t]+)?" + r"[ \t]+".join(_word(w) for w in words[1:])
+        for a, b in _items(text):
+            item = text[a:b]
+            start = len(item) - len(_LABEL.sub("", _BULLET.sub("", item, count=1), count=1))
+            for value in values:
+                form = noun + r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+" + value
+                if m := re.compile(form, re.I).match(item, start):
+                    found.append((tool, a + m.start(), a + m.end()))
     return found
 
 
@@ -301,6 +336,8 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
             return False, f"an extra change: {head.group(1)}"
         if not head and (did := _DID.match(_BULLET.sub("", text[a:b]).strip())):
             return False, f"an extra change: {did.group(0).strip()!r} names none of the changes"
+        if not head and (read := _LISTED_READ.match(_LABEL.sub("", _BULLET.sub("", text[a:b]).strip()))):
+            return False, f"an extra change: {read.group(0).strip()!r} lists a call that changed nothing"
     own = [{value_text(v) for v in c["arguments"].values()} - {
         value_text(w) for other in reference if other is not c for w in other["arguments"].values()}
         for c in reference]

@@ -20,7 +20,7 @@ from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
 from bench.answering.answerer import check_answerer
-from bench.config.checks import ConfigError, mapping
+from bench.config.checks import ConfigError, is_sweep, mapping
 from bench.config.launchers import BASIC_SWEEPER, JOBLIB_LAUNCHER, LOCAL_LAUNCHERS
 from bench.core.errors import BenchError
 from bench.llm import ModelSetupError
@@ -133,7 +133,7 @@ def check_sweep_prerequisites(args: list[str]) -> str | None:
     from bench.config.checks import compose
     from bench.core import redact
 
-    found = _sweep_variants(args) if any(a in ("-m", "--multirun") for a in args) else None
+    found = _sweep_variants(args) if is_sweep(args) else None
     if found is None:
         return None
     jobs, variants = found

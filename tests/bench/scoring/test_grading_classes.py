@@ -1394,3 +1394,168 @@ BOOKING = [{"tool": "book_flight", "arguments": {"user_id": "ana_ruiz_42"}}]
 ])
 def test_the_same_change_told_as_made_twice_is_two(text, verdict):
     assert grade_asked("write_actions", ASK_CHANGES, BOOKING, text) == verdict
+
+
+# --- issue 31 item 4, eighth round: the classes fresh12 still had after round 7, values of their own ----------------
+
+REFUND = [{"tool": "issue_refund_voucher", "arguments": {"order_id": "O-5521"}},
+          {"tool": "close_ticket", "arguments": {"ticket_id": "T88"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a change told as a noun phrase: its tool's words without the verb, opening an item, with a value of its own
+    ("Order O-5521: refund voucher for O-5521, then closed T88.", "correct"),
+    ("- a refund voucher for order O-5521\n- closed ticket T88", "correct"),
+    # near-misses: the same words after a verb of looking tell a look; without a value of its own, no change
+    ("Checked the refund voucher for O-5521, then closed T88.", "wrong"),
+    ("A refund voucher, then closed T88.", "wrong"),
+])
+def test_a_change_told_without_its_verb(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, REFUND, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a read call listed among the changes, its verb of looking opening the item with no subject: an extra change
+    ("For O-5521: pulled up the order, issued a refund voucher for O-5521, closed T88.", "wrong"),
+    ("1. looked up the order\n2. issued a refund voucher for O-5521\n3. closed T88", "wrong"),
+    # near-misses: a look narrated as a step ("I looked up ..."), or set apart as read-only, is context
+    ("First I looked up the order, then I issued a refund voucher for O-5521 and closed T88.", "correct"),
+    ("Issued a refund voucher for O-5521, then closed T88. (I also looked up the order, which is read-only.)",
+     "correct"),
+])
+def test_a_read_call_listed_among_the_changes(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, REFUND, text) == verdict
+
+
+ASK_EMAIL = "In what `get_profile` with `{\"user_id\": \"ana_ruiz_42\"}` returned the 1st time, what was `email`?"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a bare name read off the question's identifier (ana_ruiz_42) is still a name: a claim, wrong
+    ("Ana Ruiz", "wrong"),
+    ("ana.ruiz77@example.com", "correct"),
+    # near-misses: the field's own words, or a reply naming no value, state nothing
+    ("Their email.", "abstained"),
+    ("Email.", "abstained"),
+])
+def test_a_name_read_off_the_questions_identifier_is_a_claim(text, verdict):
+    assert grade_asked("tool_value", ASK_EMAIL, "ana.ruiz77@example.com", text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a time told as an hour on the 12-hour clock, no minutes ("at 9 AM"): that hour, minute 00
+    ("June 3, 2024 at 9 AM", "correct"),
+    ("3 June 2024 at 9am", "correct"),
+    ("June 3, 2024 at 9 p.m.", "wrong"),
+    # near-misses: the date alone does not state the time; the 24-hour form as before
+    ("June 3, 2024", "wrong"),
+    ("2024-06-03 at 09:00", "correct"),
+])
+def test_a_timestamp_told_in_words_with_the_hour_alone(text, verdict):
+    assert grade_asked("tool_value", ASK_VALUE, "2024-06-03T09:00:00", text) == verdict
+
+
+ASK_PANEL = "What was `Panel` the last time you called `toggle_hotspot` with `{}`?"
+PANEL = "📶 4 Bars | 🔥 Hotspot Enabled | 🔋 45%"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a status word of a |-separated part in its plain form: "Enabled" as "on", "Disabled" as "off"
+    ("The panel showed 4 bars, the mobile hotspot on, and the battery at 45 percent.", "correct"),
+    ("4 Bars | Hotspot Enabled | 45%", "correct"),
+    # near-misses: the opposite state, or a part left out
+    ("The panel showed 4 bars, the mobile hotspot off, and the battery at 45 percent.", "wrong"),
+    ("The panel showed 4 bars and the battery at 45 percent.", "wrong"),
+])
+def test_a_status_part_told_as_on_or_off(text, verdict):
+    assert grade_asked("latest_value", ASK_PANEL, PANEL, text) == verdict
+
+
+LIMIT = {"type": "quota.QuotaExceeded", "message": "[<class 'quota.LimitReached'>]"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a CamelCase class heading the answer, set apart by a comma or a dash: the type it claims
+    ("QuotaExceeded, with LimitReached in the message.", "correct"),
+    ("QuotaExceeded - LimitReached was in the message", "correct"),
+    ("QuotaOverflow, with LimitReached in the message.", "wrong"),
+    # near-miss: a class named only as the message's, the answer naming no type, stays without a claim
+    ("LimitReached was in the message, I think.", "abstained"),
+])
+def test_a_class_heading_the_answer_is_its_type(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, LIMIT, text) == verdict
+
+
+LAYOUT = ["src/render/layout.c", "tests/test_layout.c"]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a file told as only looked at (no "only"): looking is no change, the file is not named as changed
+    ("src/render/layout.c and tests/test_layout.c - I also looked at src/render/paint.c but it had nothing to fix.",
+     "correct"),
+    ("src/render/layout.c and tests/test_layout.c; I also viewed src/render/paint.c.", "correct"),
+    # near-misses: a clause that also tells a change, or the file simply listed, names it as changed
+    ("src/render/layout.c and tests/test_layout.c, and I opened src/render/paint.c and fixed a typo there.", "wrong"),
+    ("src/render/layout.c, tests/test_layout.c and src/render/paint.c.", "wrong"),
+    ("I opened src/render/layout.c and changed the margin math; also tests/test_layout.c.", "correct"),
+])
+def test_a_file_told_as_looked_at_is_not_named_as_changed(text, verdict):
+    assert grade("files_changed", LAYOUT, text) == verdict
+
+
+ASK_FIND = "The 1st time you called `bash` with `{\"command\": \"cd /repo && find . -name '*_io.py'\"}`, what did it return?"
+FOUND = "./pkg/disk_io.py\n./net_io.py"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the listing's own lines given whole, an entry added beside them: wrong
+    ("./pkg/disk_io.py\n./net_io.py\n./pkg/tests/test_disk_io.py", "wrong"),
+    # an added path whose file name is a listed one's (net_io.py), in another directory: another entry
+    ("./pkg/disk_io.py\n./net_io.py\n./pkg/legacy/net_io.py", "wrong"),
+    # near-misses: the lines alone, or with ./ left out, are the output
+    ("./pkg/disk_io.py\n./net_io.py", "correct"),
+    ("pkg/disk_io.py and net_io.py", "correct"),
+])
+def test_an_entry_added_to_a_listing_of_paths(text, verdict):
+    assert grade_asked("tool_output", ASK_FIND, FOUND, text) == verdict
+
+
+ASK_VIEW = ("The 1st time you called `str_replace_editor` with `{\"command\": \"view\", \"path\": "
+            "\"/workspace/acme__widgets__1.0/src/widgets/core.py\", \"view_range\": [40, 43]}`, what did it return?")
+VIEW_RANGE = ("Here's the result of running `cat -n` on /workspace/acme__widgets__1.0/src/widgets/core.py:\n"
+        "    40\tdef size(cfg, default=None):\n    41\t    width = cfg.get('width', 80)\n    42\t    return width\n    43")
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the line numbers told as a range ("Lines 40-43"), the lines in order: each line's number is stated
+    ("Lines 40-43 of core.py: `def size(cfg, default=None):`, `width = cfg.get('width', 80)`, `return width` and an "
+     "empty 43.", "correct"),
+    ("Lines 40 to 43: `def size(cfg, default=None):`, `width = cfg.get('width', 80)`, `return width`, then 43 empty.",
+     "correct"),
+    # near-misses: a range that leaves lines out, or a value changed inside it
+    ("Lines 40-41 of core.py: `def size(cfg, default=None):`, `width = cfg.get('width', 80)`, `return width` and an "
+     "empty 43.", "wrong"),
+    ("Lines 40-43 of core.py: `def size(cfg, default=None):`, `width = cfg.get('width', 60)`, `return width` and an "
+     "empty 43.", "wrong"),
+])
+def test_line_numbers_told_as_a_range(text, verdict):
+    assert grade_asked("tool_output", ASK_VIEW, VIEW_RANGE, text) == verdict
+
+
+ASK_TASKS = "The 3rd time you called `task_tracker` with `{\"command\": \"view\"}`, what did it return?"
+TASKS = ("# Task List\n\n1. \u2705 Read the failing test\n\n2. \U0001f504 Patch the width parser\n\n"
+         "3. \u23f3 Add a regression test\n\n4. \u23f3 Update the changelog\n\n5. \u23f3 Run the full suite")
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # rows numbered as a range with the one status marker they share, then their texts in order
+    ("Task list: 1 \u2705 Read the failing test; 2 \U0001f504 Patch the width parser; 3-5 \u23f3: Add a regression test, "
+     "Update the changelog, Run the full suite.", "correct"),
+    # near-misses: a range that leaves a row's text out, or a row's text changed
+    ("Task list: 1 \u2705 Read the failing test; 2 \U0001f504 Patch the width parser; 3-5 \u23f3: Add a regression test, "
+     "Update the changelog.", "wrong"),
+    ("Task list: 1 \u2705 Read the failing test; 2 \U0001f504 Patch the width parser; 3-5 \u23f3: Add a regression test, "
+     "Update the readme, Run the full suite.", "wrong"),
+])
+def test_rows_numbered_as_a_range_with_one_marker(text, verdict):
+    assert grade_asked("tool_output", ASK_TASKS, TASKS, text) == verdict
