@@ -427,9 +427,11 @@ def _paired_one_way(a: np.ndarray, b: np.ndarray, mask: np.ndarray, inst: np.nda
     """Two tests, a difference declared only when both reject: the sign flips over instances
     (between-instance variation) and the score test over questions as if independent (the floor:
     clustering never makes a difference surer than independent questions would; it also keeps
-    the interval from collapsing when every instance shows the same paired mean). The p-value is
-    the larger of the two, the interval the union of their inversions, so it excludes 0 exactly
-    when p <= 1 - level."""
+    the interval from collapsing when every instance shows the same paired mean; up to
+    FEW_DISCORDANT discordant questions with its exact mid-p distribution, beyond Tango's). The
+    p-value is the larger of the two, the interval the union of their inversions, so it excludes
+    0 exactly when p <= 1 - level; its far side (away from 0) also reaches the score interval at
+    the effective n (skewed instance totals under clustering)."""
     totals, sizes = _instance_totals(b - a, mask, inst)
     present = sizes > 0
     if not present.all():  # compact the present instances to the left (one replication: the API)
