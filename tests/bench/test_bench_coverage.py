@@ -19,6 +19,7 @@ def _module():
     return module
 
 
+@pytest.mark.slow  # 81 simulated settings with the exact floor and Pratt's bound: ~5 s on two cores
 def test_tiny_run_reports_every_setting_and_the_lowest_coverage_and_widest_ratio_last(capsys):
     rows = _module().main(["--reps", "60", "--ks", "10", "--draws", "200"])
     # 3 accuracies x 3 correlations, for accuracy, relative and 5 paired models, and the two
