@@ -24,6 +24,8 @@ ONE_CONCEPT = {
     "runner/pipeline.py": "a job's phases on worker threads: views, answers, judgements and their records",
     "questions/tool_output.py": "the tool_output type: a call's printed output as a reference, its candidates and "
                                 "their grading (captions, markup, tracebacks, paths)",
+    "questions/messages.py": "comparing an error message with an answer: exception types, a word or number changed "
+                             "(numbers under each other's words), the opposite cause, the message in substance",
     "questions/write_actions.py": "the write_actions type: the changes as a reference and their grading, read from "
                                   "JSON or prose (a tool's words, its verb and values, the order the answer states)",
     "study/jobs.py": "reading job directories: records, config, status, label, the metrics recomputed from them",

@@ -186,6 +186,12 @@ class CallCount:
         asked = re.search(r"`([^`]+)`", question.question)
         tool = (question.target or {}).get("tool") or (asked.group(1) if asked else "")
         if parsed is None and tool and (told := told_for(tool, text)):
+            # "I count 23 edit calls, but the last got no result, so 22": the count worked down to its conclusion
+            # (not in a list of counts per tool, where a total is no count of the asked tool)
+            concluded = [n for m in _CONCLUSION.finditer(_unemphasised(text)) for n in numbers(m.group(1))[:1]]
+            names = [m.group(1) for m in _NAMED_COUNT.finditer(text)] + [name for _, name in _other_counts(text)]
+            if concluded and len(set(told)) == 1 and all(name.strip("`") == tool for name in names):
+                return concluded[-1]
             return told[0]
         return self.claim(parsed, text, repo_root)
 

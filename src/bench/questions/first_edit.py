@@ -99,12 +99,31 @@ def _diff_as_code(text: str) -> str:
     return _FENCE.sub(rewrite, text)
 
 
+def _diff_context(text: str) -> list[str]:
+    """The context lines of an answer's diffs (a space prefix): the file's lines around the insertion, shown, not
+    claimed as inserted."""
+    if "```" not in text:
+        text = _BARE_DIFF.sub(lambda m: "```diff\n" + m.group(0) + "\n```", text)
+    shown = []
+    for match in _FENCE.finditer(text):
+        lines = match.group(2).strip("\n").split("\n")
+        if match.group(1).lower() in ("diff", "patch", "udiff") or (
+                any(line.startswith("+") for line in lines) and all(_DIFF_LINE.match(line) for line in lines)):
+            shown += [nows(line[1:]) for line in lines if line.startswith(" ") and line.strip()]
+    return shown
+
+
 # a dash parts a clause too ("It was a.py - I don't remember the exact code": a.py is stated, the code declined)
 _CLAUSES = re.compile(r"[.;!?\n]+\s|,?\s+(?:but|though|although|so|yet)\s+|\s[-\u2013\u2014]+\s", re.I)
 # markdown's indented code block ("In `a.py` I inserted:\n\n    x = 1\n    y = 2"): lines indented by four spaces
 # or a tab after a blank line
 _INDENTED_BLOCK = re.compile(r"(?:^|\n)[ \t]*\n((?:(?: {4}|\t)[^\n]*\S[^\n]*(?:\n|$)|[ \t]*\n)+)")
 _ELSEWHERE = re.compile(r"\b(?:later|other|another|subsequent|afterwards?|next|second)\b", re.I)
+
+
+# an edit told by what it touched: a verb (or noun) of editing and a name of code (a method, Class.method)
+_EDITED = re.compile(r"\b(?:edit(?:ed)?|chang\w*|modif\w*|insert\w*|added|fix\w*|updat\w*|rewr\w*)\b", re.I)
+_CODE_NAME = re.compile(r"\b[a-z_]+[A-Z]\w*\b|\b[A-Z]\w*\.[a-z_]\w*\b")
 
 
 class FirstEdit:
@@ -116,7 +135,8 @@ class FirstEdit:
               "optional; giving them is fine. Lines that are in none of them (invented code) make it wrong. "
               "Code the answer names as what the edit replaced (\"replaced `old` with `new`\", \"`new` (it replaced "
               "`old`)\") is not claimed "
-              "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines; its "
+              "as inserted; a diff is read as what it inserts: its `+` and context lines, not its `-` lines (its "
+              "context lines are the file's: never invented code); its "
               "`--- a/x` / `+++ b/x` headers name its file (a/ and b/ are git's prefixes), fenced or not.")
 
     def text(self, target: dict[str, Any]) -> str:
@@ -154,6 +174,7 @@ class FirstEdit:
         if isinstance(parsed, dict) and isinstance(parsed.get("code"), str):
             path = parsed.get("path") or parsed.get("file") or ""
             return {"paths": [str(path)] if path else [], "code": parsed["code"], "delimited": True}
+        shown = _diff_context(text)
         text = _without_replaced(_diff_as_code(text))
         code, delimited = code_candidates(text)
         # the only inline spans are the file's path ("In `a.py` I inserted:"): markdown's indented code block after
@@ -165,6 +186,9 @@ class FirstEdit:
             return {"paths": path_tokens(outside, skip_negated=False), "code": textwrap.dedent(indented.group(1)),
                     "delimited": True}
         if not delimited and not path_tokens(text):
+            if _EDITED.search(text) and _CODE_NAME.search(text) and not is_abstention(text):
+                # "The edit to Loader.read, which changed the fallback": an edit described by the code it touched
+                return {"paths": [], "code": "", "delimited": False}
             return None  # neither code nor a file
         if not delimited and is_abstention(text):
             # a file stated as the answer with the code not known is a partial claim (wrong); a file named
@@ -175,19 +199,23 @@ class FirstEdit:
         outside = text
         if delimited:  # paths are named outside the code (a path inside the code is code)
             outside = re.sub(r"```.*?```", " ", text, flags=re.S)
-        return {"paths": path_tokens(outside, skip_negated=False), "code": code, "delimited": delimited}
+        return {"paths": path_tokens(outside, skip_negated=False), "code": code, "delimited": delimited,
+                "shown": shown}
 
     def grade(self, reference: dict[str, Any], claim: dict[str, Any], repo_root: str | None) -> tuple[bool, str]:
         named, _ = match_paths(claim["paths"], [reference["path"]], repo_root)
         path_ok = bool(named)
         context = nows(reference.get("context") or reference["code"])
         got = claim["code"]
-        code_ok = _in_order([nows(line) for line in reference.get("changed") or reference["code"].split("\n")],
-                            nows(got))
+        changed = [nows(line) for line in reference.get("changed") or reference["code"].split("\n")]
+        code_ok = _in_order(changed, nows(got))
+        if not code_ok and "\n" not in got.strip():  # one line told inline without its trailing separator
+            code_ok = all(re.search(re.escape(line.rstrip(",;")) + r"(?![\w.])", nows(got)) for line in changed if line)
         invented = []
         if code_ok:  # undelimited code: only lines that look like code can be checked
             invented = [line for line in got.split("\n")
                         if nows(line) and not _ELLIPSIS.match(line.strip()) and nows(line) not in context
+                        and nows(line) not in claim.get("shown", ())  # a diff's context line: the file's
                         and not any(nows(line) in nows(p) for p in claim["paths"])
                         and (claim["delimited"] or _CODE_LINE.match(line))]
         if path_ok and code_ok and not invented:

@@ -41,8 +41,15 @@ _EITHER = re.compile(r"\beither\b|\bor\b", re.I)
 # INTERNAL ERROR at x.py:19"): a claim about the exception (wrong: it names no type), not an abstention. It
 # describes: it says what the error was about, or names something specific (a value, a path, an all-caps word).
 _ERROR_WORD = re.compile(r"\b(?:errors?|exceptions?|crash\w*|traceback|raised|threw|thrown|panic\w*)\b", re.I)
+# "it failed with `No module named x`": an error told by a quoted message alone
+_FAILED_WITH = re.compile(r"\b(?:failed|died|crashed|errored|aborted|stopped)\s+(?:with|on)\s+[`'\"]\S", re.I)
 _DESCRIBES = re.compile(r"\b(?:about|regarding|related to|saying|complaining|because|due to|caused by|"
                         r"something like|some kind of|to do with)\b|\b[A-Z]{3,}\b")
+
+
+# a "Type:" field of an answer, and Java's thread header (no type: the class follows it)
+_TYPE_FIELD = re.compile(r"^\W*type\W*:\s*(.+)$", re.I | re.M)
+_THREAD_HEADER = re.compile(r"Exception in thread\s+[\"'][^\"']*[\"']")
 
 
 class FirstError:
@@ -58,7 +65,7 @@ class FirstError:
               "so is a class of the same name from another package (requests.exceptions.ConnectionError is not the "
               "built-in ConnectionError) and an error described without its type (\"some botocore error about "
               "credentials\"). `Exception in thread \"main\"` is Java's header, not the type; a class printed as "
-              "`Name: message` (`InvalidOperation: [...]`), named after \"raised\"/\"threw\", qualified by its "
+              "`Name: message` (`InvalidOperation: [...]`), named after \"raised\"/\"threw\" or \"it was a\", qualified by its "
               "package (`decimal.ConversionSyntax`) or heading the answer (\"InvalidOperation, with ConversionSyntax "
               "in the message\") is the claimed type. A class in the message may be named "
               "unqualified (`ConversionSyntax` for `<class 'decimal.ConversionSyntax'>`). Numbers of the message are "
@@ -93,11 +100,16 @@ class FirstError:
         if isinstance(parsed, dict) and isinstance(parsed.get("type"), str):
             return {"types": [parsed["type"]], "message": str(parsed.get("message") or ""), "text": None}
         types = exception_types(text, printed=True)
+        field = _TYPE_FIELD.search(text)
+        if field and _THREAD_HEADER.fullmatch(field.group(1).strip(" `*")):
+            # "Type: Exception in thread "main"": the field claims Java's header as the type, whatever the message
+            return {"types": [field.group(1).strip(" `*")], "message": None, "text": text}
         if not types:
             # "no exception was printed" is a claim too (that the run printed none)
             if _NONE.search(text):
                 return {"types": ["(none)"], "message": "", "text": text}
-            if _ERROR_WORD.search(text) and not is_abstention(text) and (_DESCRIBES.search(text) or has_values(text)):
+            if (_ERROR_WORD.search(text) and not is_abstention(text) and (_DESCRIBES.search(text) or has_values(text))) \
+                    or (_FAILED_WITH.search(text) and not is_abstention(text)):
                 return {"types": [], "message": None, "text": text}  # a vague claim
             return None
         return {"types": types, "message": None, "text": text}

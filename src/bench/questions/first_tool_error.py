@@ -15,7 +15,7 @@ from typing import Any
 from bench.extract import parse_first_exception
 from bench.profiles import Profile
 from bench.questions.matching import has_identifier, has_values, is_abstention, squash
-from bench.questions.messages import in_substance, key_tokens
+from bench.questions.messages import exception_types, in_substance, key_tokens, same_type
 from bench.questions.question_type import CaseFacts, QuestionType, make_question, value_spans
 from bench.store.schema import DroppedQuestion, Question
 
@@ -125,6 +125,12 @@ class FirstToolError:
             return False, f"the echoed value does not open with {cut!r}"
         if in_substance(message, said):
             return True, "same error message"
+        # an exception line's message told whole without its type ("No module named 'x'" for "ModuleNotFoundError:
+        # No module named 'x'"): the error stated, unless the answer names another exception type
+        typed = _TYPED.match(message.strip())
+        if typed and len(typed.group(2).split()) >= 3 and squash(typed.group(2)).lower() in squash(said).lower() \
+                and not [t for t in exception_types(said) if not same_type(t, typed.group(1))]:
+            return True, "same error message, its exception type left out"
         return False, "error message differs"
 
     def answer_keys(self, reference: dict[str, str]) -> list[str]:
@@ -133,6 +139,9 @@ class FirstToolError:
     def template_text(self, reference: dict[str, str]) -> str:
         """The error as the template rule compares it across cases, whatever tool returned it (bench.questions.guess)."""
         return reference.get("message") or ""
+
+
+_TYPED = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)):\s+(\S.*)$", re.S)
 
 
 def _strip_label(message: str) -> str:

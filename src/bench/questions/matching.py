@@ -150,7 +150,9 @@ _CORRECTION = re.compile(r"(?:\b(?:no,? wait|wait,? no|scratch that|correction|i
                          # takes the claim back, or "no, that was" (another run, another call)
                          r"|(?:hmm+|umm*|uh+|oh|ah),? no|no,? that (?:was|is|'s|one was)"
                          r"|sorry,? (?:(?:no|nope|wrong)\b(?=\s*[:,;.!\u2013\u2014-])|i mean|it was|actually|my mistake)"
-                         r"|my mistake)\b"
+                         r"|my mistake"
+                         # "9 - actually 10 ... Let me say 11 to include the view": a count settled on at the end
+                         r"|let me say|let's say|(?:i'll|i will|let me|let's) (?:go|settle) (?:with|on))\b"
                          r"|(?:\.\.\.|\u2026|[-\u2013\u2014;,]|[.!?](?=\s))\s*actually\b"
                          # "I make it 7 - no, 8 with the final check": a dash, "no," and the number that replaces it
                          r"|(?:[\u2013\u2014]|\s-)\s*no,(?=\s*\d))"

@@ -30,8 +30,11 @@ _EXC_LINE = re.compile(r"(?<![\w.$])((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*):[
 
 # A class named by a verb of raising ("it raised decimal.InvalidOperation - a ...", "threw QuotaExceeded"), and a
 # package-qualified class ("decimal.ConversionSyntax" as the whole answer): the type, whatever its name ends in
+# (and "it was a `LedgerClosed`", "the exception was LedgerClosed": a CamelCase class said to be what it was)
 _RAISED = re.compile(r"\b(?:raised|raises|raising|threw|throws|thrown|throwing)\s+(?:an?\s+|the\s+)?[`'\"]?"
-                     r"((?:[a-z_][\w]*\.)*[A-Z][\w]*)\b")
+                     r"((?:[a-z_][\w]*\.)*[A-Z][\w]*)\b"
+                     r"|\b(?i:it|the (?:exception|error))\s+was\s+(?:an?\s+|the\s+)?[`'\"]?"
+                     r"((?:[a-z_][\w]*\.)*[A-Z][a-z0-9]+[A-Z]\w*)\b")
 _QUALIFIED = re.compile(r"(?<![\w.$/])((?:[a-z_][\w]*\.)+[A-Z][\w]*)\b(?![./]\w)")
 # A CamelCase class that heads the answer, set apart by a comma, a dash or the end ("InvalidOperation, with
 # ConversionSyntax in the message", "QuotaExceeded - over the limit"): the answer's subject, the type
@@ -55,7 +58,7 @@ def exception_types(text: str, printed: bool = False) -> list[str]:
             continue
         if _JAVA_HEADER.match(text, match.start()):  # 'Exception in thread "main" java.lang.X: ...' names X
             continue
-        found.append(match.group(1))
+        found.append(next(g for g in match.groups() if g))
     return list(dict.fromkeys(found))
 
 
@@ -176,6 +179,36 @@ def _times(word: str, words: list[str]) -> int:
     return sum(1 for w in words if same_word(word, w))
 
 
+_FILLER = {"is", "was", "are", "were", "be", "of", "the", "a", "an", "to", "at", "only", "just"}
+
+
+def _swapped(reference: str, text: str) -> str | None:
+    """Numbers told under each other's words ("total price 255 but paid 305" for "total price is 305, but paid
+    255"), however much of the rest is paraphrased: the numbers, else None. A number's word is the word right before
+    it in its clause (filler words between, no punctuation: a list's "2." after "...structure;" has none); only numbers
+    the reference has once, under words of their own."""
+    filler = "|".join(sorted(_FILLER))
+    labelled = re.compile(rf"(?<![\w-])([a-z]+)(?:\s+(?:{filler}))*\s+(\d+)(?![\w.])")
+
+    def labels(words: str) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for match in labelled.finditer(words.lower()):
+            if match.group(1) not in _FILLER:
+                found.setdefault(match.group(2), []).append(match.group(1))
+        return found
+    mine, theirs = labels(reference), labels(text)
+    counts = {n: len(re.findall(rf"(?<![\w.]){n}(?![\w.])", reference)) for n in mine}
+    own = {n: ws[0] for n, ws in mine.items() if len(ws) == 1 and counts[n] == 1}
+    if len(set(own.values())) < 2:
+        return None
+    for number, word in own.items():
+        for said in theirs.get(number, []):
+            other = next((n for n, w in own.items() if n != number and same_word(w, said)), None)
+            if other and not same_word(said, word):
+                return f"{number} told under {said!r} ({other}'s word)"
+    return None
+
+
 def substituted(reference: str, text: str) -> str | None:
     """A message restated nearly word for word with a word or number changed ("must be active" for
     "must be suspended", "price is 255, but paid 305" for "... 305 ... 255"): the change, else None.
@@ -184,6 +217,8 @@ def substituted(reference: str, text: str) -> str | None:
     ref, got = re.findall(r"[a-z0-9_]+", reference.lower()), re.findall(r"[a-z0-9_]+", text.lower())
     if len(ref) < 4:
         return None
+    if swapped := _swapped(reference, text):
+        return f"numbers under each other's words: {swapped}"
     matcher = difflib.SequenceMatcher(a=ref, b=got, autojunk=False)
     if sum(block.size for block in matcher.get_matching_blocks()) < 0.6 * len(ref):
         return None
@@ -313,7 +348,9 @@ def in_substance(reference: str, text: str) -> bool:
     if substituted(reference, text):  # "Line must be active to resume" for "... suspended ...": another message
         return False
     keys = _key_tokens(reference)
-    if keys and not all(_key_said(key, reference, text) for key in keys):
+    # a parameter's name right before the value the message echoes ("old_str `x`") labels that value, itself a key
+    labels = {k for k in keys if "_" in k and re.search(rf"(?<![\w`]){re.escape(k)}\s+`[^`]+`", reference)}
+    if keys and not all(_key_said(key, reference, text) for key in keys if key not in labels):
         return False
     if _requoted(reference, text):  # 'For input string: "12.5 kg"' for '... "12.5"': another value
         return False
@@ -328,4 +365,8 @@ def in_substance(reference: str, text: str) -> bool:
     if keys and _a_sentence_said(rest, text):  # "Invalid `path` parameter: X. The path X does not exist. ...": its
         return True                            # keys and the sentence that says what went wrong
     present = _present(words, text)  # a word counts in any inflection
+    for cause in (_SEVERAL, _ABSENT):  # the cause in other words ("occurred more than once": multiple occurrences)
+        if (said := cause.search(reference)) and cause.search(text):
+            told = [w for w in re.findall(r"[A-Za-z]{3,}", said.group(0).lower()) if w in words]
+            present += sum(1 for w in told if not _present([w], text))
     return present * 4 >= len(words) if keys else present * 3 >= len(words) * 2

@@ -98,7 +98,13 @@ def path_said(token: str, claim: str, repo_root: str | None, paths: list[str]) -
     names = [posixpath.basename(_SUFFIX.sub("", p).rstrip("/")) for p in paths]
     if "." in name and names.count(name) <= 1:
         forms.append(name)
-    return any(re.search(rf"(?<![\w/.-]){re.escape(form + tail)}(?![\w/])", claim) for form in forms if form)
+    if any(re.search(rf"(?<![\w/.-]){re.escape(form + tail)}(?![\w/])", claim) for form in forms if form):
+        return True
+    # a grep hit's line told in prose beside its path ("totals.py, line 57", "totals.py at line 57")
+    line = tail.lstrip(":")
+    return line.isdigit() and any(
+        re.search(rf"(?<![\w/.-]){re.escape(form)}`?,?\s+(?:at\s+|on\s+)?line\s+{line}(?!\d)", claim, re.I)
+        for form in forms if form)
 
 
 # a clause that says how the call went ("I only remember it didn't work"): a claim about the output, if vague

@@ -41,6 +41,8 @@ _DENIES_CHANGE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bwithout)\s+(?:\
                             # set apart as a script it only ran ("x.py was just a scratch script I ran")
                             r"|\b(?:only|just) an? (?:\w+ ){0,2}?(?:script|file|helper|test|program|check|repro\w*) (?:i|we) "
                             r"(?:ran|run|executed|used)\b"
+                            # or as a throwaway ("x.py was a throwaway repro", "a scratch script")
+                            r"|\b(?:throw-?away|scratch)\s+(?:repro\w*|script|file|test|helper|check|program)\b"
                             # a file told as looked at ("I also looked at c.py but it did not exist"): looking is
                             # no change, unless its clause also tells one ("opened a.py and fixed the import")
                             r"|\b(?:looked (?:at|into)|viewed|inspected|opened|peeked at|glanced at)\s+(?:the\s+)?"

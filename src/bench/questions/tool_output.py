@@ -10,6 +10,7 @@ calls of that tool with the same arguments.
 
 from __future__ import annotations
 
+import difflib
 import json
 import posixpath
 import re
@@ -87,13 +88,15 @@ _GENERIC = {"Error", "Exception", "Warning", "Failure", "Exit", "Interrupt", "It
 # a clause about another run or call ("the earlier ValueError is gone", "no longer raises")
 _ELSEWHERE = re.compile(r"\b(?:earlier|before|previous(?:ly)?|prior|fixed|no longer|any ?more|this time|instead of|"
                         r"other|later)\b", re.I)
-_LINE_NUMBER = re.compile(r"\bline (\d+)\b", re.I)  # "raised at core.py line 11": a traceback's frame
+# "raised at core.py line 11", "(Mean.java:18)": a traceback's frame
+_LINE_NUMBER = re.compile(r"\bline (\d+)\b|\b[\w$]+\.(?:java|kt|scala|groovy):(\d+)\b", re.I)
 _TABLE_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|$")
 _FILE_NAME = re.compile(r"(?<![\w./-])[\w.+-]*\w\.[A-Za-z0-9]+(?![\w/-])")
 # a relative path (an entry of `find .`, its ./ left out or not)
 _REL_PATH = re.compile(r"(?<![\w./-])(?:\./)?[\w+-][\w.+-]*(?:/[\w.+-]+)+(?![\w/-])")
 # (⏳ and ⌛ are in the Miscellaneous Technical block, U+2300-23FF)
-_MARKER = re.compile(r"^\s*(?:\d+[.)]\s*)?([\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\])\s*(.+)$")
+_SIGN = r"[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]|\[[ xX]\]"
+_MARKER = re.compile(rf"^\s*(?:\d+[.)]\s*)?({_SIGN})\s*(.+)$")
 
 
 def _plain_json(value: Any) -> Any:
@@ -143,6 +146,12 @@ def _marked_lines(text: str) -> dict[str, str]:
         match = _MARKER.match(line)
         if match:
             marked[squash(match.group(2)).lower()] = match.group(1)
+        elif line.strip().startswith("|"):  # a markdown table's row: "| 2 | ✅ | Write the loader |"
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            signs = [c for c in cells if re.fullmatch(_SIGN, c)]
+            words = [c for c in cells if re.search(r"[^\W\d_]{2}", c)]
+            if len(signs) == 1 and len(words) == 1:
+                marked[squash(words[0]).lower()] = signs[0]
     return marked
 
 
@@ -194,6 +203,72 @@ def _row_problem(reference: str, claim: str) -> str | None:
             if present < len(wanted) and (present * 2 >= len(wanted) or others & set(found)):
                 return f"the row of {sorted(unique)[0]} with other values"
     return None
+
+
+def _range_numbers(text: str) -> list[int]:
+    """The line numbers a range of lines states ("Lines 41-43": 41, 42, 43), not a range of marked rows."""
+    return [n for m in _LINE_RANGE.finditer(text) if m.group(1) and 0 < int(m.group(2)) - int(m.group(1)) <= 200
+            for n in range(int(m.group(1)), int(m.group(2)) + 1)]
+
+
+_VIEW_ROW = re.compile(r"^\s*(\d+)\t(.*)$")  # a line of `cat -n`
+_NUMBERED = re.compile(r"^\s*(?:line\s+)?(\d+)\s*[:.)\t]?\s+(\S.*)$", re.I)  # "43: return x", "line 43  return x"
+
+
+def _renumbered_line(reference: str, claim: str) -> str | None:
+    """A line of a `cat -n` view restated under its number with other code ("317: if (...)" for "317 return x;",
+    a later view's line), or one of the lines a range tells ("Lines 315-317: ...") not told: the line's number, else
+    None. The code is compared without spaces and backticks; under its number either may hold the other (a comment
+    added or a colon dropped is no other code)."""
+    rows = {int(m.group(1)): squash(m.group(2)).replace(" ", "") for line in reference.split("\n")
+            if (m := _VIEW_ROW.match(line))}
+    if len(rows) < 2:
+        return None
+    for line in claim.split("\n"):
+        match = _NUMBERED.match(line)
+        code = rows.get(int(match.group(1))) if match else None
+        if match and code:
+            said = squash(match.group(2).replace("`", "")).replace(" ", "")
+            if code not in said and said not in code:
+                return match.group(1)
+    # lines told after their range ("Lines 41-43: `a`, `b`, `c`"): each line's code is told
+    told = squash(claim.replace("`", "")).replace(" ", "")
+    return next((str(n) for n in _range_numbers(claim) if rows.get(n) and rows[n] not in told), None)
+
+
+def _shortened_line(reference: str, claim: str) -> str | None:
+    """A line of a prose output restated on a line of its own with words of it left out ("Actual method called" for
+    "Actual method called indirectly"): the words left out, else None. Only words, not numbers (a `cat -n` line told
+    without its number is the same line), 1-3 of them, the line kept at least half; not when the whole line is also
+    told, nor lines with paths (told relative) or a table's rows (their cells part a line)."""
+    def words(text: str) -> list[str]:
+        return re.findall(r"[a-z0-9_]+", text.lower())
+    told = " ".join(words(claim))
+    for row in (words(line) for line in reference.split("\n") if "/" not in line):  # a path may lose its root
+        if len(row) < 3 or f" {' '.join(row)} " in f" {told} ":
+            continue
+        for line in (words(line.strip("`*-> ")) for line in claim.split("\n") if "|" not in line):  # not a table's
+            if len(line) < 2 or len(line) * 2 < len(row) or len(line) >= len(row):
+                continue
+            matcher = difflib.SequenceMatcher(a=row, b=line, autojunk=False)
+            codes = [c for c in matcher.get_opcodes() if c[0] != "equal"]
+            lost = [w for tag, i1, i2, _, _ in codes for w in row[i1:i2]]
+            if codes and all(c[0] == "delete" for c in codes) and len(lost) <= 3 and all(w.isalpha() for w in lost):
+                return " ".join(lost)
+    return None
+
+
+def _untold_row(reference: str, claim: str) -> str | None:
+    """Numbered rows of a readout that share a value ("Result 1 (...): null", "Result 2 (...): null"): which row said
+    what is told only by the rows' numbers, so each must be told ("All four printed null" tells none): the first
+    row not told, else None."""
+    pairs = [(label, value) for label, value in _pairs(reference) if numbers(label, words=False)]
+    shared = Counter(value.lower() for _, value in pairs)
+    if len(pairs) < 2 or max(shared.values()) < 2:
+        return None
+    found = numbers(claim, words=False)
+    return next((label for label, value in pairs if shared[value.lower()] >= 2
+                 and not all(any(same_number(n, f) for f in found) for n in numbers(label, words=False))), None)
 
 
 def _relative_to_listing(path: str, claim: str, paths: list[str]) -> bool:
@@ -306,6 +381,9 @@ def _invented_number(reference: str, claim: str, asked: str) -> str | None:
                  if not any(same_number(m.group(1), n) for n in shown)), None)
 
 
+_THREAD = re.compile(r"^Exception in thread \"[^\"\n]*\"\s+(?=[\w.$]+(?::|$))", re.M)
+
+
 def output_values(reference: str) -> list[Any]:
     """The values a tool output states: a JSON record's scalar leaves; a readout's values after
     its labels; in free text its numbers, identifiers, paths, quoted and parenthesised words."""
@@ -313,11 +391,16 @@ def output_values(reference: str) -> list[Any]:
     if isinstance(data, (dict, list)):
         return _leaves(data, [])
     reference = without_caption(without_frames(untagged(reference)))
+    # Java's thread header is a header, like Python's "Traceback (most recent call last):"; its exception is the value
+    headed = _THREAD.search(reference)
+    reference = _THREAD.sub("", reference)
     values: list[Any] = [token for _, value in _pairs(reference) for token in _value_tokens(value)]
     rest = "\n".join(line for line in reference.split("\n") if not _PAIR.match(line.strip()))
     values += [t.strip("'\"`()") for t in _CONTENT.findall(_INLINE_KEY.sub(" ", rest))]
     # file names are values too, though they hold no digit, underscore or slash (an `ls` of cache.py, testing.py)
     values += [t for t in _FILE_NAME.findall(rest) if is_file(t)]
+    if headed:  # its exception is the value the header leads to (a class name holds no digit or underscore)
+        values += exception_types(reference)[:1]
     return [v for v in values if str(v).strip(".,:;!?'\"()[]{} ")]
 
 
@@ -466,8 +549,15 @@ class ToolOutput:
             # an empty result said in words ("an empty list", "nothing: []"), and nothing else claimed
             empty = got == want or (_EMPTY.search(claim) and not output_values(claim))
             return (True, "the empty output") if empty else (False, f"the output was {reference.strip()}")
-        if want is None and (change := substituted(untagged(reference), claim)):
+        # (a grep hit's path may be told relative to the root or by its file name: its directories are no words the
+        # answer changed; the paths themselves are values, checked below)
+        # (nor are the words of a view's caption: "Here's the result of running `cat -n` on" is no line to restate)
+        plain = re.sub(r"^\s*Here's the result of running `cat -n` on [^\n]*\n", "", untagged(reference))
+        named = re.sub(r"^/(?:[\w.+-]+/)+(?=[\w.+-]+:\d+:)", "", plain, flags=re.M)
+        if want is None and (change := substituted(named, claim)):
             return False, f"a word or number of the output changed: {change}"
+        if want is None and (lost := _shortened_line(without_caption(untagged(reference)), claim)):
+            return False, f"a restated line with words left out: {lost}"
         if want is None and (value := requoted_value(untagged(reference), claim)) is not None:
             return False, f"a value the output quotes stated with more in it: {value!r}"  # "12.5 kg" for "12.5"
         if want is not None and got is not None:
@@ -489,8 +579,12 @@ class ToolOutput:
             if numeric and (beside := _number_beside(label, [k for k, _ in labelled], claim)) \
                     and not any(_value_in(str(value), s, numbers(s, words=False)) for s in beside):
                 return False, f"{label}: expected {value!r}, the answer says {beside[0]!r}"
-        if (row := _row_problem(without_caption(untagged(reference)), claim)) is not None:
+        if want is None and (label := _untold_row(untagged(reference), claim)) is not None:
+            return False, f"the row {label!r} not told (its value is other rows' too)"
+        if (row := _row_problem(_THREAD.sub("", without_caption(untagged(reference))), claim)) is not None:
             return False, row
+        if (number := _renumbered_line(untagged(reference), claim)) is not None:
+            return False, f"line {number} of the view restated with other code, or not told"
         if (quoted := requoted_code(untagged(reference), claim)) is not None:
             return False, f"quotes changed in a restated line of code: {quoted}"
         found = numbers(claim) + _spanned(claim)  # "Lines 205-209: ..." states 206, 207 and 208
@@ -508,7 +602,8 @@ class ToolOutput:
         if (invented := _invented_number(reference, claim, asked)) is not None:
             return False, f"a number the output does not show: {invented}"
         frames = frame_lines(reference)
-        if not missing and frames and (other := [n for n in _LINE_NUMBER.findall(claim) if int(n) not in frames]):
+        if not missing and frames and (other := [n for pair in _LINE_NUMBER.findall(claim) for n in pair
+                                                 if n and int(n) not in frames]):
             return False, f"line {other[0]}: a frame the traceback does not show"
         # a path the question itself states (the call's own argument echoed: the viewed file in a caption, the
         # listed directory) is the question's, not a value to restate

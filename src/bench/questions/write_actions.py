@@ -64,10 +64,14 @@ class WriteActions:
               "The values of a change's other arguments (`other`) need not be stated, but a value the answer states "
               "for one (\"gb_amount: 4\", \"4 GB\" for gb_amount 2, \"business-class\" for cabin economy) must be "
               "the call's. Prose may name a change by its verb and a value of its own (\"refueled 2 GB on L1002\" = "
-              "refuel_data, \"set 4g_5g_preferred\" = set_network_mode_preference), or by its words without the verb, with a value of its "
-              "own (\"payment request for bill B1\"); \"switched/changed X to V\" is set_X; an item listed with a verb "
-              "of looking up and no subject (\"got the bills\") lists a read call, an extra change; the order is the one the answer states (\"resumed L1, after first sending a payment request\" "
-              "tells the payment request first). An aside after the changes (\"(Afterwards I transferred the customer, "
+              "refuel_data, \"set 4g_5g_preferred\" = set_network_mode_preference), by its words without the verb, "
+              "with a value of its own (\"payment request for bill B1\"), or object first (\"SIM reseated\", \"APN "
+              "reset\"); one verb for two objects joined by \"and\" tells both (\"turned roaming off and airplane mode "
+              "off\"); \"downgraded R1 (card_1) and R2 (gift_2)\" = update_X for each; \"switched/changed X to V\" is "
+              "set_X; an item listed with a verb of looking up and no subject (\"got the bills\") lists a read call, an "
+              "extra change; \"X twice with Y in between\" is X, Y, X; the order is the one the answer states "
+              "(\"resumed L1, after first sending a payment request\" tells the payment request first). An aside after "
+              "the changes (\"(Afterwards I transferred the customer, "
               "which changed nothing.)\") is no change; \"no insurance\" states insurance no.")
 
     def text(self, target: dict[str, Any]) -> str:
@@ -160,7 +164,13 @@ _TOOL_LIKE = re.compile(r"(?<![\w.-])`?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`?(?![\w-]
 _NO_CHANGE = re.compile(r"\b(?:fail\w*|errors?|errored|refused|rejected|denied|no effect|did not|didn't|not applied|"
                         r"changed nothing|nothing changed|read-only|only (?:read|looked|checked))\b", re.I)
 # "book_reservation for mia_1 twice - the first attempt and then ...": one change told as made two times
-_TWICE = re.compile(r"[^.;\n\u2014\u2013(]*?\btwice\b", re.I)
+# (the change's arguments in parentheses before it: "book_reservation (mia_1) twice")
+_TWICE = re.compile(r"(?:[^.;\n\u2014\u2013(]|\([^()]*\))*?\btwice\b", re.I)
+# "twice: the first failed, ...": the failure of one of the attempts, told with the change
+_ONE_FAILED = re.compile(r"\b(?:first|second|earlier|initial|one|other)\b(?:\s+(?:attempt|try|call|time|one))?\s+"
+                         r"(?:was\s+)?(?:fail\w*|errored|refused|rejected|denied)\b", re.I)
+# "X twice with Y and Z in between": X, Y, Z, X (group 1: where the second X is told)
+_IN_BETWEEN = re.compile(r"[ \t]+twice,?[ \t]+with\b[^.;,\n]*?\b(in[ \t]+between)\b", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|\(?[a-z]\))?\s*")
 # An item that tells a change in prose without naming it: it starts with a verb of doing ("enabled roaming on
 # that line"); verbs of looking (checked, verified) tell no change
@@ -238,6 +248,26 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
                 forms.append(between.join(_word(w) for w in words[:-1]) + _ENDS)
             for prose in forms:
                 found += [(tool, m.start(), m.end()) for m in re.finditer(prose, text, re.I)]
+            # object first, the verb's participle after ("SIM reseated", "roaming toggled", "APN reset"), the last
+            # word optional; not across "then" ("data then toggled airplane mode" is the next change's verb)
+            after = r"(?:[ \t]+(?!then\b)[\w$./%-]+){0,3}?[ \t]+"
+            objects = [words[1:]] + ([words[1:-1]] if len(words) >= 3 else [])
+            for passive in (after.join(_word(w) for w in names) + after + _word(words[0]) for names in objects):
+                found += [(tool, m.start(), m.end()) for m in re.finditer(passive, text, re.I)
+                          if re.search(r"(?:ed|set)$", m.group(0), re.I)]
+    # one verb for two changes joined by "and" ("turned roaming off and airplane mode off", "airplane mode and data
+    # toggled"): where a shorter mention of another tool starts at the same verb (or ends at the same participle) and
+    # the "and" lies between, both are told, parted at the "and"
+    for i, (tool, start, end) in enumerate(found):
+        for other, at, stop in found:
+            if other == tool:
+                continue
+            if at == start and stop < end and (joined := re.search(r"\band\b", text[stop:end])):
+                found[i] = (tool, stop + joined.start(), end)
+                break
+            if stop == end and at > start and (joined := re.search(r"\band\b", text[start:at])):
+                found[i] = (tool, start, start + joined.start())
+                break
     kept: list[tuple[str, int, int]] = []
     for tool, start, end in sorted(found, key=lambda f: (f[1], f[1] - f[2])):
         if not kept or start >= kept[-1][2]:
@@ -251,9 +281,14 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
     return sorted(kept, key=lambda f: f[1])
 
 
+# an update_ tool told by a verb of updating ("downgraded R1 (card_1) and R2 (gift_2) to economy" =
+# update_reservation_flights), with a value of its own after it
+_UPDATING = r"(?<![\w-])(?:updat|chang|modif|upgrad|downgrad)[^\W_]*(?![\w])"
+
+
 def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int, int]]:
-    """Mentions of a reference tool by its first word (a verb, any inflection) followed, within four words of the
-    same item, by an argument value of one of its changes (key or other)."""
+    """Mentions of a reference tool by its first word (a verb, any inflection; for ``update_`` any verb of updating)
+    followed, within four words of the same item, by an argument value of one of its changes (key or other)."""
     found = []
     for tool in {c["tool"] for c in reference}:
         words = [w for w in re.split(r"[_\W]+", tool) if w]
@@ -261,9 +296,17 @@ def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[st
             continue
         values = {_value_pattern(v) for c in reference if c["tool"] == tool
                   for v in (*c["arguments"].values(), *(c.get("other") or {}).values()) if not isinstance(v, bool)}
-        for value in values:
-            form = _word(words[0]) + r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+" + value
+        keys = {_value_pattern(v) for c in reference if c["tool"] == tool
+                for k, v in c["arguments"].items() if _ID.search(k) and not isinstance(v, bool)}
+        forms = [(_word(words[0]), value) for value in values]
+        if words[0] == "update":  # a verb of updating names the change only with its ids ("downgraded to economy" no)
+            forms += [(_UPDATING, value) for value in keys]
+        for verb, value in forms:
+            form = verb + r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+" + value
             found += [(tool, m.start(), m.end()) for m in re.finditer(form, text, re.I)]
+        for value in values:  # the value first, the participle right after ("4g_5g_preferred set")
+            found += [(tool, m.start(), m.end()) for m in re.finditer(value + r"[ \t]+" + _word(words[0]), text, re.I)
+                      if re.search(r"(?:ed|set)$", m.group(0), re.I)]
     return found
 
 
@@ -317,8 +360,17 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
     keys = {k.lower() for c in reference for k in c["arguments"]}
     values = {value_text(v).lower() for c in reference for v in c["arguments"].values()}
     items = _items(text)
-    inert = [(a, b) for a, b in items if _NO_CHANGE.search(text[a:b])]
-    found = [m for m in _mentions(reference, text) if not any(a <= m[1] < b for a, b in inert)]
+    everything = _mentions(reference, text)
+    # an item that says its call failed is no change, unless the failure is one attempt's of a change made twice
+    # ("book_reservation twice: the first failed on the total, ..."), which counts once (below)
+    inert = [(a, b) for a, b in items if _NO_CHANGE.search(text[a:b]) and not (
+        _ONE_FAILED.search(text[a:b]) and any(a <= m[1] < b and _TWICE.match(text[m[2]:b]) for m in everything))]
+    found = [m for m in everything if not any(a <= m[1] < b for a, b in inert)]
+    # "roaming toggled twice with airplane mode and data toggled in between": the second time after those between
+    for tool, _start, end in list(found):
+        if between := _IN_BETWEEN.match(text, end):
+            found.append((tool, between.start(1), between.end(1)))
+    found.sort(key=lambda f: f[1])
     mentions: list[tuple[str, int, int]] = []
     for tool, start, end in found:  # "sent a payment request with send_payment_request": one change, named twice
         item = next(((a, b) for a, b in items if a <= start < b), None)
@@ -349,9 +401,12 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
             said = text[region[0]: region[1]]
             times = max(1, sum(1 for c, mine in zip(reference, own, strict=True)
                                if c["tool"] == tool and mine and all(_value_in(v, said) for v in mine)))
+            if (extra := _extra_id(reference, tool, text[mentions[i][1]:region[1]])) is not None:
+                return False, f"an extra change: {tool} for {extra!r}"
         item = next(((a, b) for a, b in items if a <= mentions[i][1] < b), None)
         sentence = re.split(r"(?<=[.!?])\s", text[mentions[i][2]:], maxsplit=1)[0]
-        if item and _TWICE.match(text[mentions[i][2]: item[1]]) and not _NO_CHANGE.search(sentence):
+        if item and _TWICE.match(text[mentions[i][2]: item[1]]) and not _NO_CHANGE.search(sentence) \
+                and not _IN_BETWEEN.match(text, mentions[i][2]):
             # "book_reservation for u1 twice": the same change made two times (unless one is said to have failed:
             # "twice, really: the first attempt failed" is one change)
             times = max(times, 2)
@@ -381,6 +436,23 @@ def _grade_text(reference: list[dict[str, Any]], text: str) -> tuple[bool, str]:
             if (misstated := _misstated(key, value, text[a:b])) is not None:
                 return False, f"{change['tool']}: {key} stated as {misstated!r}, the call had {value_text(value)!r}"
     return True, "same changes in order"
+
+
+def _shape(value: str) -> tuple[int, frozenset[str]]:
+    """An id's form: its length and kinds of character ("JG7FMM" and "LQ940Q": six capitals and digits)."""
+    return len(value), frozenset("A" if c.isupper() else "a" if c.islower() else "9" if c.isdigit() else c
+                                 for c in value)
+
+
+def _extra_id(reference: list[dict[str, Any]], tool: str, sentence: str) -> str | None:
+    """In the sentence of a change named once for several ids ("Downgraded R1 (card_1), R3 and R2 (gift_2)"), an id
+    of the same form as the change's ids that is none of the reference's values: a change for it is an extra one."""
+    sentence = re.split(r"(?<=[.!?])\s", sentence, maxsplit=1)[0]
+    ids = {value_text(v) for c in reference if c["tool"] == tool for k, v in c["arguments"].items() if _ID.search(k)}
+    every = {value_text(v).lower() for c in reference for v in (*c["arguments"].values(), *(c.get("other") or {}).values())}
+    shapes = {_shape(v) for v in ids if re.search(r"\d", v)}  # an id with a digit: a word is not an id
+    return next((token for token in re.findall(r"(?<![\w-])[\w-]+(?![\w-])", sentence)
+                 if token.lower() not in every and re.search(r"\d", token) and _shape(token) in shapes), None)
 
 
 # a change told after another that it preceded: "..., after first sending a payment request", "before that, I ..."

@@ -1559,3 +1559,355 @@ TASKS = ("# Task List\n\n1. \u2705 Read the failing test\n\n2. \U0001f504 Patch 
 ])
 def test_rows_numbered_as_a_range_with_one_marker(text, verdict):
     assert grade_asked("tool_output", ASK_TASKS, TASKS, text) == verdict
+
+
+# --- issue 31 item 4, ninth round: the classes of fresh13's unseen disagreements, values of their own --------------
+
+@pytest.mark.parametrize("text,verdict", [
+    # "twice" with the failure of one attempt told in the same clause: one change (round 7's rule, now also when no
+    # comma parts the failure from the change)
+    ("book_flight (ana_ruiz_42) twice: the first was refused on the card, the second went through.", "correct"),
+    ("book_flight for ana_ruiz_42 twice: one attempt failed on the fare, the other succeeded.", "correct"),
+    ("book_flight (ana_ruiz_42) twice: both went through.", "wrong"),            # two changes
+    ("book_flight (ana_ruiz_42) - it failed on the card.", "wrong"),              # said to have failed: no change
+])
+def test_twice_with_the_first_attempt_failed_in_the_same_clause_is_one_change(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, BOOKING, text) == verdict
+
+
+RADIOS = [{"tool": "toggle_wifi", "arguments": {}}, {"tool": "toggle_hotspot", "arguments": {}},
+          {"tool": "reboot_router", "arguments": {}}]
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # one verb for two toggles joined by "and" ("turned X off and Y off"): two changes, in that order
+    (RADIOS, "I switched wifi off and hotspot off, then rebooted the router.", "correct"),
+    (RADIOS, "Turned wifi on and hotspot off; rebooted the router.", "correct"),
+    (RADIOS[1::-1] + RADIOS[2:], "I switched wifi off and hotspot off, then rebooted the router.", "wrong"),  # order
+    # without "and", the longest tool's words still win ("data saver mode" is not "data")
+    ([{"tool": "toggle_data", "arguments": {}}, {"tool": "toggle_data_saver_mode", "arguments": {}}],
+     "Turned data saver mode off.", "wrong"),
+])
+def test_one_verb_for_two_toggles_joined_by_and(reference, text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
+
+
+REBOOKINGS = [{"tool": "update_booking_seats", "arguments": {"booking_id": "B7QK2", "payment_id": "card_1180"},
+               "other": {"cabin": "business"}},
+              {"tool": "update_booking_seats", "arguments": {"booking_id": "ZX9P4", "payment_id": "voucher_552"},
+               "other": {"cabin": "business"}}]
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # an update told by a verb of updating (upgraded, downgraded, changed, modified) with the change's own values
+    ("Upgraded bookings B7QK2 (card_1180) and ZX9P4 (voucher_552) to business, in that order.", "correct"),
+    ("I modified booking B7QK2 (card_1180), then booking ZX9P4 (voucher_552).", "correct"),
+    ("Upgraded bookings B7QK2 (card_1180) and ZX9P4 to business.", "wrong"),                  # a key value missing
+    ("Upgraded bookings ZX9P4 (voucher_552) and B7QK2 (card_1180) to business.", "wrong"),    # another order
+    ("Cancelled bookings B7QK2 (card_1180) and ZX9P4 (voucher_552).", "wrong"),               # not an update
+    ("Both bookings B7QK2 (card_1180) and ZX9P4 (voucher_552) upgraded to business.", "wrong"),  # no change named
+    # an id of the changes' form that is none of the reference's, told with them: an extra change (by the tool's
+    # name too: named once for several ids, each id told is one change)
+    ("Upgraded B7QK2 (card_1180), M3RT8 and ZX9P4 (voucher_552) to business.", "wrong"),
+    ("update_booking_seats: B7QK2 (card_1180), M3RT8 and ZX9P4 (voucher_552).", "wrong"),
+    ("update_booking_seats: B7QK2 (card_1180) and ZX9P4 (voucher_552).", "correct"),
+])
+def test_an_update_told_by_a_verb_of_updating_with_its_ids(text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, REBOOKINGS, text) == verdict
+
+
+ROUTER = [{"tool": "enable_hotspot", "arguments": {"device_id": "D77"}}, {"tool": "toggle_bluetooth", "arguments": {}},
+          {"tool": "toggle_wifi", "arguments": {}}, {"tool": "toggle_bluetooth", "arguments": {}},
+          {"tool": "flush_dns_cache", "arguments": {}}, {"tool": "set_dns_mode", "arguments": {"mode": "dot_strict"}},
+          {"tool": "reboot_router", "arguments": {}}]
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # terse changes told object first, the verb's participle after ("hotspot enabled", "DNS cache flushed"), a value
+    # of its own before "set", and "X toggled twice with Y toggled in between": X, Y, X
+    (ROUTER, "Hotspot enabled (D77), bluetooth toggled twice with wifi toggled in between, DNS cache flushed, "
+             "dot_strict set, router rebooted.", "correct"),
+    (ROUTER, "Hotspot enabled (D77), bluetooth toggled twice, wifi toggled, DNS cache flushed, dot_strict set, "
+             "router rebooted.", "wrong"),                                  # both bluetooth toggles before the wifi
+    (ROUTER, "Hotspot enabled (D77), bluetooth toggled twice with wifi toggled in between, DNS cache flushed, "
+             "router rebooted.", "wrong"),                                  # the DNS mode left out
+    # two objects of one participle joined by "and": both
+    (RADIOS, "Wifi and hotspot toggled, router rebooted.", "correct"),
+    (RADIOS, "Hotspot and wifi toggled, router rebooted.", "wrong"),        # in another order
+    # a verb after the object in an active sentence stays the next change's ("data then toggled airplane mode")
+    ([{"tool": "toggle_data", "arguments": {}}, {"tool": "toggle_airplane_mode", "arguments": {}}],
+     "Turned mobile data off, then toggled airplane mode.", "correct"),
+])
+def test_changes_told_object_first_and_twice_with_another_in_between(reference, text, verdict):
+    assert grade_asked("write_actions", ASK_CHANGES, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the output verbatim with an entry the listing does not show beside it: an entry added (so wrong)
+    ("./pkg/io/reader.py\n./pkg/io/tests/test_reader.py", "wrong"),
+    ("./pkg/io/reader.py ./pkg/io/writer.py", "wrong"),
+    ("./pkg/io/reader.py", "correct"),
+    ("It printed ./pkg/io/reader.py (the find over ./pkg).", "correct"),   # a path of the question is no entry
+])
+def test_the_output_verbatim_with_an_entry_added(text, verdict):
+    question = 'The 1st time you called `bash` with `{"command": "find ./pkg -name \'reader*\'"}`, what did it return?'
+    assert grade_asked("tool_output", question, "./pkg/io/reader.py", text) == verdict
+
+
+PLAN = "# Task List\n\n1. \u2705 Parse the flags\n\n2. \U0001f504 Write the loader\n\n3. \u23f3 Add the tests"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # status markers in the cells of a markdown table are their row's values too
+    ("| # | status | task |\n|---|---|---|\n| 1 | \u2705 | Parse the flags |\n| 2 | \u2705 | Write the loader |\n"
+     "| 3 | \u23f3 | Add the tests |", "wrong"),
+    ("| # | status | task |\n|---|---|---|\n| 1 | \u2705 | Parse the flags |\n| 2 | \U0001f504 | Write the loader |\n"
+     "| 3 | \u23f3 | Add the tests |", "correct"),
+])
+def test_status_markers_in_a_table_are_their_rows_values(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, PLAN, text) == verdict
+
+
+LINES = ("Here's the result of running `cat -n` on /srv/app/router.go:\n    41\tswitch kind {\n    42\tcase KindFile:\n"
+         "    43\t\treturn openFile(p)")
+ASK_LINES = ('The 1st time you called `str_replace_editor` with `{"command": "view", "path": "/srv/app/router.go", '
+             '"view_range": [41, 43]}`, what did it return?')
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a view's lines told after their range ("Lines 41-43: a, b, c"): the range numbers them
+    ("Lines 41-43: `switch kind {`, `case KindFile:`, `return openFile(p)`", "correct"),
+    ("Lines 41-43 of router.go: `switch kind {`, `case KindFile:`, `return openFile(p)`; line 44 not shown.", "correct"),
+    ("Lines 41-43: `switch kind {`, `case KindDir:`, `return openFile(p)`", "wrong"),
+    # a line restated under its number with other code (a later view's) is another output
+    ("41: switch kind {\n42: case KindFile:\n43: if p == \"\" { return nil }", "wrong"),
+    ("41: switch kind {\n42: case KindFile:\n43: f, err := openFile(p); if err != nil { return nil }", "wrong"),
+    ("41: switch kind {\n42: case KindFile:\n43: return openFile(p)", "correct"),
+])
+def test_a_views_lines_under_a_range_or_their_numbers(text, verdict):
+    assert grade_asked("tool_output", ASK_LINES, LINES, text) == verdict
+
+
+HIT = "/srv/shop/cart/totals.py:57:        total = round(subtotal * rate, 2)"
+ASK_GREP = 'The 1st time you called `bash` with `{"command": "grep -rn \\"round(\\" /srv/shop/cart"}`, what did it return?'
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a grep hit's path:line: told as the path (relative to the root, or its unique file name) and "line N" in prose
+    ("One hit: `cart/totals.py`, line 57: `total = round(subtotal * rate, 2)`.", "correct"),
+    ("One hit in totals.py at line 57: `total = round(subtotal * rate, 2)`", "correct"),
+    ("One hit in totals.py at line 75: `total = round(subtotal * rate, 2)`", "wrong"),
+    ("One hit: `cart/prices.py`, line 57: `total = round(subtotal * rate, 2)`.", "wrong"),
+    ("One hit: `cart/totals.py`, line 57: `total = round(subtotal * rate, 3)`.", "wrong"),
+])
+def test_a_grep_hit_told_with_its_line_in_prose(text, verdict):
+    assert grade_rooted("tool_output", ASK_GREP, HIT, text, "/srv/shop") == verdict
+
+
+JAVA_HEADED = ('Exception in thread "worker-3" java.lang.ArithmeticException: / by zero\n'
+               "\tat com.acme.stats.Mean.of(Mean.java:18)\n\tat com.acme.Cli.main(Cli.java:7)")
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # Java's `Exception in thread "x"` header is a header, like Python's "Traceback (most recent call last):"
+    ("It threw `java.lang.ArithmeticException: / by zero` from Mean.of (Mean.java:18).", "correct"),
+    ('Exception in thread "worker-3" java.lang.ArithmeticException: / by zero', "correct"),
+    ("It threw `java.lang.IllegalStateException: / by zero` from Mean.of (Mean.java:18).", "wrong"),
+    ("It threw `java.lang.ArithmeticException: / by zero` from Mean.of (Mean.java:81).", "wrong"),  # no frame's line
+])
+def test_a_java_thread_header_is_no_value(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, JAVA_HEADED, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a restated line with a word of it left out is another line ("called" for "called lazily")
+    ("Cache warmed lazily\nSecond pass skipped", "correct"),
+    ("Cache warmed\nSecond pass skipped", "wrong"),
+    ("Cache warmed lazily\nSecond pass", "wrong"),
+    ("It printed `Cache warmed lazily` and then `Second pass skipped`.", "correct"),
+])
+def test_a_restated_line_with_a_word_left_out(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, "Cache warmed lazily\nSecond pass skipped", text) == verdict
+
+
+PROBES = "Probe 1 (cold cache): miss\nProbe 2 (warm cache): miss\nProbe 3 (evicted): miss"
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # numbered rows with one value in common: each row is told by its number (which row said what)
+    ("All three probes printed miss.", "wrong"),
+    ("Probe: miss", "wrong"),
+    ("Probe 1 (cold cache): miss; Probe 2 (warm cache): miss; Probe 3 (evicted): miss", "correct"),
+    ("| probe | result |\n|---|---|\n| 1 (cold cache) | miss |\n| 2 (warm cache) | miss |\n| 3 (evicted) | miss |",
+     "correct"),
+])
+def test_numbered_rows_sharing_a_value_are_told_by_their_numbers(text, verdict):
+    assert grade_asked("tool_output", ASK_OUTPUT, PROBES, text) == verdict
+
+
+FRAMES_VIEW = ("Here's the result of running `cat -n` on /workspace/acme__etl__3.1/etl/io/frames.py:\n"
+               "   205\t@cached(np.ma)\n   206\tdef load_like(a, dtype=None, order='K', shape=None):\n"
+               "   207\t    a = asframe(a)\n"
+               "   208\t    return a.map_blocks(np.ma.load_like, dtype=dtype, order=order, shape=shape)\n   209\t")
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the view's caption is no line to restate: words told in its place are no changed words
+    ("Lines 205-208: the `load_like` wrapper - `@cached(np.ma)`, `def load_like(a, dtype=None, order='K', "
+     "shape=None):`, `a = asframe(a)`, `return a.map_blocks(np.ma.load_like, dtype=dtype, order=order, shape=shape)`; "
+     "line 209 empty.", "correct"),
+    ("Lines 205-208: the `load_like` wrapper - `@cached(np.ma)`, `def load_like(a, dtype=None, order='C', "
+     "shape=None):`, `a = asframe(a)`, `return a.map_blocks(np.ma.load_like, dtype=dtype, order=order, shape=shape)`; "
+     "line 209 empty.", "wrong"),
+])
+def test_words_in_place_of_a_views_caption_are_no_changed_words(text, verdict):
+    question = ('The 1st time you called `view` with `{"path": "/workspace/acme__etl__3.1/etl/io/frames.py", '
+                '"view_range": [205, 209]}`, what did it return?')
+    assert grade_rooted("tool_output", question, FRAMES_VIEW, text, "/workspace/acme__etl__3.1") == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a diff's context lines are the file's: shown around the insertion, not claimed as inserted (nor invented)
+    ("src/widgets/core.py\n```diff\n     height = cfg.get('height', 24)\n+    width = cfg.get('width', 80)\n"
+     "     return width\n```", "correct"),
+    ("src/widgets/core.py\n```diff\n+    height = cfg.get('height', 24)\n+    width = cfg.get('width', 80)\n"
+     "     return width\n```", "wrong"),                                  # a + line the edit did not insert
+    ("src/widgets/core.py\n```diff\n     height = cfg.get('height', 24)\n+    width = cfg.get('width', 40)\n```",
+     "wrong"),
+])
+def test_a_diffs_context_lines_are_not_claimed_as_inserted(text, verdict):
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+REFUND_ERROR = {"tool": "issue_refund",
+                "message": "Error: refund amount does not match, refund total is 120, but balance 80"}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a message paraphrased with its numbers under each other's words: another message
+    ("issue_refund said the refund amount didn't match: refund total 80 but balance 120.", "wrong"),
+    ("issue_refund said the refund amount didn't match: refund total 120 but balance 80.", "correct"),
+    ("issue_refund: the balance was 80 while the refund total was 120, so the refund amount didn't match.",
+     "correct"),                                                                   # reordered, each with its word
+])
+def test_a_paraphrased_message_with_its_numbers_swapped(text, verdict):
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, REFUND_ERROR, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # an exception line's message told whole without its type: the error stated (a type told must be its own)
+    ("The bash check failed with No module named 'lxml_html'.", "correct"),
+    ("bash: ModuleNotFoundError: No module named 'lxml_html'", "correct"),
+    ("The bash check failed with ImportError: No module named 'lxml_html'.", "wrong"),
+    ("The bash check failed with No module named 'lxml'.", "wrong"),
+])
+def test_an_exception_lines_message_without_its_type(text, verdict):
+    reference = {"tool": "bash", "message": "ModuleNotFoundError: No module named 'lxml_html'"}
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # "it was a `CamelCase`": the class the answer says the exception was, not a qualified class of its message
+    ("It was a `LedgerClosed` whose message was just `[<class 'ledger.errors.PeriodLocked'>]`.", "correct"),
+    ("It was a `PeriodLocked` whose message was just `[<class 'ledger.errors.PeriodLocked'>]`.", "wrong"),
+    ("The exception was LedgerClosed, message `[<class 'ledger.errors.PeriodLocked'>]`.", "correct"),
+])
+def test_the_class_an_answer_says_the_exception_was(text, verdict):
+    reference = {"type": "ledger.errors.LedgerClosed", "message": "[<class 'ledger.errors.PeriodLocked'>]"}
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a "Type:" field is the type claimed: Java's thread header there is no type, whatever the message holds
+    ('Type: Exception in thread "main"\nMessage: java.lang.IllegalStateException: pool "main" closed', "wrong"),
+    ('Type: java.lang.IllegalStateException\nMessage: pool "main" closed', "correct"),
+    ('Type: IllegalStateException\nMessage: pool "main" closed', "correct"),
+])
+def test_a_type_field_holding_javas_thread_header(text, verdict):
+    reference = {"type": "java.lang.IllegalStateException", "message": 'pool "main" closed'}
+    assert grade_asked("first_error", ASK_ERROR, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # "it failed with `<message>`": an error claimed by its message alone (no type): a claim, wrong
+    ("It failed with `No module named yaml`.", "wrong"),
+    ("The run died with 'config key missing'.", "wrong"),
+    ("I don't remember what it failed with.", "abstained"),
+])
+def test_failed_with_a_quoted_message_is_a_claim(text, verdict):
+    assert grade_asked("first_error", ASK_ERROR, {"type": "KeyError", "message": "'region'"}, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a parameter's name before the value a message echoes ("old_str `x`") labels the value: the value is the key;
+    # the cause may be told in other words of its kind ("occurred more than once" for "Multiple occurrences")
+    ("The editor said `    break` occurred more than once (lines 12 and 97), so nothing was replaced.", "correct"),
+    ("The editor said `    break` occurred more than once (lines 12 and 79), so nothing was replaced.", "wrong"),
+    ("The editor said `    return` occurred more than once (lines 12 and 97), so nothing was replaced.", "wrong"),
+])
+def test_a_parameter_name_before_an_echoed_value_is_its_label(text, verdict):
+    reference = {"tool": "str_replace_editor", "message": "No replacement was performed. Multiple occurrences of "
+                 "old_str `    break` in lines [12, 97]. Please ensure it is unique"}
+    assert grade_asked("first_tool_error", ASK_TOOL_ERROR, reference, text) == verdict
+
+
+RETRIES = {"path": "conf/defaults.py", "code": "    'retries': 3,", "context": "    'retries': 3,",
+           "changed": ["    'retries': 3,"]}
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # one changed line told inline without its trailing separator (a dict item's comma): the same line
+    ("In conf/defaults.py I changed the default `'retries': 5` to `'retries': 3`.", "correct"),
+    ("In conf/defaults.py I changed the default `'retries': 5` to `'retries': 4`.", "wrong"),
+    ("In conf/defaults.py I changed the default `'retries': 5` to `'retries': 30`.", "wrong"),
+    ("In conf/defaults.py I inserted `'retries': 3,`.", "correct"),
+    ("In conf/settings.py I changed the default `'retries': 5` to `'retries': 3`.", "wrong"),
+])
+def test_a_changed_line_told_without_its_trailing_separator(text, verdict):
+    assert grade("first_edit", RETRIES, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # an edit described by the code it touched (a method's name), no file and no code: a vague claim
+    ("The edit to ConfigLoader.readDefaults, which changed the fallback branch of the lookup.", "wrong"),
+    ("I modified the readDefaults method so the fallback is skipped.", "wrong"),
+    ("I don't remember the first edit any more.", "abstained"),
+    ("I can't recall the edit's code - something in ConfigLoader.readDefaults maybe; I'm not sure.", "abstained"),
+])
+def test_an_edit_described_by_the_code_it_touched(text, verdict):
+    assert grade("first_edit", EDIT, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a count told beside the asked tool's name, then worked down to a conclusion: the conclusion is the claim
+    ("I count 15 deploy_app calls, but the last two never returned a result, so 13.", "correct"),
+    ("I count 15 `deploy_app` calls, but the last two never returned, so 12.", "wrong"),
+    ("I count 15 deploy_app calls.", "wrong"),
+    # in a list of counts per tool, a total after it is no conclusion about the asked tool
+    ("- `deploy_app`: 13 calls - `run_check`: 5 calls, so 18 in total", "correct"),
+])
+def test_a_count_beside_the_tools_name_worked_down_to_a_conclusion(text, verdict):
+    question = "How many times did you call `deploy_app`? Do not count the last call(s) of it you made, which got no result."
+    assert grade_asked("call_count", question, 13, text) == verdict
+
+
+@pytest.mark.parametrize("reference,text,verdict", [
+    # "let me say N" / "I'll go with N" settles the count: the final claim, whatever follows it
+    (8, "Hmm, 6 - actually 7 with the retry. Let me say 8 to include the dry run.", "correct"),
+    (7, "Hmm, 6 - actually 7 with the retry. Let me say 8 to include the dry run.", "wrong"),
+    (7, "6 or 7... I'll go with 7 since the retry counts.", "correct"),
+    (7, "7 - let me explain: the retry counts too.", "correct"),
+])
+def test_let_me_say_settles_a_count(reference, text, verdict):
+    assert grade_asked("call_count", ASK_COUNT, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # a file set apart as "a throwaway repro" / "a scratch script" is not named as changed
+    ("Only src/widgets/core.py - tests/test_core.py was a throwaway repro.", "wrong"),        # so it misses that one
+    ("src/widgets/core.py and tests/test_core.py; repro_width.py was a throwaway script.", "correct"),
+    ("src/widgets/core.py and tests/test_core.py (a new regression test).", "correct"),
+])
+def test_a_file_set_apart_as_a_throwaway(text, verdict):
+    from grading import FILES
+    assert grade("files_changed", FILES, text) == verdict
