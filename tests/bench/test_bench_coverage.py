@@ -32,6 +32,9 @@ def test_tiny_run_reports_every_setting_and_the_lowest_coverage_and_widest_ratio
     # rare discordance needs more width than the oracle's normal shape at 10 instances
     assert all("achievable" in r for r in rows if r["statistic"] == "paired")
     assert all(r["achievable"] > 1 for r in rows if r["model"] == "loss 0.03" and r["rho"] == 0)
+    # shares get the same floor at K <= 10; at common rates it is below the oracle's width
+    assert all("achievable" in r for r in rows if r["statistic"] != "paired")
+    assert all(r["achievable"] < 1 for r in rows if r["statistic"] != "paired" and r["rho"] == 0)
     for row in rows:
         assert 0 <= row["before"] <= 1 and 0 <= row["after"] <= 1 and row["after_ratio"] > 0
         assert row["after_zero"] == 0  # no interval has zero width
@@ -68,3 +71,25 @@ def test_pratt_bound_by_hand():
     expected = top - 0.05 * ((1 - top) ** (1 - n) - 1) / (n - 1)
     assert module._pratt_side(n, 0.0, True, grid=20_000) == pytest.approx(expected, rel=1e-3)
     assert module._pratt_side(n, 0.0, False) == 0.0  # nothing below a rate of 0
+
+
+def test_share_floor_is_pratts_bound_on_the_binomial_share():
+    # accuracy: the binomial share of the n questions at the types' mean accuracy, both sides;
+    # relative to full: the full-correct questions at the kept rate sum p_t^2 / sum p_t. A valid
+    # interval's expected width is below the normal width 2 x 1.96 x sqrt(p (1 - p) / n) at
+    # common rates (Pratt's bound sits at about 0.8-0.9 of it), and above half of it
+    module = _module()
+    sizes = np.random.default_rng(29).integers(2, module.MAX_SIZE + 1, size=(24, 6)).sum(axis=1)
+    rate = float(np.mean(module.type_rates(0.5)))
+    assert rate == pytest.approx(0.5)
+    by_hand = np.mean([module._pratt_side(n, rate, True) + module._pratt_side(n, rate, False)
+                       for n in sizes.tolist()])
+    assert module.achievable_share_width("accuracy", 6, 0.5) == pytest.approx(by_hand)
+    normal = np.mean([2 * 1.96 * np.sqrt(0.25 / n) for n in sizes.tolist()])
+    assert 0.5 * normal < by_hand < normal
+    rates = module.type_rates(0.8)
+    kept = float(np.mean(rates**2) / np.mean(rates))
+    counts = np.rint(sizes * np.mean(rates)).astype(int)
+    by_hand = np.mean([module._pratt_side(n, kept, True) + module._pratt_side(n, kept, False)
+                       for n in counts.tolist()])
+    assert module.achievable_share_width("relative", 6, 0.8) == pytest.approx(by_hand)
