@@ -8,7 +8,7 @@
 3. the metrics side by side with the delta B - A (recomputed from the records, as the
    report does; an incomplete job is flagged);
 4. on the same case set, the paired comparison: the difference of headline accuracy B - A
-   with its 95% interval and the p-value of the exact sign-flip test over instances
+   with its 95% interval and the p-value of the sign-flip test over instances (mid-p)
    (:func:`bench.stats.paired_interval`), the discordant questions, and the smallest difference
    the case set detects (80% power, 5% level, from the observed paired variance);
 5. the questions whose verdict changed.

@@ -10,7 +10,7 @@ p_value)``:
     (0.102, 0.972)
     >>> difference, low, high, p_value = paired_interval([True] * 12, [False] * 12, [i // 2 for i in range(12)])
     >>> round(difference, 3), round(low, 3), round(high, 3), round(p_value, 5)
-    (-1.0, -1.0, -0.081, 0.03125)
+    (-1.0, -1.0, -0.214, 0.01562)
 
 The implementation lives in :mod:`bench.stats.intervals`; this package re-exports its public names.
 """

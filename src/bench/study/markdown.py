@@ -59,9 +59,9 @@ MEASURE_NOTE = ("Every job answered with `model=offline`: the accuracy columns a
 METHODS_LINE = ("95% intervals are about this case set's fixed mix of question types and generalise over "
                 "instances (runs) like these, not over other question types: one-way cluster-robust by instance "
                 "(small-sample corrected, instances − 1 degrees of freedom), types as strata; at 0% or 100% a "
-                "one-sided bound over the instances. A paired difference B − A carries the p-value of an exact "
-                "sign-flip test over instances (every question of an instance swapped at once; with fewer than 6 "
-                "instances no p-value reaches 0.05); its interval excludes 0 exactly when p ≤ 0.05. ‡: also over "
+                "one-sided bound over the instances. A paired difference B − A carries the p-value of a "
+                "sign-flip test over instances (every question of an instance swapped at once; the observed pattern "
+                "counts half, a mid-p; with fewer than 5 instances no p-value reaches 0.05); its interval excludes 0 exactly when p ≤ 0.05. ‡: also over "
                 "other question types (stats.generalize_types=true, two-way by instance and type, wider). "
                 "docs/uncertainty.md.")
 

@@ -8,8 +8,8 @@ Both are about the case set's fixed mix of question types over instances like th
   the questions of all its complete jobs (seeds) pooled per instance; the full arm relative to
   itself is exactly 1;
 - ``compare_pair(a, b)``: config B minus config A on the same questions, paired job by job on the
-  seed: the difference with its interval and the p-value of the exact sign-flip test over
-  instances (:func:`bench.stats.paired_interval`), the discordant questions (correct in one config
+  seed: the difference with its interval and the p-value of the sign-flip test over
+  instances (mid-p) (:func:`bench.stats.paired_interval`), the discordant questions (correct in one config
   only) and the smallest difference the pair's case set detects (80% power, 5% level);
 - ``pairs_frame(jobs, configs)``: every pair of configs of one case set, as a table.
 """

@@ -2,7 +2,8 @@
 
 Estimand (docs/uncertainty.md): accuracy over the case set's fixed mix of question types,
 generalising over instances; one-way by instance (CR3, K - 1 df), types as strata; paired
-differences from an exact sign-flip test over instances joined with a question-level score floor.
+differences from a sign-flip test over instances (mid-p on the observed pattern) joined with a
+question-level score floor.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from bench.stats import (
     paired_batch,
     paired_interval,
     ratio_interval,
+    sign_flip_batch,
     t_quantile,
 )
 
@@ -142,36 +144,142 @@ def test_the_two_way_method_keeps_a_share_of_0_or_100_inside_its_interval():
 
 
 def test_paired_all_agree():
-    # no discordant question: p = 1; the interval is the score test's over 12 questions:
-    # Tango's bound at b = c = 0 is z^2 / (n + z^2)
-    bound = Z**2 / (12 + Z**2)
+    # no discordant question: p = 1; the interval is the exact mid-p score test's over 12
+    # questions: at a difference delta > 0 the A-only rate that fits best is 0 and B-only counts
+    # are binomial(12, delta); the observed 0 is the lowest, its mid-p tail (1 - delta)^12 / 2
+    # reaches 0.025 at 1 - 0.05^(1/12) = 0.221 (Tango's normal score bound: z^2 / (n + z^2), 0.242)
+    bound = 1 - 0.05 ** (1 / 12)
     assert paired_interval([0, 1] * 6, [0, 1] * 6, _instances(6, 2)) == pytest.approx((0.0, -bound, bound, 1.0))
 
 
 def test_paired_all_one_way():
-    # every question right in B only, 6 instances: the exact sign-flip p-value is 2 / 2^6, and
-    # the lower end is the two shares' one-sided bounds on 6 instances: 2 x 0.025^(1/6) - 1 > 0
-    assert paired_interval([0] * 12, [1] * 12, _instances(6, 2)) == pytest.approx((1.0, 2 * EDGE6 - 1, 1.0, 1 / 32))
-    assert paired_interval([1] * 12, [0] * 12, _instances(6, 2)) == pytest.approx((-1.0, -1.0, 1 - 2 * EDGE6, 1 / 32))
+    # every question right in B only, 6 instances: the sign flips' mid-p counts the observed
+    # pattern and its mirror half, (2 - 1) / 2^6; the lower end is the two shares' one-sided
+    # bounds on 6 instances with the same mid-p, 2 x 0.05^(1/6) - 1 > 0
+    edge6 = 0.05 ** (1 / 6)
+    assert paired_interval([0] * 12, [1] * 12, _instances(6, 2)) == pytest.approx((1.0, 2 * edge6 - 1, 1.0, 1 / 64))
+    assert paired_interval([1] * 12, [0] * 12, _instances(6, 2)) == pytest.approx((-1.0, -1.0, 1 - 2 * edge6, 1 / 64))
+    assert 2 * edge6 - 1 == pytest.approx(0.2139, abs=1e-4)
     # half the questions discordant, all one way, in every one of 6 instances: excludes 0
     difference, low, high, p = paired_interval([0, 1] * 6, [1, 1] * 6, _instances(6, 2))
-    assert difference == 0.5 and 0 < low < 0.5 < high <= 1 and p == pytest.approx(1 / 32)
-    # in 5 instances: the smallest p-value 5 instances can give is 2 / 2^5 > 0.05, so 0 stays in
+    assert difference == 0.5 and 0 < low < 0.5 < high <= 1 and p == pytest.approx(1 / 64)
+    # in 5 instances: the smallest mid-p is 1 / 2^5 = 0.031, so 5 instances all one way exclude 0
+    # (2 x 0.05^(1/5) - 1 = 0.099 > 0); in 4 the smallest is 1 / 16 > 0.05 and 0 stays in
     difference, low, high, p = paired_interval([0] * 10, [1] * 10, _instances(5, 2))
-    assert difference == 1.0 and low <= 0 and p == pytest.approx(1 / 16)
+    assert difference == 1.0 and low == pytest.approx(2 * 0.05 ** (1 / 5) - 1) and p == pytest.approx(1 / 32)
+    difference, low, high, p = paired_interval([0] * 8, [1] * 8, _instances(4, 2))
+    assert difference == 1.0 and low == -1.0 and p == pytest.approx(1 / 16)
+    # with instances that do not differ, their patterns tie with the observation at delta = 0
+    # and count in full (only the observed pattern and its mirror count half): 6 one way of 10,
+    # (2^5 - 1) / 2^10
+    a = [0] * 6 + [1] * 4
+    _, low, _, p = paired_interval(a, [1] * 10, [f"i{i}" for i in range(10)])
+    assert p == pytest.approx(31 / 1024) and low > 0
 
 
 def test_paired_one_discordant_question():
-    # 6 instances of 5; one question right in B only (instance 0). Sign flips: p = 1 (flipping
-    # the one instance that differs gives the same |sum|); the flips accept shifts in [0, 1/5].
-    # Tango's lower end at b = 1, c = 0, n = 30 solves (1 - 30 d)^2 = z^2 (1 - 29 d - 30 d^2)
+    # 6 instances of 5; one question right in B only (instance 0). Sign flips: every pattern's
+    # |sum| is 1, p = (64 - 1) / 64 (the observed pattern and its mirror count half). A pattern
+    # with m of the 6 signs +1 accepts shifts in [0, 1/(5m)] (instance 0 kept) or
+    # [0, 1/(30 - 5m)] (flipped): the ends, widest first, are inf, inf (the observed and its
+    # mirror), 1/5, 1/5, then ten of 1/10; the mid-p keeps more than 0.05 x 64 + 1 = 4.2
+    # patterns, so the fifth: 1/10. The question-level floor (one discordant question: the exact
+    # mid-p score test, checked by brute force below) is wider below d: -0.0582. The far side
+    # (above d > 0) also reaches the score interval at the effective n: the instances' residuals
+    # (1 - 5/30) / 30 and five of -(5/30) / 30, each over 1 - h = 5/6 (CR3), give V = 1.2 / 900
+    # against the independent (1/30 - 1/900) / 30, deff = 36/29; with c = 0 Tango's upper end is
+    # Wilson's for 1/30 at n = 30 / deff
     a = [1, 0, 1, 1, 0] * 6
     b = list(a)
     b[1] = 1
-    qa, qb, qc = 900 + 30 * Z**2, -60 + 29 * Z**2, 1 - Z**2
-    tango_low = (-qb - math.sqrt(qb**2 - 4 * qa * qc)) / (2 * qa)
-    assert paired_interval(a, b, _instances(6, 5)) == pytest.approx((1 / 30, tango_low, 1 / 5, 1.0))
-    assert tango_low == pytest.approx(-0.08396, abs=1e-5)
+    n_eff, share = 30 * 29 / 36, 1 / 30
+    wilson_high = ((share + Z**2 / (2 * n_eff)) + Z * math.sqrt(share * (1 - share) / n_eff + Z**2 / (4 * n_eff**2))) \
+        / (1 + Z**2 / n_eff)
+    difference, low, high, p = paired_interval(a, b, _instances(6, 5))
+    assert (difference, high, p) == pytest.approx((1 / 30, wilson_high, 63 / 64)) and high == pytest.approx(0.18962, abs=1e-5)
+    assert low == pytest.approx(-0.05818, abs=1e-5) and _brute_tails(1, 0, 30, low)[0] == pytest.approx(0.025, abs=1e-6)
+    totals, sizes = np.array([[1.0, 0, 0, 0, 0, 0]]), np.full((1, 6), 5.0)
+    _, low, high, _ = sign_flip_batch(totals, sizes)
+    assert (float(low[0]), float(high[0])) == pytest.approx((0.0, 0.1))
+
+
+def test_far_side_reaches_the_score_interval_at_the_effective_n_the_near_side_stays():
+    # 20 instances of 5 questions, A right on all; B loses 4 of 5 in instances 0-2, nothing
+    # elsewhere: d = -12/100, the losses sit in 3 instances (skewed instance totals). By hand:
+    # residuals z_k = (D_k + 0.12 x 5) / 100, -3.4/100 (3 instances) and 0.6/100 (17), each over
+    # 1 - h = 19/20 (CR3): V = (3 x 3.4^2 + 17 x 0.6^2) / (100 x 0.95)^2; independent questions:
+    # (0.12 - 0.0144) / 100; deff = V / that. The far (lower) end is the score interval's at
+    # b = 0, c = 12 / deff, n = 100 / deff: with b = 0 Tango's lower end is minus Wilson's upper
+    # end for 12 / 100 at n / deff
+    from bench.stats.intervals import _tango_interval
+    instances = _instances(20, 5)
+    a = [1] * 100
+    b = [0, 0, 0, 0, 1] * 3 + [1] * 85
+    v = (3 * 3.4**2 + 17 * 0.6**2) / (100 * 0.95) ** 2
+    deff = v / ((0.12 - 0.0144) / 100)
+    n_eff, share = 100 / deff, 0.12
+    wilson_high = ((share + Z**2 / (2 * n_eff)) + Z * math.sqrt(share * (1 - share) / n_eff + Z**2 / (4 * n_eff**2))) \
+        / (1 + Z**2 / n_eff)
+    difference, low, high, p = paired_interval(a, b, instances)
+    assert difference == pytest.approx(-0.12) and low == pytest.approx(-wilson_high)
+    # the near side (toward 0) and the p-value are the sign flips' and the independent score
+    # test's: unchanged by the far side
+    totals = np.array([[-4.0] * 3 + [0.0] * 17])
+    _, low_f, high_f, p_f = sign_flip_batch(totals, np.full((1, 20), 5.0))
+    low_s, high_s = _tango_interval(np.array([0.0]), np.array([12.0]), np.array([100.0]), np.array([Z]))
+    assert high == pytest.approx(max(float(high_f[0]), float(high_s[0]))) and low < min(float(low_f[0]), float(low_s[0]))
+    assert p == pytest.approx(max(float(p_f[0]), math.erfc(12 / math.sqrt(12) / math.sqrt(2))))
+
+
+def _brute_tails(b: int, c: int, n: int, delta: float) -> tuple[float, float]:
+    """Mid-p tails (upper, lower) of Tango's score statistic for p(B only) - p(A only) = delta,
+    by brute force over every (b', c') of n independent questions (trinomial) at the rates that
+    fit (b, c) best under delta."""
+
+    def restricted(x: float, y: float) -> float:  # Tango's q: the A-only rate
+        w = -x - y + (2 * n - x + y) * delta
+        return (-w + math.sqrt(max(w * w + 8 * n * y * delta * (1 - delta), 0))) / (4 * n)
+
+    def stat(x: float, y: float) -> float:
+        q = restricted(x, y)
+        return (x - y - n * delta) / math.sqrt(max(n * (2 * q + delta * (1 - delta)), 1e-12))
+
+    gamma = min(max(restricted(b, c), 0.0), 1.0)
+    beta = min(max(gamma + delta, 0.0), 1.0)
+    rest = max(1 - beta - gamma, 0.0)
+    observed = stat(b, c)
+    upper = lower = 0.0
+    for x in range(n + 1):
+        for y in range(n + 1 - x):
+            prob = math.comb(n, x) * math.comb(n - x, y) * beta**x * gamma**y * rest ** (n - x - y)
+            t = stat(x, y)
+            if abs(t - observed) <= 1e-9:
+                upper, lower = upper + prob / 2, lower + prob / 2
+            elif t > observed:
+                upper += prob
+            else:
+                lower += prob
+    return upper, lower
+
+
+def test_few_discordant_questions_use_the_exact_mid_p_score_test():
+    # up to 20 discordant questions the question-level floor is Tango's score statistic with its
+    # exact distribution (independent questions at the restricted rates, ties half)
+    from bench.stats.intervals import _few_discordant_batch
+    for b, c, n in ((0, 0, 30), (2, 1, 40), (0, 3, 100), (6, 0, 30)):
+        low, high, p = (float(x[0]) for x in _few_discordant_batch(np.array([b], float), np.array([c], float),
+                                                                  np.array([n], float), 0.95))
+        # each end is where its one-sided mid-p tail is 0.025
+        assert _brute_tails(b, c, n, low)[0] == pytest.approx(0.025, abs=1e-6)
+        assert _brute_tails(b, c, n, high)[1] == pytest.approx(0.025, abs=1e-6)
+        assert p == pytest.approx(min(1.0, 2 * min(_brute_tails(b, c, n, 0.0))), abs=1e-9)
+    # 0 discordant of 30: at delta > 0 the A-only rate that fits is 0, B-only counts are
+    # binomial(30, delta), the observed 0 the lowest: (1 - delta)^30 / 2 = 0.025
+    assert float(_few_discordant_batch(np.array([0.0]), np.array([0.0]), np.array([30.0]), 0.95)[1][0]) == \
+        pytest.approx(1 - 0.05 ** (1 / 30), abs=1e-6)
+    # six discordant one way: p = 0.0071 < 1/32, so one-way discordance across 6 instances still
+    # excludes 0 whatever the flips say
+    assert float(_few_discordant_batch(np.array([6.0]), np.array([0.0]), np.array([30.0]), 0.95)[2][0]) < 1 / 32
 
 
 def test_paired_one_instance():
@@ -186,14 +294,15 @@ def test_paired_bad_input():
 
 
 def _exact_p(totals: list[float]) -> float:
-    """The sign-flip p-value by brute force over every pattern."""
+    """The sign-flip p-value by brute force over every pattern, the observed pattern and its
+    mirror image counting half (the mid-p on the pattern itself: 2 hits become 1)."""
     observed = abs(sum(totals))
     hits = sum(abs(sum(s * t for s, t in zip(signs, totals, strict=True))) >= observed - 1e-9
                for signs in itertools.product((1, -1), repeat=len(totals)))
-    return hits / 2 ** len(totals)
+    return (hits - 1) / 2 ** len(totals)
 
 
-def test_p_value_is_the_exact_sign_flip_test_over_instances():
+def test_p_value_is_the_sign_flip_test_over_instances_by_brute_force():
     rng = np.random.default_rng(7)
     for k in (3, 6, 9, 12):
         sizes = rng.integers(1, 5, size=k)
