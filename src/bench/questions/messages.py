@@ -347,9 +347,13 @@ def in_substance(reference: str, text: str) -> bool:
     reference = _optional_location(reference, text)
     if reference.lower() in text.lower():
         return True
-    if substituted(reference, text):  # "Line must be active to resume" for "... suspended ...": another message
-        return False
     keys = _key_tokens(reference)
+    # the value a parameter had, in parentheses after its name ("the path (pkg/sub) is a directory" for "`path`
+    # points to a directory"): an aside, no word of the message changed
+    aside = re.compile(r"(?<![\w`])(`?(?:" + "|".join(re.escape(k) for k in keys if re.fullmatch(r"\w+", k)) +
+                       r")`?)\s*\([^()\n]*\)") if any(re.fullmatch(r"\w+", k) for k in keys) else None
+    if substituted(reference, aside.sub(r"\1", text) if aside else text):
+        return False  # "Line must be active to resume" for "... suspended ...": another message
     # a parameter's name right before the value the message echoes ("old_str `x`") labels that value, itself a key
     labels = {k for k in keys if "_" in k and re.search(rf"(?<![\w`]){re.escape(k)}\s+`[^`]+`", reference)}
     if keys and not all(_key_said(key, reference, text) for key in keys if key not in labels):

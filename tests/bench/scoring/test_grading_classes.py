@@ -2210,3 +2210,16 @@ def test_a_class_heading_the_answer_after_an_article(text, verdict):
     question = "What exception (type and message) did the 1st run of `python -c 'import ledger'` print?"
     reference = {"type": "ledger.errors.LedgerClosed", "message": "[<class 'ledger.errors.PeriodLocked'>]"}
     assert grade_asked("first_error", question, reference, text) == verdict
+
+
+@pytest.mark.parametrize("text,verdict", [
+    # the value a parameter had, in parentheses after the parameter's name: an aside, no word of the message changed
+    ("file_editor refused: `line_range` is not allowed when the target (src/utils) is a folder.", "correct"),  # before: wrong
+    # near-misses: a word changed beside the aside; the parameter's name changed; the message without an aside
+    ("file_editor refused: `line_range` is not allowed when the target (src/utils) points to a file.", "wrong"),
+    ("file_editor refused: `line_range` is not allowed when the file (src/utils) is a folder.", "wrong"),
+    ("file_editor refused: `line_range` is not allowed when the target points to a folder.", "correct"),
+])
+def test_a_parameters_value_in_parentheses_after_its_name(text, verdict):
+    reference = {"tool": "file_editor", "message": "The `line_range` parameter is not allowed when `target` points to a folder."}
+    assert grade("first_tool_error", reference, text) == verdict
