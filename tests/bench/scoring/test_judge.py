@@ -100,17 +100,17 @@ def test_an_answer_without_a_claim_is_abstained():
 
 
 FRESH = DATA / "judge_calibration_fresh.jsonl"
-LATER = [DATA / f"judge_calibration_fresh{n}.jsonl" for n in range(2, 15)]
+LATER = [DATA / f"judge_calibration_fresh{n}.jsonl" for n in range(2, 16)]
 
 
 # The exact judge was tuned on the first two files (the second was held out until it had been
 # measured once: 82.9%), so they gate at 0.95. Each fresh file was measured once unseen (fresh 88.2%,
 # fresh2 87.9%, fresh3 85.8%, fresh4 91.9%, fresh5 98.4%, fresh6 197/227 = 86.8%, fresh7 256/278 = 92.1%, fresh8
 # 366/402 = 91.0%, fresh9 320/343 = 93.3%, fresh10 315/325 = 96.9%, fresh11 291/309 = 94.2%, fresh12 315/339 = 92.9%, fresh13 607/638 = 95.1%,
-# fresh14 574/608 = 94.4%: the honest figures,
+# fresh14 574/608 = 94.4%, fresh15 445/454 = 98.0%: the honest figures,
 # tests/data/README.md); all
-# but fresh5 were then tuned on by the classes of their disagreements (97.9-100% after, fresh5 98.4% untouched). These floors only catch
-# regressions.
+# but fresh5 and fresh15 were then tuned on by the classes of their disagreements (97.9-100% after, fresh5 98.4% and
+# fresh15 98.0% untouched). These floors only catch regressions.
 @pytest.mark.parametrize("path, floor", [(CALIBRATION, "0.95"), (HOLDOUT, "0.95"), (FRESH, "0.95"),
                                          *((path, "0.95") for path in LATER)])
 def test_the_exact_judge_agrees_with_human_verdicts(path, floor, capsys):
