@@ -296,6 +296,12 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
 _UPDATING = r"(?<![\w-])(?:updat|chang|modif|upgrad|downgrad)[^\W_]*(?![\w])"
 
 
+def _value_patterns(reference: list[dict[str, Any]], tool: str) -> set[str]:
+    """The patterns of every non-boolean argument value (and ``other`` value) of the tool's changes."""
+    return {_value_pattern(v) for c in reference if c["tool"] == tool
+            for v in (*c["arguments"].values(), *(c.get("other") or {}).values()) if not isinstance(v, bool)}
+
+
 def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int, int]]:
     """Mentions of a reference tool by its first word (a verb, any inflection; for ``update_`` any verb of updating)
     followed, within four words of the same item, by an argument value of one of its changes (key or other)."""
@@ -304,8 +310,7 @@ def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[st
         words = [w for w in re.split(r"[_\W]+", tool) if w]
         if len(words) < 2 or words[0] == "toggle":
             continue
-        values = {_value_pattern(v) for c in reference if c["tool"] == tool
-                  for v in (*c["arguments"].values(), *(c.get("other") or {}).values()) if not isinstance(v, bool)}
+        values = _value_patterns(reference, tool)
         keys = {_value_pattern(v) for c in reference if c["tool"] == tool
                 for k, v in c["arguments"].items() if _ID.search(k) and not isinstance(v, bool)}
         forms = [(_word(words[0]), value) for value in values]
@@ -331,8 +336,7 @@ def _object_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[
         words = [w for w in re.split(r"[_\W]+", tool) if w]
         if len(words) < 3 or words[0] == "toggle":
             continue
-        values = {_value_pattern(v) for c in reference if c["tool"] == tool
-                  for v in (*c["arguments"].values(), *(c.get("other") or {}).values()) if not isinstance(v, bool)}
+        values = _value_patterns(reference, tool)
         noun = r"(?:(?:an?|the)[ \t]+)?" + r"[ \t]+".join(_word(w) for w in words[1:])
         for a, b in _items(text):
             item = text[a:b]
