@@ -241,6 +241,16 @@ def _word(word: str) -> str:
     return rf"(?<![\w-]){pattern}[^\W_]*(?![\w])"
 
 
+# up to four words within one item between a change's words and its value, not across "and"/"then" (the next change)
+_WITHIN_FOUR = r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+"
+_PARTICIPLE = re.compile(r"(?:ed|set)$", re.I)  # a mention told object first ends in the verb's participle
+
+
+def _tool_words(reference: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """Each tool of the reference's changes once, with its words (``send_payment_request``: send, payment, request)."""
+    return [(tool, [w for w in re.split(r"[_\W]+", tool) if w]) for tool in {c["tool"] for c in reference}]
+
+
 def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int, int]]:
     """Where the answer names each of the reference's tools, in order: by its identifier, or in prose by its
     words in order, any inflection, hyphens ignored, up to three words between ("sent a payment request" =
@@ -249,9 +259,8 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
     over ``toggle_data``)."""
     found = []
     between = r"(?:[ \t]+[\w$./%-]+){0,3}?[ \t]+"  # within a line: a tool's words are read inside one item
-    for tool in {c["tool"] for c in reference}:
+    for tool, words in _tool_words(reference):
         found += [(tool, m.start(), m.end()) for m in re.finditer(rf"(?<![\w]){re.escape(tool)}(?![\w])", text)]
-        words = [w for w in re.split(r"[_\W]+", tool) if w]
         if len(words) >= 2:  # one word in prose ("search") would be any use of the word
             forms = [between.join(_word(w) for w in words)]
             if words[:-1] != ["toggle"]:  # "turned on" alone names no toggle
@@ -264,7 +273,7 @@ def _mentions(reference: list[dict[str, Any]], text: str) -> list[tuple[str, int
             objects = [words[1:]] + ([words[1:-1]] if len(words) >= 3 else [])
             for passive in (after.join(_word(w) for w in names) + after + _word(words[0]) for names in objects):
                 found += [(tool, m.start(), m.end()) for m in re.finditer(passive, text, re.I)
-                          if re.search(r"(?:ed|set)$", m.group(0), re.I)]
+                          if _PARTICIPLE.search(m.group(0))]
     # one verb for two changes joined by "and" ("turned roaming off and airplane mode off", "airplane mode and data
     # toggled"): where a shorter mention of another tool starts at the same verb (or ends at the same participle) and
     # the "and" lies between, both are told, parted at the "and"
@@ -306,8 +315,7 @@ def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[st
     """Mentions of a reference tool by its first word (a verb, any inflection; for ``update_`` any verb of updating)
     followed, within four words of the same item, by an argument value of one of its changes (key or other)."""
     found = []
-    for tool in {c["tool"] for c in reference}:
-        words = [w for w in re.split(r"[_\W]+", tool) if w]
+    for tool, words in _tool_words(reference):
         if len(words) < 2 or words[0] == "toggle":
             continue
         values = _value_patterns(reference, tool)
@@ -317,11 +325,11 @@ def _verb_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[st
         if words[0] == "update":  # a verb of updating names the change only with its ids ("downgraded to economy" no)
             forms += [(_UPDATING, value) for value in keys]
         for verb, value in forms:
-            form = verb + r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+" + value
+            form = verb + _WITHIN_FOUR + value
             found += [(tool, m.start(), m.end()) for m in re.finditer(form, text, re.I)]
         for value in values:  # the value first, the participle right after ("4g_5g_preferred set")
             found += [(tool, m.start(), m.end()) for m in re.finditer(value + r"[ \t]+" + _word(words[0]), text, re.I)
-                      if re.search(r"(?:ed|set)$", m.group(0), re.I)]
+                      if _PARTICIPLE.search(m.group(0))]
     return found
 
 
@@ -332,8 +340,7 @@ def _object_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[
     remain without the verb ("line L1" alone, of resume_line, names no change), and the item must open with them:
     "checked the payment request for B1" tells a look, not the change."""
     found = []
-    for tool in {c["tool"] for c in reference}:
-        words = [w for w in re.split(r"[_\W]+", tool) if w]
+    for tool, words in _tool_words(reference):
         if len(words) < 3 or words[0] == "toggle":
             continue
         values = _value_patterns(reference, tool)
@@ -342,7 +349,7 @@ def _object_and_value(reference: list[dict[str, Any]], text: str) -> list[tuple[
             item = text[a:b]
             start = len(item) - len(_LABEL.sub("", _BULLET.sub("", item, count=1), count=1))
             for value in values:
-                form = noun + r"(?:[ \t]+(?!(?:and|then)\b)[\w$./%-]+){0,4}?[ \t]+" + value
+                form = noun + _WITHIN_FOUR + value
                 if m := re.compile(form, re.I).match(item, start):
                     found.append((tool, a + m.start(), a + m.end()))
     return found
