@@ -29,13 +29,14 @@ _WORD = (r"(\d+|no|none|neither|both|single|sole|zero|one|two|three|four|five|si
          rf"[a-z]+teen|{_TENS})")
 # "passed: 3" forms first: in "Passed: 21 / Failed: 0" the 21 is not a failure count; "4 of them passed" (of the
 # tests a run collected) counts as "4 passed"
+_OF_THEM = r"(?:\w+[ \t]+|of[ \t]+(?:them|those|these)[ \t]+)?"  # a word between, or "of them"
 _COUNT = {
     "passed": [r"\b(?:passed|passing|successful|succeeded)[ \t]*(?:[:=][ \t]*|(?=\d))(\d+)\b(?![ \t]*(?:tests?[ \t]+)?(?:fail|error))",
-               rf"{_WORD}[ \t]+(?:\w+[ \t]+|of[ \t]+(?:them|those|these)[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:passed|pass(?:es|ing)?|succeeded|successful|ok)\b"],
+               rf"{_WORD}[ \t]+{_OF_THEM}(?:tests?[ \t]+|cases?[ \t]+)?(?:passed|pass(?:es|ing)?|succeeded|successful|ok)\b"],
     "failed": [r"\b(?:failed|failures?|failing)[ \t]*(?:[:=][ \t]*|(?=\d))(\d+)\b(?![ \t]*(?:tests?[ \t]+)?(?:pass|error))",
-               rf"{_WORD}[ \t]+(?:\w+[ \t]+|of[ \t]+(?:them|those|these)[ \t]+)?(?:tests?[ \t]+|cases?[ \t]+)?(?:failed|fail(?:s|ing|ures?)?)\b"],
+               rf"{_WORD}[ \t]+{_OF_THEM}(?:tests?[ \t]+|cases?[ \t]+)?(?:failed|fail(?:s|ing|ures?)?)\b"],
     "errors": [r"\berrors?[ \t]*(?:[:=][ \t]*|(?=\d))(\d+)\b(?![ \t]*(?:tests?[ \t]+)?(?:pass|fail))",
-               rf"{_WORD}[ \t]+(?:\w+[ \t]+|of[ \t]+(?:them|those|these)[ \t]+)?(?:tests?[ \t]+)?errors?(?:ed)?\b"],
+               rf"{_WORD}[ \t]+{_OF_THEM}(?:tests?[ \t]+)?errors?(?:ed)?\b"],
 }
 _NONE_FAILED = re.compile(r"\b(?:none|nothing|no (?:tests? )?(?:failures?|failed|fails))\b[^.\n]{0,20}?(?:failed|failures?)?"
                           r"|\bno failures\b|\bnone (?:of them )?failed\b|\b(?:0|zero) fail", re.I)
