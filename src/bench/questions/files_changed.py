@@ -16,6 +16,7 @@ from bench.profiles import Profile
 from bench.questions.matching import is_abstention
 from bench.questions.paths import match_paths, names, negated_spans, path_tokens
 from bench.questions.question_type import CaseFacts, QuestionType, make_question
+from bench.questions.values import clauses
 from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FILES_CHANGED", "patch_paths", "vague_change"]
@@ -40,7 +41,7 @@ _VAGUE_CHANGE = re.compile(r"\b(?:(?:touch|edit|chang|modif|fix|patch|updat|rewr
 
 def vague_change(text: str) -> str | None:
     """What a clause outside the answer's decline says was changed, vaguely ("touching the distance code"), or None."""
-    for clause in re.split(r"[.;!?\n]+|,?\s+but\s+|\s[-\u2013\u2014]+\s", text):
+    for clause in clauses(text):
         if not is_abstention(clause) and (said := _VAGUE_CHANGE.search(clause)):
             return said.group(0)
     return None

@@ -21,6 +21,8 @@ from __future__ import annotations
 import posixpath
 import re
 
+from bench.questions.values import clauses
+
 __all__ = ["untagged", "without_caption", "without_frames", "frame_lines", "path_said", "outcome_claim",
            "requoted_code"]
 
@@ -126,7 +128,7 @@ _OUTCOME = re.compile(r"\b(?:it|they|(?:the|that|this) (?:[\w-]+ )?(?:call|comma
 
 def outcome_claim(text: str, declines: re.Pattern[str]) -> str | None:
     """A clause outside the answer's decline that says how the call went ("I can't see it; it didn't work")."""
-    for clause in re.split(r"[.;!?\n]+|,?\s+but\s+|\s[-\u2013\u2014]+\s", text):
+    for clause in clauses(text):
         if not declines.search(clause) and (said := _OUTCOME.search(clause)):
             return said.group(0)
     return None

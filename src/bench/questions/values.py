@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["numbers", "ordinal_number", "same_number", "dates", "same_date", "all_parts", "some_parts", "same_text",
+__all__ = ["numbers", "ordinal_number", "same_number", "dates", "same_date", "all_parts", "some_parts", "clauses", "same_text",
            "bare_value"]
 
 
@@ -122,13 +122,22 @@ def all_parts(reference: str, text: str) -> bool:
     return all(f" {' '.join(words)} " in said for words in parts if words)
 
 
+# where an answer's clauses part: a sentence's end, ", but" and a spaced dash ("a.py - I don't remember the code")
+_CLAUSE_BREAK = re.compile(r"[.;!?\n]+|,?\s+but\s+|\s[-\u2013\u2014]+\s")
+
+
+def clauses(text: str | None) -> list[str]:
+    """The answer's clauses, read one by one where a decline in one leaves a claim in another."""
+    return _CLAUSE_BREAK.split(text or "")
+
+
 def some_parts(reference: str, text: str, declines: re.Pattern[str]) -> bool:
     """A clause of the text that does not decline states a ``|``-separated part of the value ("No signal and data
     disabled - I don't recall the battery level"): a claim of part of it, not an abstention."""
     parts = [" " + " ".join(words) + " " for part in reference.split("|") if (words := _words(part))]
     if len(parts) < 2:
         return False
-    for clause in re.split(r"[.;!?\n]+|,?\s+but\s+|\s[-\u2013\u2014]+\s", text or ""):
+    for clause in clauses(text):
         said = " " + " ".join(_words(clause)) + " "
         if not declines.search(clause) and any(part in said for part in parts):
             return True
