@@ -13,10 +13,9 @@ from typing import Any
 
 from bench.extract import edited_files
 from bench.profiles import Profile
-from bench.questions.matching import is_abstention
+from bench.questions.matching import is_abstention, said_outside_decline
 from bench.questions.paths import match_paths, names, negated_spans, path_tokens
 from bench.questions.question_type import CaseFacts, QuestionType, make_question
-from bench.questions.values import clauses
 from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FILES_CHANGED", "patch_paths", "vague_change"]
@@ -41,10 +40,7 @@ _VAGUE_CHANGE = re.compile(r"\b(?:(?:touch|edit|chang|modif|fix|patch|updat|rewr
 
 def vague_change(text: str) -> str | None:
     """What a clause outside the answer's decline says was changed, vaguely ("touching the distance code"), or None."""
-    for clause in clauses(text):
-        if not is_abstention(clause) and (said := _VAGUE_CHANGE.search(clause)):
-            return said.group(0)
-    return None
+    return said_outside_decline(text, _VAGUE_CHANGE)
 
 
 _DIFF_HEADER = re.compile(r"^diff --git a/(\S+) b/(\S+)", re.M)

@@ -12,11 +12,10 @@ from typing import Any
 
 from bench.extract import parse_first_exception
 from bench.profiles import Profile
-from bench.questions.matching import has_values, is_abstention
+from bench.questions.matching import has_values, is_abstention, said_outside_decline
 from bench.questions.messages import exception_types, in_substance, same_type
 from bench.questions.question_type import CaseFacts, QuestionType, make_question
 from bench.questions.suite_counts import run_question_text
-from bench.questions.values import clauses
 from bench.store.schema import DroppedQuestion, Question
 
 __all__ = ["FIRST_ERROR"]
@@ -124,10 +123,8 @@ class FirstError:
     def vague(self, text: str) -> str | None:
         """An answer that names no exception but says what failed, vaguely ("I can't see it any more - I only remember
         that importing astropy failed"): a claim about the error, wrong (a clause that declines is no claim)."""
-        for clause in clauses(text):
-            if not is_abstention(clause) and (said := _VAGUE_FAILURE.search(clause)):
-                return f"a vague claim about the error ({said.group(0)!r}), no exception named"
-        return None
+        said = said_outside_decline(text, _VAGUE_FAILURE)
+        return f"a vague claim about the error ({said!r}), no exception named" if said else None
 
     def corrects(self, head: str, tail: str) -> str:
         """The claim after a self-correction: the corrected text, or, when the correction names no exception type

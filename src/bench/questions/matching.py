@@ -16,9 +16,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from bench.questions.values import clauses
+
 __all__ = ["ABSTAIN_PATTERNS", "is_abstention", "claims_none", "has_values", "declined_values", "final_claim", "value_like",
            "offers_alternatives", "stated_bool", "parse_json", "squash", "nows", "code_candidates", "has_identifier",
-           "stated_declines"]
+           "stated_declines", "said_outside_decline"]
 
 
 ABSTAIN_PATTERNS = re.compile(
@@ -63,6 +65,15 @@ def claims_none(text: str) -> bool:
 def is_abstention(text: str) -> bool:
     """The answer says it does not know (or is empty)."""
     return not (text or "").strip() or bool(ABSTAIN_PATTERNS.search(text))
+
+
+def said_outside_decline(text: str, pattern: re.Pattern[str]) -> str | None:
+    """What ``pattern`` finds in the first clause of the text that does not decline ("I can't see it - I only
+    remember touching the distance code": the second clause's words), else None: a vague claim beside a decline."""
+    for clause in clauses(text):
+        if not is_abstention(clause) and (said := pattern.search(clause)):
+            return said.group(0)
+    return None
 
 
 # what a value that reads like a decline is replaced by where the answer states it, for the abstention checks
